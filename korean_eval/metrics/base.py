@@ -1,0 +1,81 @@
+"""The metric interface every registered metric implements.
+
+A metric turns (hypothesis, references) pairs into per-segment *sufficient statistics* — a fixed-length float vector
+per segment — and knows two ways to turn statistics into scores:
+
+* ``segment_scores(stats)``: one score per row of an ``(n, k)`` array (the sentence-level score);
+* ``scores_from_sums(sums)``: the corpus (system) score from statistics *summed over segments*; vectorised over
+  leading axes, ``(..., k)`` → ``(...)``, so a bootstrap can score many resamples at once. System scores always come
+  from summed statistics, never from averaging segment scores.
+
+Both hypotheses and references arrive as *token strings*: the tokens of one token level joined by single spaces
+(GUIDE §3). ``refs`` is a list of reference streams (multi-reference as in sacrebleu): ``refs[j][i]`` is the j-th
+reference of segment i.
+
+Every metric's corpus score must be a function of summed statistics. A metric whose corpus score is a mean of
+sentence scores (e.g. RIBES) uses the statistics ``(sentence_score, 1)`` so that ``sum / count`` is that mean, and
+says so in ``corpus_definition``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """Static description of a metric.
+
+    Attributes:
+        name: stable lower-case registry/CLI name, e.g. ``"chrf++"``.
+        label: display name, e.g. ``"chrF++"``.
+        group: ``"sacrebleu"`` or ``"extended"`` (the dashboard's metric-group toggle).
+        higher_is_better: False for error rates (TER, CharacTER, EED); their correlations with humans are negative
+            when they agree with humans.
+        corpus_definition: one sentence stating how the system score is computed from segment statistics.
+    """
+
+    name: str
+    label: str
+    group: str
+    higher_is_better: bool = True
+    corpus_definition: str = "computed from the segment statistics summed over the corpus"
+    options: dict = field(default_factory=dict)
+
+
+class Metric(ABC):
+    """Base class of all metrics. Subclasses are cheap to construct and stateless after construction."""
+
+    info: MetricInfo
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @abstractmethod
+    def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        """Return an ``(len(hyps), k)`` float64 array of sufficient statistics, one row per segment."""
+
+    @abstractmethod
+    def segment_scores(self, stats: np.ndarray) -> np.ndarray:
+        """Sentence-level score of each row of ``stats`` (shape ``(n, k)`` → ``(n,)``)."""
+
+    @abstractmethod
+    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """Corpus-level score(s) from summed statistics: ``(..., k)`` → ``(...)``."""
+
+    def corpus_score(self, stats: np.ndarray) -> float:
+        """Corpus-level (system) score of the segments whose statistics are the rows of ``stats`` (shape ``(n, k)``)."""
+        return float(self.scores_from_sums(np.asarray(stats, dtype=np.float64).sum(axis=0)))
+
+    @abstractmethod
+    def signature(self, nrefs: int) -> str:
+        """The metric's reproducibility signature (without the token level part), e.g. sacrebleu's."""
+
+    def options_key(self) -> str:
+        """A string identifying every option that changes the statistics (used in cache keys)."""
+        return self.signature(1)
