@@ -232,6 +232,8 @@ class QCOptions:
         explicit = {c for c in (self.rater_col, self.system_col, *(self.item_cols or ()), *(self.score_cols or ()))
                     if c is not None}
         values: dict[str, Any] = {}
+        labels = {"rater_col": "rater column", "system_col": "system column", "item_cols": "item column(s)",
+                  "score_cols": "score column(s)"}
         flags = {"rater_col": "--rater-col", "system_col": "--system-col", "item_cols": "--item-cols",
                  "score_cols": "--score-cols"}
         for key in ("rater_col", "system_col", "item_cols", "score_cols"):
@@ -244,8 +246,8 @@ class QCOptions:
                     g = None
                 if g is None:
                     raise ValueError(
-                        f"could not detect the {key.removesuffix('_col').removesuffix('_cols')} column(s); "
-                        f"name them ({key} / {flags[key]}); columns are: {', '.join(columns)}"
+                        f"could not detect the {labels[key]} from the column names; name it with {flags[key]} "
+                        f"({key}); columns are: {', '.join(columns)}"
                     )
                 value = g
             values[key] = value
