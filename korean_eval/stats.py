@@ -502,7 +502,10 @@ def _sacrebleu_p_and_ci(diff: float, resampled_diffs: np.ndarray) -> PairedBoots
     n = d.size
     sample = np.abs(d)
     centred = sample - sample.mean()
-    p = (np.sum(centred > abs(diff)).item() + 1) / (n + 1)
+    if diff == 0 and np.all(d == 0):
+        p = 1.0  # identical systems: sacrebleu would report 1/(n+1) here (see paired_bootstrap_metric)
+    else:
+        p = (np.sum(centred > abs(diff)).item() + 1) / (n + 1)
     ordered = np.sort(d)
     lower = n // 40
     return PairedBootstrap(float(diff), float(p), float(ordered[lower]), float(ordered[n - lower - 1]))
@@ -527,7 +530,9 @@ def paired_bootstrap_metric(
       its arithmetic bit for bit — for integer statistics below 2**24 the sums are then identical);
     * ``p = (#{r : |s_a[r] - s_b[r]| - mean_r |s_a - s_b| > |diff|} + 1) / (n_resamples + 1)`` — sacrebleu's formula
       (bootstrap distribution of the absolute difference shifted to mean 0 as the null; strict ``>``; a two-sided
-      test of "no difference");
+      test of "no difference"). One deliberate deviation: when the full-set difference and every resampled
+      difference are exactly 0 (e.g. identical outputs) ``p = 1``, where sacrebleu's formula gives ``1/(n+1)``
+      (0.000999 for 1000 resamples, "significant");
     * CI: sacrebleu's 95% rule (``estimate_ci``: sorted values at positions ``n // 40`` and ``n - n // 40 - 1``)
       applied to the signed resampled differences ``s_a - s_b``; returned as the two endpoints (sacrebleu reports
       mean ± half-width of each *system's* score instead).

@@ -1,0 +1,454 @@
+"""Tests of korean_eval.stats (significance tests, bootstrap CIs, system-pair labels)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from korean_eval.correlation import segment_correlation, system_correlation
+from korean_eval.stats import (
+    SYSTEM_PAIR_LABELS,
+    bootstrap_indices,
+    compare_correlations,
+    label_system_pair,
+    paired_bootstrap_human,
+    paired_bootstrap_metric,
+    pairwise_accuracy,
+    percentile_ci,
+    permutation_test,
+    rank_clusters,
+    resample_counts,
+    segment_correlation_ci,
+    significance_matrix,
+    system_correlation_ci,
+    system_correlation_ci_from_scores,
+    wilcoxon_ranksum_human,
+    williams_test,
+)
+
+# ----------------------------------------------------------------------------------------------------------------
+# fixtures / helpers
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _synthetic(
+    n_systems: int = 5, n_items: int = 40, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Human matrix and two metric matrices correlated with it (b noisier than a), a few human scores missing."""
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(size=(n_systems, 1)) + rng.normal(size=(n_systems, n_items))
+    human = quality + 0.3 * rng.normal(size=quality.shape)
+    a = quality + 0.5 * rng.normal(size=quality.shape)
+    b = quality + 1.5 * rng.normal(size=quality.shape)
+    human[rng.random(human.shape) < 0.1] = np.nan
+    return human, a, b
+
+
+def _ratio(sums: np.ndarray) -> np.ndarray:
+    """A minimal "metric": corpus score = summed matches / summed length."""
+    return sums[..., 0] / sums[..., 1]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Williams
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_williams_acceptance_numbers() -> None:
+    assert round(williams_test(0.65, 0.55, 0.30, 50), 4) == 0.2093
+    assert round(williams_test(0.65, 0.55, 0.30, 50, df_offset=3), 4) == 0.2093
+    assert round(williams_test(0.65, 0.55, 0.30, 50, df_offset=2), 4) == 0.2092
+    # df_offset changes only the t distribution's df; the (n-3) inside t stays (n-2 there too would give 0.2071).
+    k = 1 - 0.65**2 - 0.55**2 - 0.30**2 + 2 * 0.65 * 0.55 * 0.30
+    t = 0.10 * np.sqrt(49 * 1.30) / np.sqrt(2 * k * 49 / 47 + (1.2**2 / 4) * 0.7**3)
+    assert williams_test(0.65, 0.55, 0.30, 50, df_offset=2) == pytest.approx(sps.t.sf(t, 48), rel=1e-12)
+
+
+def test_williams_direction_and_undefined() -> None:
+    assert williams_test(0.55, 0.65, 0.30, 50) == pytest.approx(1 - williams_test(0.65, 0.55, 0.30, 50))
+    assert williams_test(0.6, 0.6, 0.5, 30) == pytest.approx(0.5)
+    assert np.isnan(williams_test(float("nan"), 0.5, 0.3, 50))
+    assert np.isnan(williams_test(0.6, 0.5, 0.3, 3))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# seeding
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_bootstrap_indices_seeded() -> None:
+    a = bootstrap_indices(30, 200, seed=7)
+    assert a.shape == (200, 30) and a.min() >= 0 and a.max() < 30
+    np.testing.assert_array_equal(a, bootstrap_indices(30, 200, seed=7))
+    assert not np.array_equal(a, bootstrap_indices(30, 200, seed=8))
+    # the same draw as sacrebleu's paired bootstrap
+    expected = np.random.default_rng(12345).choice(30, size=(1000, 30), replace=True)
+    np.testing.assert_array_equal(bootstrap_indices(30), expected)
+
+
+def test_resample_counts() -> None:
+    idx = np.array([[0, 0, 2], [1, 2, 2]])
+    np.testing.assert_array_equal(resample_counts(idx, 3), [[2, 0, 1], [0, 1, 2]])
+
+
+def test_bootstrap_ci_and_permutation_repeatable() -> None:
+    human, a, b = _synthetic(n_items=20)
+    ci1 = segment_correlation_ci(a, human, "pearson", "none", bootstrap_indices(20, 200, seed=1))
+    ci2 = segment_correlation_ci(a, human, "pearson", "none", bootstrap_indices(20, 200, seed=1))
+    ci3 = segment_correlation_ci(a, human, "pearson", "none", bootstrap_indices(20, 200, seed=2))
+    assert ci1 == ci2 and ci1 != ci3
+
+    # a case with a mid-range p-value, so that another seed visibly changes the Monte-Carlo estimate
+    rng = np.random.default_rng(3)
+    h = rng.normal(size=(4, 15))
+    m1 = h + rng.normal(size=h.shape)
+    m2 = h + 1.1 * rng.normal(size=h.shape)
+    p1 = permutation_test(m1, m2, h, "pearson", n_permutations=300, seed=1)
+    assert 0.05 < p1 < 0.95
+    assert p1 == permutation_test(m1, m2, h, "pearson", n_permutations=300, seed=1)
+    assert p1 != permutation_test(m1, m2, h, "pearson", n_permutations=300, seed=2)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# permutation test vs exact enumeration
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _exact_permutation_p(a: np.ndarray, b: np.ndarray, h: np.ndarray, corr, axis_units: int) -> float:
+    """Exact p over all 2**n_units swap patterns (independent re-implementation)."""
+
+    def z(x: np.ndarray) -> np.ndarray:
+        return (x - x.mean()) / x.std()
+
+    za, zb = z(a), z(b)
+    observed = corr(za, h) - corr(zb, h)
+    hits = 0
+    patterns = list(itertools.product([False, True], repeat=axis_units))
+    for pattern in patterns:
+        swap = np.array(pattern)
+        pa, pb = np.where(swap, zb, za), np.where(swap, za, zb)
+        hits += corr(pa, h) - corr(pb, h) >= observed - 1e-12
+    return hits / len(patterns)
+
+
+@pytest.mark.parametrize("granularity", ["segment", "system"])
+def test_permutation_matches_exact_enumeration(granularity: str) -> None:
+    rng = np.random.default_rng(11)
+    n_perm = 4000
+    if granularity == "segment":  # 3 systems x 6 items: 2**6 item swaps
+        h = rng.normal(size=(3, 6))
+        a, b = h + 0.8 * rng.normal(size=h.shape), h + 1.2 * rng.normal(size=h.shape)
+
+        def corr(x: np.ndarray, y: np.ndarray) -> float:
+            return segment_correlation(x, y, "pearson", "none")[0]
+
+        units = 6
+    else:  # 6 systems: 2**6 system swaps
+        h = rng.normal(size=6)
+        a, b = h + 0.8 * rng.normal(size=6), h + 1.2 * rng.normal(size=6)
+
+        def corr(x: np.ndarray, y: np.ndarray) -> float:
+            return system_correlation(x, y, "spearman")[0]
+
+        units = 6
+    exact = _exact_permutation_p(a, b, h, corr, units)
+    stat = "pearson" if granularity == "segment" else "spearman"
+    mc = permutation_test(a, b, h, stat, granularity=granularity, n_permutations=n_perm, seed=5)
+    se = np.sqrt(exact * (1 - exact) / n_perm)
+    assert 0.02 < exact < 0.98
+    assert abs(mc - exact) < 4 * se + 1 / (n_perm + 1), (mc, exact)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# confidence intervals
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("statistic", "grouping"), [("pearson", "none"), ("kendall", "item"), ("spearman", "system")]
+)
+def test_segment_ci_contains_point_estimate(statistic: str, grouping: str) -> None:
+    human, a, _ = _synthetic(n_items=30)
+    point = segment_correlation(a, human, statistic, grouping)[0]
+    lo, hi = segment_correlation_ci(a, human, statistic, grouping, bootstrap_indices(30, 200))
+    assert lo < point < hi
+    assert hi - lo < 0.6
+
+
+def test_system_ci_contains_point_estimate() -> None:
+    rng = np.random.default_rng(4)
+    n_sys, n_items = 8, 60
+    level = np.linspace(0.2, 0.6, n_sys)[:, None]
+    length = rng.integers(5, 20, size=(n_sys, n_items)).astype(float)
+    matches = rng.binomial(length.astype(int), np.broadcast_to(level, length.shape)).astype(float)
+    stats = np.stack([matches, length], axis=-1)
+    human = level + 0.2 * rng.normal(size=(n_sys, n_items))
+    human[rng.random(human.shape) < 0.2] = np.nan
+    point = system_correlation(_ratio(stats.sum(axis=1)), np.nanmean(human, axis=1), "pearson")[0]
+    lo, hi = system_correlation_ci(stats, _ratio, human, "pearson", bootstrap_indices(n_items, 300))
+    assert lo < point < hi
+    seg = matches / length
+    point_s = system_correlation(seg.mean(axis=1), np.nanmean(human, axis=1), "pearson")[0]
+    lo_s, hi_s = system_correlation_ci_from_scores(seg, human, "pearson", bootstrap_indices(n_items, 300))
+    assert lo_s < point_s < hi_s
+
+
+def test_system_ci_uses_summed_statistics() -> None:
+    # (matches, length) per segment. Ratio of sums: 0.1, 0.2, 0.3; mean of segment ratios: 0.5, 0.2, 0.3.
+    stats = np.array(
+        [
+            [[1, 1], [0, 9]],
+            [[2, 10], [2, 10]],
+            [[3, 10], [3, 10]],
+        ],
+        dtype=float,
+    )
+    human = np.array([[0.1, np.nan], [0.2, 0.2], [0.3, 0.3]])
+    every_item_once = np.tile(
+        np.arange(2), (5, 1)
+    )  # each "resample" is the full set: CI collapses to the estimate
+    lo, hi = system_correlation_ci(stats, _ratio, human, "spearman", every_item_once)
+    assert lo == hi == pytest.approx(1.0)
+    seg_scores = stats[..., 0] / stats[..., 1]
+    lo_m, hi_m = system_correlation_ci_from_scores(seg_scores, human, "spearman", every_item_once)
+    assert lo_m == hi_m == pytest.approx(-0.5)  # averaging segment scores gives a different answer
+
+    # random resamples: the vectorised path equals a naive loop summing the drawn rows per system
+    rng = np.random.default_rng(9)
+    stats = np.stack([rng.integers(0, 10, size=(4, 12)), rng.integers(10, 20, size=(4, 12))], axis=-1).astype(
+        float
+    )
+    human = rng.normal(size=(4, 12))
+    human[0, :6] = np.nan
+    idx = bootstrap_indices(12, 50, seed=3)
+    naive = []
+    for row in idx:
+        m = np.array([_ratio(stats[s, row].sum(axis=0)) for s in range(4)])
+        h = np.array([np.nanmean(human[s, row]) for s in range(4)])
+        naive.append(system_correlation(m, h, "pearson")[0])
+    assert system_correlation_ci(stats, _ratio, human, "pearson", idx) == pytest.approx(
+        percentile_ci(np.array(naive))
+    )
+
+
+def test_percentile_ci_drops_nan() -> None:
+    assert percentile_ci(np.array([np.nan, 1.0, 2.0, 3.0]), alpha=0.0) == (1.0, 3.0)
+    assert all(np.isnan(percentile_ci(np.array([np.nan]))))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# comparing configurations
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_compare_correlations_segment_and_system() -> None:
+    human, a, b = _synthetic(n_items=25)
+    c = compare_correlations(a, b, human, "pearson", "segment", n_permutations=200)
+    ok = np.isfinite(human)
+    assert c.n == int(ok.sum())
+    assert c.r_a == pytest.approx(segment_correlation(a, human, "pearson")[0])
+    assert c.r_ab == pytest.approx(segment_correlation(np.where(ok, a, np.nan), b, "pearson")[0])
+    assert c.p_williams == pytest.approx(williams_test(c.r_a, c.r_b, c.r_ab, c.n))
+    assert c.p_williams_df_n2 == pytest.approx(williams_test(c.r_a, c.r_b, c.r_ab, c.n, 2))
+    assert c.r_a > c.r_b and c.p_williams < 0.05 and c.p_permutation < 0.05
+
+    grouped = compare_correlations(a, b, human, "kendall", "segment", grouping="item", n_permutations=50)
+    assert np.isnan(grouped.p_williams) and 0 < grouped.p_permutation <= 1
+
+    sys_h, sys_a, sys_b = np.nanmean(human, axis=1), a.mean(axis=1), b.mean(axis=1)
+    s = compare_correlations(sys_a, sys_b, sys_h, "pearson", "system", n_permutations=100)
+    assert s.n == 5 and s.r_a == pytest.approx(system_correlation(sys_a, sys_h, "pearson")[0])
+
+
+def test_significance_matrix_and_rank_clusters() -> None:
+    human, a, b = _synthetic(n_items=25)
+    rng = np.random.default_rng(1)
+    configs = {"a": a, "b": b, "a2": a + 0.05 * rng.normal(size=a.shape)}
+    rows = significance_matrix(configs, human, "pearson", n_permutations=200)
+    assert len(rows) == 3 * 2 * 2
+    assert set(rows[0]) == {"config_a", "config_b", "test", "statistic", "p_value"}
+    p = {(r["config_a"], r["config_b"], r["test"]): r["p_value"] for r in rows}
+    # the permutation p of (b, a) derived from (a, b)'s draws equals running the test on (b, a)
+    assert p[("b", "a", "permutation")] == permutation_test(b, a, human, "pearson", n_permutations=200)
+    assert p[("a", "b", "permutation")] == permutation_test(a, b, human, "pearson", n_permutations=200)
+    assert p[("a", "b", "williams")] < 0.05 and p[("b", "a", "williams")] > 0.95
+
+    correlations = {name: segment_correlation(m, human, "pearson")[0] for name, m in configs.items()}
+    pvalues = {(x, y): p[(x, y, "williams")] for x, y in itertools.permutations(configs, 2)}
+    clusters = rank_clusters(correlations, pvalues)
+    assert clusters["a"] == clusters["a2"] == 1 and clusters["b"] == 2
+
+
+def test_rank_clusters_by_hand() -> None:
+    corr = {"w": 0.9, "x": 0.85, "y": 0.7, "z": 0.65, "v": float("nan")}
+    pv = {(i, j): 0.5 for i in corr for j in corr if i != j}
+    pv[("w", "y")] = 0.01  # w beats y -> y starts cluster 2 ...
+    pv[("x", "z")] = 0.01  # ... x is no longer in the current cluster, so z stays in cluster 2
+    assert rank_clusters(corr, pv) == {"w": 1, "x": 1, "y": 2, "z": 2, "v": 2}
+    pv[("y", "z")] = 0.001
+    assert rank_clusters(corr, pv)["z"] == 3
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# system pairs
+# ----------------------------------------------------------------------------------------------------------------
+
+REFS = [
+    "오늘 서울의 날씨는 맑고 따뜻합니다 .",
+    "그는 매일 아침 공원에서 달리기를 한다 .",
+    "회의는 오후 세 시에 시작될 예정입니다 .",
+    "이 책은 한국 현대사를 다루고 있다 .",
+    "정부는 새로운 경제 정책을 발표했다 .",
+    "학생들은 도서관에서 시험 공부를 하고 있다 .",
+    "우리는 다음 주에 부산으로 여행을 갈 것이다 .",
+    "그 식당의 음식은 정말 맛있었다 .",
+    "환자는 수술 후 빠르게 회복하고 있습니다 .",
+    "기차가 예정보다 십 분 늦게 도착했다 .",
+    "그녀는 피아노를 오 년 동안 배웠다 .",
+    "이 제품은 환경 친화적인 재료로 만들어졌다 .",
+    "시장은 주민들과 함께 문제를 논의했다 .",
+    "아이들이 운동장에서 축구를 하고 있다 .",
+    "회사는 올해 매출이 크게 증가했다고 밝혔다 .",
+    "비가 와서 경기가 연기되었습니다 .",
+    "나는 커피보다 차를 더 좋아한다 .",
+    "박물관은 월요일마다 문을 닫는다 .",
+    "그 영화는 전 세계적으로 큰 인기를 끌었다 .",
+    "선생님은 학생들에게 숙제를 내 주셨다 .",
+]
+SYS_X = [
+    "오늘 서울 날씨는 맑고 따뜻합니다 .",
+    "그는 아침마다 공원에서 뛴다 .",
+    "회의는 오후 세 시에 시작할 예정입니다 .",
+    "이 책은 한국 현대 역사에 관한 것이다 .",
+    "정부는 새 경제 정책을 발표했다 .",
+    "학생들이 도서관에서 공부하고 있다 .",
+    "우리는 다음 주 부산에 여행을 갈 것이다 .",
+    "그 레스토랑 음식은 아주 맛있었다 .",
+    "환자는 수술 후에 빠르게 회복하고 있습니다 .",
+    "기차는 십 분 늦게 도착했다 .",
+    "그녀는 오 년 동안 피아노를 배웠다 .",
+    "이 제품은 환경 친화적인 재료로 만들어졌다 .",
+    "시장은 주민들과 문제를 논의했다 .",
+    "아이들은 운동장에서 공을 차고 있다 .",
+    "회사는 올해 매출이 크게 늘었다고 밝혔다 .",
+    "비가 와서 경기가 미뤄졌다 .",
+    "나는 커피보다 차를 더 좋아한다 .",
+    "박물관은 월요일에 휴관한다 .",
+    "그 영화는 전 세계에서 큰 인기를 끌었다 .",
+    "선생님께서 학생들에게 숙제를 내셨다 .",
+]
+SYS_Y = [
+    "오늘 서울은 날씨가 맑고 따뜻하다 .",
+    "그는 매일 아침 공원에서 달리기를 한다 .",
+    "회의는 오후 3시에 시작됩니다 .",
+    "이 책은 한국의 현대사를 다룬다 .",
+    "정부가 새로운 경제 정책을 발표하였다 .",
+    "학생들은 도서관에서 시험 공부를 하고 있다 .",
+    "다음 주에 우리는 부산으로 여행 간다 .",
+    "그 식당 음식은 정말 맛있었다 .",
+    "환자는 수술 이후 빨리 회복 중입니다 .",
+    "기차가 예정보다 십 분 늦게 도착했다 .",
+    "그녀는 피아노를 오 년간 배웠다 .",
+    "이 제품은 친환경 재료로 만들어졌다 .",
+    "시장은 주민들과 함께 그 문제를 토론했다 .",
+    "아이들이 운동장에서 축구를 하고 있다 .",
+    "회사는 올해 매출이 많이 늘었다고 말했다 .",
+    "비 때문에 경기가 연기되었습니다 .",
+    "나는 차를 커피보다 더 좋아해 .",
+    "박물관은 매주 월요일 문을 닫는다 .",
+    "그 영화는 세계적으로 인기가 많았다 .",
+    "선생님은 학생들에게 숙제를 주셨다 .",
+]
+
+
+@pytest.mark.parametrize("n_samples", [1000, 300])
+def test_paired_bootstrap_equals_sacrebleu(monkeypatch: pytest.MonkeyPatch, n_samples: int) -> None:
+    from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import PairedTest, estimate_ci
+
+    monkeypatch.delenv("SACREBLEU_SEED", raising=False)  # sacrebleu's default seed 12345
+    bleu = BLEU()
+    _, results = PairedTest(
+        [("y", SYS_Y), ("x", SYS_X)], {"BLEU": bleu}, references=[REFS], test_type="bs", n_samples=n_samples
+    )()
+    baseline, system = results["BLEU"]
+
+    stats_x = np.array(bleu._extract_corpus_statistics(SYS_X, [REFS]), dtype=float)
+    stats_y = np.array(bleu._extract_corpus_statistics(SYS_Y, [REFS]), dtype=float)
+
+    def bleu_from_sums(sums: np.ndarray) -> np.ndarray:
+        sums = np.asarray(sums)
+        flat = sums.reshape(-1, sums.shape[-1])
+        return np.array([bleu._compute_score_from_stats(row).score for row in flat]).reshape(sums.shape[:-1])
+
+    idx = bootstrap_indices(len(REFS), n_samples, seed=12345)
+    for dtype in (np.float32, np.float64):
+        res = paired_bootstrap_metric(stats_x, stats_y, bleu_from_sums, idx, dtype=dtype)
+        assert res.diff == pytest.approx(system.score - baseline.score, abs=1e-12)
+        assert res.p_value == system.p_value
+        assert 0.05 < res.p_value < 0.95  # a non-trivial p-value
+        assert res.ci_low < res.diff < res.ci_high
+    # same resamples: with float32 sums the bootstrap mean and CI of system x are sacrebleu's, bit for bit
+    sums = (resample_counts(idx, len(REFS)) @ stats_x).astype(np.float32)
+    assert estimate_ci(bleu_from_sums(sums)) == (system.mean, system.ci)
+
+
+def test_paired_bootstrap_identical_systems() -> None:
+    stats = np.array([[1.0, 2.0], [2.0, 4.0], [0.0, 3.0]])
+    res = paired_bootstrap_metric(stats, stats, _ratio, bootstrap_indices(3, 100))
+    assert res == (0.0, 1.0, 0.0, 0.0)
+
+
+def test_paired_bootstrap_human() -> None:
+    h_a = np.array([80.0, 70.0, np.nan, 60.0, 90.0, 75.0])
+    h_b = np.array([70.0, 72.0, 50.0, np.nan, 80.0, 65.0])
+    res = paired_bootstrap_human(h_a, h_b, bootstrap_indices(6, 500))
+    assert res.diff == pytest.approx((10 - 2 + 10 + 10) / 4)
+    assert res.ci_low <= res.diff <= res.ci_high
+    assert 0 < res.p_value <= 1
+    w = wilcoxon_ranksum_human(h_a, h_b)
+    assert w.diff == pytest.approx(75.0 - 67.4)
+    assert w.p_value == pytest.approx(sps.ranksums([80, 70, 60, 90, 75], [70, 72, 50, 80, 65]).pvalue)
+
+
+@pytest.mark.parametrize(
+    ("metric_diff", "metric_p", "human_diff", "human_p", "label"),
+    [
+        (1.0, 0.01, 2.0, 0.01, "agree"),
+        (1.0, 0.50, 2.0, 0.50, "agree"),
+        (-1.0, 0.01, -2.0, 0.01, "agree"),
+        (1.0, 0.01, 2.0, 0.50, "metric significant, humans not"),
+        (1.0, 0.50, 2.0, 0.01, "humans significant, metric not"),
+        (1.0, 0.01, -2.0, 0.01, "flipped"),
+        (1.0, 0.01, -2.0, 0.50, "flipped"),
+        (-1.0, 0.50, 2.0, 0.01, "flipped"),
+        (1.0, 0.50, -2.0, 0.50, "flipped, neither significant"),
+        (0.0, 0.90, -2.0, 0.01, "humans significant, metric not"),  # zero difference: not opposite sign
+        (
+            1.0,
+            0.05,
+            2.0,
+            0.049,
+            "humans significant, metric not",
+        ),  # p < alpha is significant, p = alpha is not
+        (1.0, float("nan"), 2.0, 0.01, "humans significant, metric not"),
+    ],
+)
+def test_label_system_pair(
+    metric_diff: float, metric_p: float, human_diff: float, human_p: float, label: str
+) -> None:
+    assert label_system_pair(metric_diff, metric_p, human_diff, human_p) == label
+    assert label in SYSTEM_PAIR_LABELS
+
+
+def test_pairwise_accuracy_by_hand() -> None:
+    # pairs: (0,1) agree, (0,2) agree, (0,3) agree, (1,2) disagree, (1,3) agree, (2,3) metric tie -> disagree
+    assert pairwise_accuracy(np.array([1, 2, 3, 3]), np.array([1, 3, 2, 4])) == pytest.approx(4 / 6)
+    # a human tie also counts as disagreement; NaN systems are dropped
+    assert pairwise_accuracy(np.array([1, 2, 3, np.nan]), np.array([1, 1, 2, 5])) == pytest.approx(2 / 3)
+    # error-rate metric: lower is better
+    assert pairwise_accuracy(np.array([30, 20, 10]), np.array([1, 2, 3]), higher_is_better=False) == 1.0
+    assert np.isnan(pairwise_accuracy(np.array([1.0]), np.array([2.0])))
