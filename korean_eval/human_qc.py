@@ -381,7 +381,7 @@ class QCReport:
             if len(zr):
                 names = ", ".join(f"{r} ({c})" for r, c in zip(zr["rater"], zr["columns"], strict=True))
                 lines.append(f"Z-scores per rater (population SD). {len(zr):,} rater{'s' if len(zr) > 1 else ''} "
-                             f"with zero variance excluded: {names}; {z:,} judgments removed ({after:,} → {after - z:,}).")
+                             f"with zero variance excluded: {names}; {_plural(z, 'judgment')} removed ({after:,} → {after - z:,}).")
             else:
                 lines.append("Z-scores per rater (population SD); no rater had zero variance.")
         else:
@@ -392,9 +392,10 @@ class QCReport:
             if len(self.fences) and self.fences["lower"].notna().all():
                 bounds = ", ".join(f"{c} [{lo:.3f}, {hi:.3f}]" for c, lo, hi in
                                    zip(self.fences["column"], self.fences["lower"], self.fences["upper"], strict=True))
+                lines.append(f"Tukey fences (k = {p['iqr_k']:g}) on {bounds}: {f:,} removed "
+                             f"({after:,} → {after - f:,}).")
             else:
-                bounds = "no judgments to fence"
-            lines.append(f"Tukey fences (k = {p['iqr_k']:g}) on {bounds}: {f:,} removed ({after:,} → {after - f:,}).")
+                lines.append(f"Tukey fences (k = {p['iqr_k']:g}): no judgments left to fence.")
         else:
             lines.append("Tukey fences: off.")
         lines.append(f"Kept {self.n_kept:,} of {self.n_input:,} judgments.")
@@ -511,6 +512,10 @@ def _parse_scores(series: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray
             nonnumeric = np.zeros(len(series), dtype=bool)
     nonfinite = ~missing & ~nonnumeric & ~np.isfinite(values)
     return values, missing, nonnumeric, nonfinite
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 def _short(value: Any) -> str:
