@@ -1,0 +1,190 @@
+"""Meta-evaluation: how metric scores agree with human scores (GUIDE §3, "Correlations").
+
+* Segment level: over all (system, segment) pairs that have both a metric and a human score (grouping ``none``),
+  or the mean of per-item correlations across systems (``item``) or per-system correlations across items
+  (``system``).
+* System level: each system's metric score (its corpus score from summed statistics, over all its segments)
+  against the mean human score over that system's segments that have human scores.
+* Rankings: systems ranked by metric score (best = 1; for error rates such as TER lower is better) and by mean human
+  score (higher is better); ties share the lowest rank. A *flipped pair* is a pair of systems whose order by the
+  metric is the opposite of their order by the humans.
+
+Error-rate metrics (TER, CharacTER, EED) correlate *negatively* with humans when they agree; values are reported as
+computed and the tables carry ``higher_is_better`` so that displays can say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from korean_eval.correlation import segment_correlation, system_correlation
+
+CORRELATION_COLUMNS = [
+    "granularity",
+    "grouping",
+    "level",
+    "metric",
+    "statistic",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+]
+RANKING_COLUMNS = ["level", "metric", "system", "metric_score", "metric_rank", "human_score", "human_rank"]
+FLIP_COLUMNS = ["level", "metric", "system_a", "system_b", "metric_a", "metric_b", "human_a", "human_b"]
+
+
+def human_matrix(human: pd.DataFrame | None, systems: Sequence[str], seg_ids: Sequence[str]) -> np.ndarray:
+    """``(n_systems, n_items)`` matrix of human scores, NaN where missing."""
+    out = np.full((len(systems), len(seg_ids)), np.nan)
+    if human is None or human.empty:
+        return out
+    sys_index = {s: i for i, s in enumerate(systems)}
+    seg_index = {s: j for j, s in enumerate(seg_ids)}
+    rows = human["system"].map(sys_index)
+    cols = human["seg_id"].astype(str).map(seg_index)
+    ok = rows.notna() & cols.notna()
+    out[rows[ok].astype(int).to_numpy(), cols[ok].astype(int).to_numpy()] = human.loc[ok, "score"].to_numpy(float)
+    return out
+
+
+def human_system_means(human_mat: np.ndarray) -> np.ndarray:
+    """Mean human score per system over its items with a human score (NaN for a system without any)."""
+    with np.errstate(invalid="ignore"):
+        counts = np.isfinite(human_mat).sum(axis=1)
+        sums = np.nansum(human_mat, axis=1)
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def rank(values: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
+    """Competition ranks (1 = best; ties share the lowest rank; NaN gets NaN)."""
+    values = np.asarray(values, dtype=np.float64)
+    key = -values if higher_is_better else values
+    ranks = np.full(len(values), np.nan)
+    ok = np.isfinite(key)
+    for i in np.flatnonzero(ok):
+        ranks[i] = 1 + int(np.sum(key[ok] < key[i]))
+    return ranks
+
+
+def correlation_rows(
+    level: str,
+    metric: str,
+    seg_metric: np.ndarray,
+    human_mat: np.ndarray,
+    sys_metric: np.ndarray,
+    statistics: Sequence[str],
+    groupings: Sequence[str],
+) -> list[dict]:
+    """Correlation rows (segment level for each grouping, system level) for one level × metric."""
+    rows: list[dict] = []
+    human_sys = human_system_means(human_mat)
+    for statistic in statistics:
+        for grouping in groupings:
+            value, n = segment_correlation(seg_metric, human_mat, statistic, grouping)
+            rows.append(_row("segment", grouping, level, metric, statistic, value, n))
+        value, n = system_correlation(sys_metric, human_sys, statistic)
+        rows.append(_row("system", "none", level, metric, statistic, value, n))
+    return rows
+
+
+def _row(granularity: str, grouping: str, level: str, metric: str, statistic: str, value: float, n: int) -> dict:
+    return {
+        "granularity": granularity,
+        "grouping": grouping,
+        "level": level,
+        "metric": metric,
+        "statistic": statistic,
+        "value": value,
+        "ci_low": np.nan,
+        "ci_high": np.nan,
+        "n": n,
+    }
+
+
+def ranking_rows(
+    level: str,
+    metric: str,
+    systems: Sequence[str],
+    sys_metric: np.ndarray,
+    human_sys: np.ndarray,
+    higher_is_better: bool,
+) -> list[dict]:
+    m_rank = rank(sys_metric, higher_is_better)
+    h_rank = rank(human_sys, True)
+    return [
+        {
+            "level": level,
+            "metric": metric,
+            "system": s,
+            "metric_score": float(sys_metric[i]),
+            "metric_rank": m_rank[i],
+            "human_score": float(human_sys[i]),
+            "human_rank": h_rank[i],
+        }
+        for i, s in enumerate(systems)
+    ]
+
+
+def flipped_pairs(
+    level: str,
+    metric: str,
+    systems: Sequence[str],
+    sys_metric: np.ndarray,
+    human_sys: np.ndarray,
+    higher_is_better: bool,
+) -> list[dict]:
+    """Pairs of systems ordered one way by the humans and the other way by the metric (ties are not flips)."""
+    sign = 1.0 if higher_is_better else -1.0
+    rows = []
+    for a, b in combinations(range(len(systems)), 2):
+        dm = sign * (sys_metric[a] - sys_metric[b])
+        dh = human_sys[a] - human_sys[b]
+        if np.isfinite(dm) and np.isfinite(dh) and dm * dh < 0:
+            rows.append(
+                {
+                    "level": level,
+                    "metric": metric,
+                    "system_a": systems[a],
+                    "system_b": systems[b],
+                    "metric_a": float(sys_metric[a]),
+                    "metric_b": float(sys_metric[b]),
+                    "human_a": float(human_sys[a]),
+                    "human_b": float(human_sys[b]),
+                }
+            )
+    return rows
+
+
+def best_levels(correlations: pd.DataFrame, granularity: str, statistic: str, grouping: str = "none") -> pd.DataFrame:
+    """Per metric, the level whose correlation agrees best with humans (highest for scores, lowest for error rates).
+
+    ``correlations`` must carry a ``higher_is_better`` column. Returns ``metric, level, value``.
+    """
+    df = correlations[
+        (correlations["granularity"] == granularity)
+        & (correlations["statistic"] == statistic)
+        & (correlations["grouping"] == (grouping if granularity == "segment" else "none"))
+        & correlations["value"].notna()
+    ]
+    rows = []
+    for metric, group in df.groupby("metric", sort=False):
+        agree = group["value"] * np.where(group["higher_is_better"], 1.0, -1.0)
+        best = group.loc[agree.idxmax()]
+        rows.append({"metric": metric, "level": best["level"], "value": float(best["value"])})
+    return pd.DataFrame(rows, columns=["metric", "level", "value"])
+
+
+def given_system_scores(given: pd.DataFrame, systems: Sequence[str], seg_ids: Sequence[str]) -> Mapping[str, tuple]:
+    """Bring-your-own metric scores as matrices: metric → (segment matrix, per-system mean of its segment scores)."""
+    out = {}
+    for metric, group in given.groupby("metric", sort=False):
+        mat = human_matrix(group[["system", "seg_id", "score"]], systems, seg_ids)
+        with np.errstate(invalid="ignore"):
+            sys_scores = np.array([np.nanmean(row) if np.isfinite(row).any() else np.nan for row in mat])
+        out[str(metric)] = (mat, sys_scores)
+    return out

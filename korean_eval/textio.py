@@ -1,0 +1,177 @@
+"""Reading Korean text files as they come from the wild: encodings, line ends, NFC, invisible characters.
+
+Decoding rules (unambiguous cases only; everything done is reported as a note):
+
+1. A byte-order mark decides: UTF-8 BOM → UTF-8; UTF-16 LE/BE BOM → UTF-16 (UTF-32 BOMs likewise).
+2. Otherwise strict UTF-8.
+3. Otherwise, bytes with NUL bytes in a UTF-16 pattern (one NUL in every second byte for ASCII-heavy text) are
+   decoded as UTF-16 LE/BE if that succeeds strictly; other NUL-containing data is refused as binary.
+4. Otherwise strict CP949 (a superset of EUC-KR, the encoding of older Korean Windows files).
+5. Anything else is refused with the first line that is not valid UTF-8.
+
+Line ends: CRLF, CR and LF are all line ends (mixed ends are counted); a final line end does not start a new line.
+Only these characters split lines — not U+2028, form feeds or other characters ``str.splitlines`` would split on,
+which would silently shift line alignment.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+MAX_FILE_BYTES = 200 * 1024 * 1024
+
+
+class InputError(ValueError):
+    """Bad input a user can fix: names the file, the line (1-based, when known) and the problem."""
+
+    def __init__(self, file: str, problem: str, line: int | None = None):
+        self.file = file
+        self.line = line
+        self.problem = problem
+        where = f"{file}, line {line}" if line is not None else file
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass
+class DecodedText:
+    """A decoded file: its text (NFC, line ends normalised), the lines, and notes on what was done."""
+
+    name: str
+    lines: list[str]
+    encoding: str
+    notes: list[str] = field(default_factory=list)
+    nfc_changed_lines: int = 0
+    removed_invisible: int = 0
+
+
+_BOMS: tuple[tuple[bytes, str, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32 LE with BOM"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32 BE with BOM"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8 with BOM"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16 LE with BOM"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16 BE with BOM"),
+)
+
+# Characters removed from every segment: C0/C1 controls other than tab/newline, zero-width characters, BOMs
+# inside the text, bidi controls. They are invisible, break some analyzers and change no human reading.
+_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
+
+
+def _first_bad_utf8_line(data: bytes) -> tuple[int, str]:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        return line, f"byte 0x{data[err.start]:02x} at offset {err.start}"
+    return 0, ""
+
+
+def _looks_utf16(data: bytes) -> str | None:
+    if len(data) < 2:
+        return None
+    even_nuls = data[0::2].count(0)
+    odd_nuls = data[1::2].count(0)
+    half = len(data) // 2
+    if odd_nuls > 0.3 * half and even_nuls < 0.05 * half:
+        return "utf-16-le"
+    if even_nuls > 0.3 * half and odd_nuls < 0.05 * half:
+        return "utf-16-be"
+    return None
+
+
+def decode_bytes(data: bytes, name: str) -> tuple[str, str, list[str]]:
+    """Decode ``data`` by the rules of this module; return (text, encoding, notes) or raise :class:`InputError`."""
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(name, f"file is {len(data) / 1e6:.0f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")
+    if data[:4] == b"PK\x03\x04":
+        raise InputError(name, "this is a zip archive; upload the text files inside it instead")
+    for bom, encoding, label in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom):].decode(encoding), encoding, [f"decoded as {label}"]
+            except UnicodeDecodeError as err:
+                raise InputError(name, f"starts with a {label} mark but is not valid {encoding}: {err.reason}") from None
+    try:
+        return data.decode("utf-8"), "utf-8", []
+    except UnicodeDecodeError:
+        pass
+    if b"\x00" in data:
+        guess = _looks_utf16(data)
+        if guess:
+            try:
+                return data.decode(guess), guess, [f"decoded as {guess.upper()} (no byte-order mark)"]
+            except UnicodeDecodeError:
+                pass
+        raise InputError(name, "binary data (NUL bytes), not a text file")
+    try:
+        text = data.decode("cp949")
+    except UnicodeDecodeError:
+        line, what = _first_bad_utf8_line(data)
+        raise InputError(
+            name, f"cannot be decoded: not UTF-8 ({what}), UTF-16 or CP949/EUC-KR; save it as UTF-8", line=line
+        ) from None
+    return text, "cp949", ["decoded as CP949/EUC-KR (not valid UTF-8)"]
+
+
+def split_lines(text: str) -> tuple[list[str], dict[str, int]]:
+    """Split on CRLF, CR or LF only; return the lines and a count of each line-end kind."""
+    crlf = text.count("\r\n")
+    cr = text.count("\r") - crlf
+    lf = text.count("\n") - crlf
+    lines = re.split(r"\r\n|\r|\n", text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines, {"CRLF": crlf, "CR": cr, "LF": lf}
+
+
+def clean_segment(text: str) -> tuple[str, bool, int]:
+    """NFC-normalise one segment, remove invisible characters, turn tabs into spaces.
+
+    Returns (clean text, whether NFC changed it, number of invisible characters removed).
+    """
+    nfc = unicodedata.normalize("NFC", text)
+    changed = nfc != text
+    cleaned, removed = _INVISIBLE.subn("", nfc)
+    return cleaned.replace("\t", " "), changed, removed
+
+
+def clean_segments(segments: list[str]) -> tuple[list[str], int, int]:
+    """:func:`clean_segment` over a list: (clean segments, segments NFC changed, invisible characters removed)."""
+    out: list[str] = []
+    nfc_changed = removed = 0
+    for seg in segments:
+        clean, changed, n = clean_segment(seg)
+        out.append(clean)
+        nfc_changed += changed
+        removed += n
+    return out, nfc_changed, removed
+
+
+def read_text_lines(data: bytes, name: str) -> DecodedText:
+    """Decode a one-segment-per-line text file into clean lines, with notes on everything done.
+
+    Raises :class:`InputError` for an empty file or one with only blank lines.
+    """
+    if not data:
+        raise InputError(name, "file is empty")
+    text, encoding, notes = decode_bytes(data, name)
+    lines, ends = split_lines(text)
+    kinds = [k for k, v in ends.items() if v]
+    if len(kinds) > 1:
+        notes.append("mixed line ends (" + ", ".join(f"{ends[k]} {k}" for k in kinds) + "), all treated as line ends")
+    elif kinds and kinds[0] != "LF":
+        notes.append(f"{kinds[0]} line ends")
+    if not lines or all(not line.strip() for line in lines):
+        raise InputError(name, "file has no text (only blank lines)" if lines else "file is empty")
+    clean, nfc_changed, removed = clean_segments(lines)
+    if nfc_changed:
+        notes.append(f"{nfc_changed} line(s) normalised to Unicode NFC (e.g. decomposed Hangul from macOS)")
+    if removed:
+        notes.append(f"{removed} invisible/control character(s) removed (zero-width spaces, controls, bidi marks)")
+    blank = sum(1 for line in clean if not line.strip())
+    if blank:
+        notes.append(f"{blank} blank line(s) kept as empty segments")
+    return DecodedText(name, clean, encoding, notes, nfc_changed, removed)

@@ -1,0 +1,399 @@
+"""Token levels: the registry of ways to cut Korean text into tokens (GUIDE §3).
+
+| level | family | tokens |
+| --- | --- | --- |
+| ``word`` | word | sacrebleu's 13a tokenization of the raw text (eojeol with punctuation split off) |
+| ``mecab`` | morpheme | python-mecab-ko ``MeCab().morphs(text)`` |
+| ``kiwi`` | morpheme | kiwipiepy ``Kiwi().tokenize(texts)`` (batch mode) → ``token.form`` |
+| ``okt``, ``komoran``, ``kkma``, ``hannanum`` | morpheme | KoNLPy ``.morphs(text)`` (needs a JVM) |
+| ``khaiii`` | morpheme | listed, unavailable: not installable from the package registries |
+| ``spm`` | subword | SentencePiece unigram model trained on the evaluation's references (or a user-supplied model); pieces with ``▁`` stripped, empty pieces dropped |
+| ``char`` | character | every non-whitespace character |
+| ``jamo`` | consonant/vowel | every non-whitespace character of ``jamo.j2hcj(jamo.h2j(text))`` |
+
+Every level returns, for each text, a list of non-empty tokens without whitespace (a token an analyzer returns with
+inner whitespace is split on it), so that joining with single spaces and splitting again is lossless. Input text
+is expected NFC-normalised (the data loader does it).
+
+Analyzers that raise on a sentence (some KoNLPy analyzers on rare symbols) never stop a run: that sentence falls
+back to whitespace tokens and the fallback is counted in :attr:`TokenizeResult.fallbacks`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import io
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+FAMILIES: tuple[str, ...] = ("word", "morpheme", "subword", "character", "jamo")
+
+
+def _pkg_version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "missing"
+
+
+def _clean_tokens(tokens: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for tok in tokens:
+        out.extend(tok.split())
+    return out
+
+
+@dataclass
+class TokenizeResult:
+    """Tokens of a batch, the seconds the tokenizer itself took, and how many sentences fell back to whitespace."""
+
+    tokens: list[list[str]]
+    seconds: float
+    fallbacks: int = 0
+    fallback_examples: list[str] = field(default_factory=list)
+
+
+class TokenLevel:
+    """One token level. Subclasses set the class attributes and implement :meth:`_tokenize_batch`."""
+
+    name: str = ""
+    family: str = ""
+    label: str = ""
+    library: str = ""
+    description: str = ""
+
+    def availability(self) -> tuple[bool, str]:
+        """(available?, human-readable reason when not)."""
+        return True, ""
+
+    @property
+    def available(self) -> bool:
+        return self.availability()[0]
+
+    def version(self) -> str:
+        """``<level>-<library version>``; part of every signature (e.g. ``kiwi-0.24.1``)."""
+        return f"{self.name}-{_pkg_version(self.library)}" if self.library else self.name
+
+    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        raise NotImplementedError
+
+    def _tokenize_one(self, text: str) -> list[str]:
+        return self._tokenize_batch([text])[0]
+
+    def tokenize(self, texts: Sequence[str]) -> TokenizeResult:
+        """Tokenise ``texts`` (each distinct text once); never raises for a single bad sentence."""
+        ok, reason = self.availability()
+        if not ok:
+            raise RuntimeError(f"token level {self.name!r} is unavailable: {reason}")
+        unique = list(dict.fromkeys(texts))
+        start = time.perf_counter()
+        fallbacks: list[str] = []
+        try:
+            raw = self._tokenize_batch(unique)
+        except Exception:  # noqa: BLE001 - analyzers raise arbitrary errors; retry one by one
+            raw = []
+            for text in unique:
+                try:
+                    raw.append(self._tokenize_one(text))
+                except Exception:  # noqa: BLE001
+                    fallbacks.append(text)
+                    raw.append(text.split())
+        seconds = time.perf_counter() - start
+        table = {text: _clean_tokens(toks) for text, toks in zip(unique, raw, strict=True)}
+        return TokenizeResult([table[t] for t in texts], seconds, len(fallbacks), fallbacks[:5])
+
+    def tokenize_one(self, text: str) -> list[str]:
+        return self.tokenize([text]).tokens[0]
+
+    def options_key(self) -> str:
+        """Identifies everything that changes this level's tokens (cache keys, signatures)."""
+        return self.version()
+
+
+class WordLevel(TokenLevel):
+    name, family, label, library = "word", "word", "Word (13a)", "sacrebleu"
+    description = "sacrebleu's 13a tokenization: eojeol (whitespace words) with punctuation split off"
+
+    def version(self) -> str:
+        return f"word-13a-{_pkg_version('sacrebleu')}"
+
+    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        tok = _tokenizer_13a()
+        return [tok(t).split() for t in texts]
+
+
+@functools.cache
+def _tokenizer_13a():
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    return Tokenizer13a()
+
+
+class CharLevel(TokenLevel):
+    name, family, label = "char", "character", "Character"
+    description = "every non-whitespace character (syllable blocks for Hangul)"
+
+    def version(self) -> str:
+        return "char-1"
+
+    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        return [[c for c in t if not c.isspace()] for t in texts]
+
+
+class JamoLevel(TokenLevel):
+    name, family, label, library = "jamo", "jamo", "Jamo (consonant/vowel)", "jamo"
+    description = "every non-whitespace character of jamo.j2hcj(jamo.h2j(text)): Hangul syllables split into letters"
+
+    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        import jamo
+
+        return [[c for c in jamo.j2hcj(jamo.h2j(t)) if not c.isspace()] for t in texts]
+
+
+class MecabLevel(TokenLevel):
+    name, family, label, library = "mecab", "morpheme", "MeCab-ko", "python-mecab-ko"
+    description = "python-mecab-ko MeCab().morphs (mecab-ko-dic)"
+
+    def version(self) -> str:
+        return f"mecab-{_pkg_version('python-mecab-ko')}-dic-{_pkg_version('python-mecab-ko-dic')}"
+
+    def availability(self) -> tuple[bool, str]:
+        try:
+            _mecab()
+        except Exception as err:  # noqa: BLE001
+            return False, f"python-mecab-ko cannot start: {err}"
+        return True, ""
+
+    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        m = _mecab()
+        return [m.morphs(t) if t.strip() else [] for t in texts]
+
+
+@functools.cache
+def _mecab():
+    from mecab import MeCab
+
+    return MeCab()
+
+
+class KiwiLevel(TokenLevel):
+    name, family, label, library = "kiwi", "morpheme", "Kiwi", "kiwipiepy"
+    description = "kiwipiepy Kiwi().tokenize (batch mode) → token.form: morphemes, lemmatised (했 → 하 + 었)"
+
+    def version(self) -> str:
+        return f"kiwi-{_pkg_version('kiwipiepy')}-model-{_pkg_version('kiwipiepy_model')}"
+
+    def availability(self) -> tuple[bool, str]:
+        try:
+            _kiwi()
+        except Exception as err:  # noqa: BLE001
+            return False, f"kiwipiepy cannot start: {err}"
+        return True, ""
+
+    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        return [[t.form for t in res] for res in _kiwi().tokenize(list(texts))]
+
+
+@functools.cache
+def _kiwi():
+    from kiwipiepy import Kiwi
+
+    return Kiwi()
+
+
+def jvm_status() -> tuple[bool, str]:
+    """Whether KoNLPy can start its JVM here, with the reason when not."""
+    try:
+        import jpype  # noqa: F401
+        import konlpy  # noqa: F401
+    except ImportError as err:
+        return False, f"KoNLPy or JPype is not installed ({err})"
+    if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+        return False, "no Java runtime found (install a JDK, e.g. `apt-get install default-jdk-headless`, or set JAVA_HOME)"
+    try:
+        import jpype
+
+        if not jpype.isJVMStarted():
+            jpype.getDefaultJVMPath()
+    except Exception as err:  # noqa: BLE001
+        return False, f"no usable JVM: {err}"
+    return True, ""
+
+
+class KonlpyLevel(TokenLevel):
+    """A KoNLPy analyzer (``.morphs``); needs a JVM."""
+
+    family, library = "morpheme", "konlpy"
+    analyzer: str = ""
+
+    def availability(self) -> tuple[bool, str]:
+        return jvm_status()
+
+    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        tagger = _konlpy_tagger(self.analyzer)
+        return [self._morphs(tagger, t) for t in texts]
+
+    @staticmethod
+    def _morphs(tagger, text: str) -> list[str]:
+        return tagger.morphs(text) if text.strip() else []
+
+    def _tokenize_one(self, text: str) -> list[str]:
+        return self._morphs(_konlpy_tagger(self.analyzer), text)
+
+
+@functools.cache
+def _konlpy_tagger(analyzer: str):
+    import konlpy.tag
+
+    return getattr(konlpy.tag, analyzer)()
+
+
+def _konlpy_level(level: str, analyzer: str, text: str) -> type[KonlpyLevel]:
+    return type(
+        f"{analyzer}Level",
+        (KonlpyLevel,),
+        {"name": level, "label": f"{analyzer} (KoNLPy)", "analyzer": analyzer, "description": text},
+    )
+
+
+OktLevel = _konlpy_level("okt", "Okt", "KoNLPy Okt (Open Korean Text) .morphs")
+KomoranLevel = _konlpy_level("komoran", "Komoran", "KoNLPy Komoran .morphs")
+KkmaLevel = _konlpy_level("kkma", "Kkma", "KoNLPy Kkma .morphs (slow analyzer)")
+HannanumLevel = _konlpy_level("hannanum", "Hannanum", "KoNLPy Hannanum .morphs")
+
+
+class KhaiiiLevel(TokenLevel):
+    name, family, label = "khaiii", "morpheme", "Khaiii"
+    description = "Kakao's Khaiii morphological analyzer"
+
+    def availability(self) -> tuple[bool, str]:
+        return False, "khaiii is not published on PyPI (it builds from source with CMake and downloads resources), so it cannot be installed from the package registries"
+
+
+class SpmLevel(TokenLevel):
+    """SentencePiece unigram pieces, ``▁`` stripped, empty pieces dropped.
+
+    The model is trained on the evaluation's references (:meth:`fit`) with ``vocab_size`` as an upper bound
+    (``hard_vocab_limit=False``, so small data gets a smaller vocabulary instead of an error) and one thread,
+    so the same references always give the same model; or a user-supplied ``.model`` file is loaded.
+    """
+
+    name, family, label, library = "spm", "subword", "SentencePiece (unigram)", "sentencepiece"
+    description = "SentencePiece unigram pieces (model trained on the references, or supplied), ▁ stripped"
+    DEFAULT_VOCAB = 4000
+
+    def __init__(self, vocab_size: int = DEFAULT_VOCAB, model: bytes | None = None):
+        if vocab_size < 10:
+            raise ValueError("SentencePiece vocabulary size must be at least 10")
+        self.vocab_size = vocab_size
+        self._model_bytes = model
+        self._processor = None
+        if model is not None:
+            self._load(model)
+
+    def _load(self, model: bytes) -> None:
+        import sentencepiece as spm
+
+        proc = spm.SentencePieceProcessor()
+        try:
+            proc.LoadFromSerializedProto(model)
+        except Exception as err:  # noqa: BLE001
+            raise ValueError(f"not a SentencePiece model: {err}") from None
+        self._model_bytes = model
+        self._processor = proc
+
+    @property
+    def fitted(self) -> bool:
+        return self._processor is not None
+
+    def fit(self, references: Sequence[str]) -> SpmLevel:
+        """Train the unigram model on the references (no-op when a model was supplied)."""
+        if self._processor is not None:
+            return self
+        import sentencepiece as spm
+
+        sentences = [r for r in dict.fromkeys(references) if r.strip()]
+        if not sentences:
+            raise ValueError("SentencePiece needs at least one non-empty reference to train on")
+        buf = io.BytesIO()
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(sentences),
+            model_writer=buf,
+            model_type="unigram",
+            vocab_size=self.vocab_size,
+            hard_vocab_limit=False,
+            character_coverage=1.0,
+            num_threads=1,
+            minloglevel=2,
+        )
+        self._load(buf.getvalue())
+        return self
+
+    def version(self) -> str:
+        digest = hashlib.sha256(self._model_bytes).hexdigest()[:8] if self._model_bytes else "untrained"
+        return f"spm-{_pkg_version('sentencepiece')}-unigram-v{self.vocab_size}-{digest}"
+
+    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        if self._processor is None:
+            raise RuntimeError("the SentencePiece level has no model: call fit(references) or supply a model")
+        pieces = self._processor.encode(list(texts), out_type=str)
+        return [[p.replace("\u2581", "") for p in ps if p.replace("\u2581", "")] for ps in pieces]
+
+
+LEVEL_CLASSES: dict[str, Callable[[], TokenLevel]] = {
+    "word": WordLevel,
+    "mecab": MecabLevel,
+    "kiwi": KiwiLevel,
+    "okt": OktLevel,
+    "komoran": KomoranLevel,
+    "kkma": KkmaLevel,
+    "hannanum": HannanumLevel,
+    "khaiii": KhaiiiLevel,
+    "spm": SpmLevel,
+    "char": CharLevel,
+    "jamo": JamoLevel,
+}
+LEVEL_NAMES: tuple[str, ...] = tuple(LEVEL_CLASSES)
+
+
+def get_level(name: str) -> TokenLevel:
+    """A fresh instance of the named level (raises ValueError naming the valid levels)."""
+    try:
+        return LEVEL_CLASSES[name]()
+    except KeyError:
+        raise ValueError(f"unknown token level {name!r}; levels are {', '.join(LEVEL_NAMES)}") from None
+
+
+@functools.cache
+def level_availability(name: str) -> tuple[bool, str]:
+    """Cached availability of a level (a JVM check is not free)."""
+    return get_level(name).availability()
+
+
+def available_levels() -> list[str]:
+    return [n for n in LEVEL_NAMES if level_availability(n)[0]]
+
+
+def level_table() -> list[dict[str, str]]:
+    """One row per level: name, family, label, version, available, reason, description."""
+    rows = []
+    for n in LEVEL_NAMES:
+        lvl = get_level(n)
+        ok, reason = level_availability(n)
+        rows.append(
+            {
+                "level": n,
+                "family": lvl.family,
+                "label": lvl.label,
+                "version": lvl.version() if ok else "",
+                "available": "yes" if ok else "no",
+                "reason": reason,
+                "description": lvl.description,
+            }
+        )
+    return rows
