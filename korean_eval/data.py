@@ -38,6 +38,7 @@ __all__ = [
     "ValidationReport",
     "attach_given_scores",
     "attach_human",
+    "attach_human_frame",
     "evalset_from_table",
     "evalset_from_texts",
     "given_only_evalset",
@@ -553,6 +554,34 @@ def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | 
         report.note(name, "all human scores are equal: correlations are undefined")
     evalset.human = agg
     evalset.report.merge(report)
+    return evalset
+
+
+def attach_human_frame(evalset: EvalSet, frame: pd.DataFrame, name: str) -> EvalSet:
+    """Attach per-item human scores from a DataFrame ``system, seg_id, score`` (e.g. quality control's output).
+
+    Rows for unknown systems or segments and non-finite scores are excluded and counted (``line`` = row number + 1).
+    """
+    report = ValidationReport()
+    known_sys, known_seg = set(evalset.systems), set(evalset.seg_ids)
+    keep = []
+    for pos, (system, seg, score) in enumerate(frame[["system", "seg_id", "score"]].itertuples(index=False), start=1):
+        system, seg = str(system), str(seg)
+        if system not in known_sys:
+            report.exclude(name, pos, "unknown system")
+        elif seg not in known_seg:
+            report.exclude(name, pos, "unknown seg_id")
+        elif not (isinstance(score, (int, float)) and math.isfinite(score)):
+            report.exclude(name, pos, "score: not a finite number")
+        else:
+            keep.append((system, seg, float(score)))
+    evalset.report.merge(report)
+    if not keep:
+        raise InputError(name, "no human score matches a system and segment of the evaluation set")
+    df = pd.DataFrame(keep, columns=["system", "seg_id", "score"])
+    evalset.human = (
+        df.groupby(["system", "seg_id"], sort=False).agg(score=("score", "mean"), n_ratings=("score", "size")).reset_index()
+    )
     return evalset
 
 

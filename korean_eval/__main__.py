@@ -1,0 +1,8 @@
+"""``python -m korean_eval``: see :mod:`korean_eval.cli`."""
+
+import sys
+
+from korean_eval.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

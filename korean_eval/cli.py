@@ -1,0 +1,295 @@
+"""Command line: ``python -m korean_eval {run,qc,levels}``.
+
+``run`` scores systems at token levels with metrics, meta-evaluates them against human scores and writes the tidy
+tables (``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv`` …) into ``--out``.
+Inputs: ``--ref FILE`` (repeatable: several references) with ``--sys NAME=FILE`` (repeatable) or ``--sys-dir DIR``;
+or ``--table FILE`` (long table; ``--table-cols system=Sys,seg_id=DocID+SentID,hyp=Hyp,ref=Ref``); human scores
+with ``--human FILE`` (``--human-cols``), ``--human-from-table COL``, or raw judgments through quality control
+(``--judgments FILE`` and the ``qc`` flags); bring-your-own metric scores with ``--scores FILE``. Without any input,
+the bundled sample data is used. A progress bar goes to stderr, a summary to stdout; bad input exits with status 2
+and one line ``error: <file>, line <n>: <problem>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from korean_eval.cache import ENV_VAR, open_cache
+from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command
+from korean_eval.data import (
+    ColumnMap,
+    EvalSet,
+    InputError,
+    attach_given_scores,
+    attach_human,
+    attach_human_frame,
+    evalset_from_table,
+    evalset_from_texts,
+    given_only_evalset,
+)
+from korean_eval.metrics import METRIC_NAMES, metric_group
+from korean_eval.pipeline import EvalConfig, Results, evaluate
+from korean_eval.sample import SAMPLE_NOTE, load_sample
+from korean_eval.tokenizers import available_levels, level_table
+
+SACREBLEU_METRICS = tuple(m for m in METRIC_NAMES if metric_group(m) == "sacrebleu")
+
+
+def _read(path: str, what: str) -> tuple[str, bytes]:
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(path, f"{what} file not found")
+    return p.name, p.read_bytes()
+
+
+def _split(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, dict[str, int]]]:
+    """``LEVEL:METRIC:OPTION=VALUE`` (LEVEL may be ``*`` for every level) → nested overrides."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for item in items:
+        head, sep, value = item.partition("=")
+        parts = head.split(":")
+        if not sep or len(parts) != 3:
+            raise InputError("--override", f"cannot read {item!r}; use LEVEL:METRIC:OPTION=VALUE, e.g. char:bleu:max_ngram_order=6")
+        level, metric, option = (p.strip() for p in parts)
+        try:
+            number = int(value)
+        except ValueError:
+            raise InputError("--override", f"{item!r}: value must be an integer") from None
+        out.setdefault(level, {}).setdefault(metric, {})[option] = number
+    return out
+
+
+def build_evalset(args: argparse.Namespace) -> EvalSet:
+    """Load and validate the inputs named on the command line (raises InputError)."""
+    if args.scores and not (args.ref or args.table):
+        if not (args.human or args.judgments):
+            raise InputError("--scores", "given scores without texts need human scores too (--human or --judgments)")
+        if args.human:
+            return given_only_evalset(
+                _read(args.human, "human score"), _read(args.scores, "metric score"),
+                ColumnMap.parse(args.scores_cols), ColumnMap.parse(args.human_cols),
+            )
+    if args.table:
+        evalset = evalset_from_table(
+            _read(args.table, "table")[1], Path(args.table).name, ColumnMap.parse(args.table_cols), args.human_from_table
+        )
+    elif args.ref:
+        refs = [_read(r, "reference") for r in args.ref]
+        systems: list[tuple[str, bytes]] = []
+        names: list[str] = []
+        for spec in args.sys or []:
+            name, sep, path = spec.partition("=")
+            if not sep:
+                name, path = Path(spec).stem, spec
+            systems.append(_read(path, "system"))
+            names.append(name)
+        if args.sys_dir:
+            directory = Path(args.sys_dir)
+            if not directory.is_dir():
+                raise InputError(args.sys_dir, "system directory not found")
+            for p in sorted(directory.glob("*.txt")):
+                systems.append((p.name, p.read_bytes()))
+                names.append(p.stem)
+            if not systems:
+                raise InputError(args.sys_dir, "no *.txt system files in this directory")
+        evalset = evalset_from_texts(refs, systems, names)
+    elif args.scores:
+        raise InputError("--scores", "given scores without texts need --human (or add --ref/--table)")
+    else:
+        print(f"note: no input given, using the bundled sample data. {SAMPLE_NOTE}", file=sys.stderr)
+        evalset = load_sample()
+    if args.human:
+        attach_human(evalset, _read(args.human, "human score")[1], Path(args.human).name, ColumnMap.parse(args.human_cols))
+    if args.judgments:
+        from korean_eval.human_qc import read_judgments, run_qc
+
+        name = Path(args.judgments).name
+        try:
+            judgments = read_judgments(args.judgments, name)
+            qc = run_qc(judgments, qc_options_from_args(args))
+        except ValueError as err:
+            raise InputError(name, str(err)) from None
+        for line in qc.report.summary_lines():
+            print(f"qc: {line}", file=sys.stderr)
+        attach_human_frame(evalset, qc.item_scores, f"{name} (after quality control)")
+    if args.scores:
+        attach_given_scores(evalset, _read(args.scores, "metric score")[1], Path(args.scores).name, ColumnMap.parse(args.scores_cols))
+    return evalset
+
+
+class ProgressBar:
+    """A one-line text progress bar on stderr."""
+
+    def __init__(self, stream=sys.stderr, width: int = 30):
+        self.stream, self.width, self.start = stream, width, time.perf_counter()
+
+    def __call__(self, fraction: float, message: str) -> None:
+        filled = int(round(fraction * self.width))
+        bar = "█" * filled + "·" * (self.width - filled)
+        elapsed = time.perf_counter() - self.start
+        self.stream.write(f"\r[{bar}] {fraction:4.0%} {elapsed:6.1f}s  {message[:60]:<60}")
+        if fraction >= 1.0:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def summary_text(results: Results, statistic: str = "pearson") -> str:
+    """System scores (levels × metrics by system) and correlations, as plain text tables."""
+    lines = []
+    pd.set_option("display.width", 200)
+    if not results.system_scores.empty:
+        table = results.system_scores.pivot_table(index=["level", "metric"], columns="system", values="score", sort=False)
+        lines += ["System scores (raw scores are NOT comparable across token levels):", table.round(2).to_string(), ""]
+    hs = results.human_systems
+    if hs["human_mean"].notna().any():
+        lines += ["Human mean per system:", hs.round(3).to_string(index=False), ""]
+        corr = results.correlations
+        corr = corr[(corr["statistic"] == statistic) & (corr["grouping"] == "none")]
+        if not corr.empty:
+            table = corr.pivot_table(index=["level", "metric"], columns="granularity", values="value", sort=False)
+            lines += [
+                f"{statistic.title()} correlation with humans (TER is an error rate: negative = agreement):",
+                table.round(3).to_string(),
+                "",
+            ]
+    if not results.flips.empty:
+        lines.append(f"{len(results.flips)} (level, metric, system pair) combination(s) rank two systems against the humans' order")
+    lines += results.notes
+    return "\n".join(lines)
+
+
+def _significance(results: Results, args: argparse.Namespace) -> dict[str, pd.DataFrame]:
+    """CIs, significance and system pairs (when the significance module is present and --bootstrap > 0)."""
+    if args.bootstrap <= 0 or results.human_matrix.size == 0 or not pd.notna(results.human_matrix).any():
+        return {}
+    from korean_eval import significance as sig
+
+    results.correlations = sig.add_confidence_intervals(results, n_resamples=args.bootstrap, seed=args.seed)
+    tables: dict[str, pd.DataFrame] = {}
+    frames = [
+        sig.significance_table(results, statistic=args.statistic, granularity=g, n_permutations=args.bootstrap, seed=args.seed)
+        for g in ("segment", "system")
+    ]
+    tables["significance.csv"] = pd.concat(frames, ignore_index=True)
+    tables["system_pairs.csv"] = sig.system_pairs_table(results, n_resamples=args.bootstrap, seed=args.seed)
+    return tables
+
+
+def run_command(args: argparse.Namespace) -> int:
+    evalset = build_evalset(args)
+    levels = _split(args.levels) or available_levels()
+    levels = [lv for lv in levels if lv != "khaiii"] if not args.levels else levels
+    metrics = _split(args.metrics) or list(SACREBLEU_METRICS)
+    config = EvalConfig(
+        levels=tuple(levels),
+        metrics=tuple(metrics),
+        overrides=_expand_overrides(parse_overrides(args.override or []), levels),
+        ter_cap=args.ter_cap,
+        spm_vocab=args.spm_vocab,
+        spm_model=_read(args.spm_model, "SentencePiece model")[1] if args.spm_model else None,
+        ter_implementation=args.ter_impl,
+        jobs=args.jobs,
+    )
+    if args.cache_dir:
+        os.environ[ENV_VAR] = args.cache_dir
+    cache = open_cache(args.cache_dir, enabled=not args.no_cache)
+    for note in evalset.report.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if evalset.report.excluded:
+        print(f"note: {len(evalset.report.excluded)} input row(s) excluded:", file=sys.stderr)
+        print(evalset.report.excluded_summary().to_string(index=False), file=sys.stderr)
+    results = evaluate(evalset, config, progress=None if args.quiet else ProgressBar(), cache=cache)
+    extra = _significance(results, args)
+    if args.out:
+        from korean_eval.report import write_tables
+
+        extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
+        paths = write_tables(results, args.out, evalset, extra, extra_meta)
+        print(f"wrote {len(paths)} files to {args.out}", file=sys.stderr)
+    print(summary_text(results, args.statistic))
+    return 0
+
+
+def _expand_overrides(overrides: dict, levels: Sequence[str]) -> dict:
+    if "*" not in overrides:
+        return overrides
+    star = overrides.pop("*")
+    for level in levels:
+        for metric, opts in star.items():
+            overrides.setdefault(level, {}).setdefault(metric, {}).update({k: v for k, v in opts.items()})
+    return overrides
+
+
+def levels_command(args: argparse.Namespace) -> int:
+    print(pd.DataFrame(level_table()).drop(columns=["description"]).to_string(index=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m korean_eval", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="score, meta-evaluate and write the tables")
+    src = run.add_argument_group("texts")
+    src.add_argument("--ref", action="append", metavar="FILE", help="reference file (repeat for several references)")
+    src.add_argument("--sys", action="append", metavar="NAME=FILE", help="system output file (repeatable)")
+    src.add_argument("--sys-dir", metavar="DIR", help="directory of system files (*.txt, name = file stem)")
+    src.add_argument("--table", metavar="FILE", help="long table (CSV/TSV/JSONL) with system, seg_id, hyp, ref")
+    src.add_argument("--table-cols", metavar="MAP", help="column mapping, e.g. system=Sys,seg_id=DocID+SentID,hyp=Hyp,ref=Ref")
+    hum = run.add_argument_group("human scores")
+    hum.add_argument("--human", metavar="FILE", help="per-item human scores: system, seg_id, score")
+    hum.add_argument("--human-cols", metavar="MAP", help="column mapping for --human, e.g. system=Sys,seg_id=DocID+SentID,score=Z")
+    hum.add_argument("--human-from-table", metavar="COL", help="take human scores from this column of --table")
+    add_qc_options(run)
+    given = run.add_argument_group("bring-your-own metric scores")
+    given.add_argument("--scores", metavar="FILE", help="system, seg_id, one column per metric (level 'given')")
+    given.add_argument("--scores-cols", metavar="MAP", help="column mapping for --scores (system=…,seg_id=…)")
+    cfg = run.add_argument_group("levels and metrics")
+    cfg.add_argument("--levels", help="comma-separated token levels (default: all available)")
+    cfg.add_argument("--metrics", help=f"comma-separated metrics (default: {','.join(SACREBLEU_METRICS)}); all: {','.join(METRIC_NAMES)}")
+    cfg.add_argument("--override", action="append", metavar="LEVEL:METRIC:OPTION=N", help="per-level option, e.g. char:bleu:max_ngram_order=6 (LEVEL * = all)")
+    cfg.add_argument("--ter-cap", action="store_true", help="cap segment TER at 100 before correlating")
+    cfg.add_argument("--ter-impl", choices=("fast", "sacrebleu"), default="fast", help="TER statistics implementation (identical results)")
+    cfg.add_argument("--spm-vocab", type=int, default=4000, help="SentencePiece vocabulary size (upper bound)")
+    cfg.add_argument("--spm-model", metavar="FILE", help="use this SentencePiece .model instead of training one")
+    cfg.add_argument("--statistic", choices=("pearson", "spearman", "kendall"), default="pearson", help="statistic of the summary and significance tests")
+    st = run.add_argument_group("statistics")
+    st.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap/permutation resamples (0 = no CIs or tests)")
+    st.add_argument("--seed", type=int, default=12345, help="seed of every resampling")
+    perf = run.add_argument_group("performance")
+    perf.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    perf.add_argument("--cache-dir", metavar="DIR", help=f"cache directory (default: ${ENV_VAR} or the user cache dir)")
+    perf.add_argument("--no-cache", action="store_true", help="bypass the persistent cache")
+    run.add_argument("--out", metavar="DIR", help="write the tables into this directory")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(func=run_command)
+    register_qc_command(sub)
+    lv = sub.add_parser("levels", help="list token levels, their versions and availability")
+    lv.set_defaults(func=levels_command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except InputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except (ValueError, RuntimeError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130

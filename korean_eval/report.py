@@ -1,0 +1,99 @@
+"""Exports: the tidy tables as CSV files, and everything as one zip with a JSON of settings and signatures.
+
+Files (GUIDE §2): ``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv``,
+``flipped_pairs.csv``, ``human_systems.csv``, ``token_stats.csv``, ``timings.csv``, plus any extra tables given
+(e.g. ``significance.csv``, ``system_pairs.csv``), and ``run.json`` (settings, signatures, data summary, notes).
+All CSVs are UTF-8 with a header row; no index column.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+import korean_eval
+from korean_eval.data import EvalSet
+from korean_eval.pipeline import Results
+
+
+def result_tables(results: Results, extra: Mapping[str, pd.DataFrame] | None = None) -> dict[str, pd.DataFrame]:
+    """File name → table for every export."""
+    tables = {
+        "segment_scores.csv": results.segment_scores,
+        "system_scores.csv": results.system_scores,
+        "correlations.csv": results.correlations,
+        "rankings.csv": results.rankings,
+        "flipped_pairs.csv": results.flips,
+        "human_systems.csv": results.human_systems,
+        "token_stats.csv": results.token_stats,
+        "timings.csv": results.timings,
+    }
+    for name, frame in (extra or {}).items():
+        tables[name if name.endswith(".csv") else f"{name}.csv"] = frame
+    return tables
+
+
+def run_metadata(results: Results, evalset: EvalSet | None = None, extra: Mapping[str, object] | None = None) -> dict:
+    """Settings, signatures and a data summary: what a paper needs to cite the numbers."""
+    meta: dict[str, object] = {
+        "korean_eval_version": korean_eval.__version__,
+        "settings": results.settings,
+        "signatures": results.signatures(),
+        "notes": results.notes,
+    }
+    if evalset is not None:
+        meta["data"] = {k: str(v) for k, v in evalset.summary().items()}
+        meta["data_sha256"] = evalset.content_hash()
+        meta["validation_notes"] = evalset.report.notes
+        if evalset.human_note:
+            meta["human_scores_note"] = evalset.human_note
+    if extra:
+        meta.update(extra)
+    return meta
+
+
+def to_csv_bytes(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def write_tables(
+    results: Results,
+    out_dir: str | Path,
+    evalset: EvalSet | None = None,
+    extra: Mapping[str, pd.DataFrame] | None = None,
+    extra_meta: Mapping[str, object] | None = None,
+) -> list[Path]:
+    """Write every table and ``run.json`` into ``out_dir`` (created if needed); return the written paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, frame in result_tables(results, extra).items():
+        path = out / name
+        path.write_bytes(to_csv_bytes(frame))
+        written.append(path)
+    meta_path = out / "run.json"
+    meta_path.write_text(json.dumps(run_metadata(results, evalset, extra_meta), ensure_ascii=False, indent=2, default=str))
+    written.append(meta_path)
+    return written
+
+
+def tables_zip(
+    results: Results,
+    evalset: EvalSet | None = None,
+    extra: Mapping[str, pd.DataFrame] | None = None,
+    extra_meta: Mapping[str, object] | None = None,
+) -> bytes:
+    """All tables as CSVs plus ``run.json`` in one zip archive (bytes)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, frame in result_tables(results, extra).items():
+            zf.writestr(name, to_csv_bytes(frame))
+        zf.writestr(
+            "run.json", json.dumps(run_metadata(results, evalset, extra_meta), ensure_ascii=False, indent=2, default=str)
+        )
+    return buf.getvalue()

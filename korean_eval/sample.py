@@ -1,0 +1,40 @@
+"""The bundled sample evaluation set (``sample_data/``): the default data of the CLI examples and the dashboard.
+
+Its human scores are simulated (see ``sample_data/README.md``); every screen that shows them says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from korean_eval.data import EvalSet, attach_human, evalset_from_texts
+
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE_NOTE = "Sample data: human scores are SIMULATED from the errors each system makes (sample_data/README.md)."
+
+
+def sample_files(directory: Path = SAMPLE_DIR) -> dict[str, object]:
+    """Paths of the sample files: ``ref``, ``systems`` (sorted list), ``human``, ``src`` (may be None)."""
+    src = directory / "src.txt"
+    return {
+        "ref": directory / "ref.txt",
+        "systems": sorted((directory / "systems").glob("*.txt")),
+        "human": directory / "human.tsv",
+        "src": src if src.exists() else None,
+    }
+
+
+def load_sample(directory: Path = SAMPLE_DIR) -> EvalSet:
+    """Load the sample set with its (simulated) human scores."""
+    files = sample_files(directory)
+    ref = files["ref"]
+    src = files["src"]
+    evalset = evalset_from_texts(
+        [(ref.name, ref.read_bytes())],
+        [(p.name, p.read_bytes()) for p in files["systems"]],
+        src=(src.name, src.read_bytes()) if src else None,
+    )
+    human = files["human"]
+    attach_human(evalset, human.read_bytes(), human.name)
+    evalset.human_note = SAMPLE_NOTE
+    return evalset
