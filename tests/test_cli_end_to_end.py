@@ -1,0 +1,157 @@
+"""`python -m korean_eval run` end to end: numbers equal to sacrebleu and scipy called directly (GUIDE §3)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import sacrebleu
+from mecab import MeCab
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+from scipy import stats
+
+from tests.helpers import ROOT, STUDY, require
+
+LEVELS = {
+    "word": lambda t: Tokenizer13a()(t).split(),
+    "mecab": lambda t: MeCab().morphs(t) if t.strip() else [],
+    "char": lambda t: [c for c in t if not c.isspace()],
+}
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "korean_eval", "run", *args], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+
+
+def direct_scores(pairs: pd.DataFrame, level: str) -> tuple[dict, dict]:
+    """Segment and system scores computed here with sacrebleu's public API, independently of korean_eval."""
+    tok = LEVELS[level]
+    seg, system = {}, {}
+    for name, group in pairs.groupby("system"):
+        hyps = [" ".join(tok(h)) for h in group["hyp"]]
+        refs = [" ".join(tok(r)) for r in group["ref"]]
+        for sid, h, r in zip(group["seg_id"], hyps, refs, strict=True):
+            seg[(name, sid, "bleu")] = sacrebleu.sentence_bleu(h, [r], tokenize="none").score
+            seg[(name, sid, "chrf")] = sacrebleu.sentence_chrf(h, [r]).score
+            seg[(name, sid, "chrf++")] = sacrebleu.sentence_chrf(h, [r], word_order=2).score
+            seg[(name, sid, "ter")] = sacrebleu.sentence_ter(h, [r]).score
+        system[(name, "bleu")] = sacrebleu.corpus_bleu(hyps, [refs], tokenize="none", force=True).score
+        system[(name, "chrf")] = sacrebleu.corpus_chrf(hyps, [refs]).score
+        system[(name, "chrf++")] = sacrebleu.corpus_chrf(hyps, [refs], word_order=2).score
+        system[(name, "ter")] = sacrebleu.corpus_ter(hyps, [refs]).score
+    return seg, system
+
+
+def check_against_direct(out: Path, pairs: pd.DataFrame, human: pd.DataFrame) -> None:
+    seg_df = pd.read_csv(out / "segment_scores.csv", dtype={"seg_id": str})
+    sys_df = pd.read_csv(out / "system_scores.csv")
+    corr = pd.read_csv(out / "correlations.csv")
+    for level in LEVELS:
+        seg, system = direct_scores(pairs, level)
+        ours = seg_df[seg_df.level == level]
+        ours_map = {(r.system, r.seg_id, r.metric): r.score for r in ours.itertuples()}
+        assert set(ours_map) == set(seg)
+        assert max(abs(ours_map[k] - v) for k, v in seg.items()) <= 1e-9
+        ours_sys = {(r.system, r.metric): r.score for r in sys_df[sys_df.level == level].itertuples()}
+        assert max(abs(ours_sys[k] - v) for k, v in system.items()) <= 1e-9
+        for metric in ("bleu", "chrf", "chrf++", "ter"):
+            merged = human.merge(ours[ours.metric == metric], on=["system", "seg_id"])
+            sel = corr[(corr.level == level) & (corr.metric == metric) & (corr.grouping == "none")]
+            seg_sel = sel[sel.granularity == "segment"].set_index("statistic")["value"]
+            assert abs(seg_sel["pearson"] - stats.pearsonr(merged.score_y, merged.score_x).statistic) <= 1e-9
+            assert abs(seg_sel["spearman"] - stats.spearmanr(merged.score_y, merged.score_x).statistic) <= 1e-9
+            assert abs(seg_sel["kendall"] - stats.kendalltau(merged.score_y, merged.score_x).statistic) <= 1e-9
+            hm = human.groupby("system")["score"].mean()
+            ms = pd.Series({s: system[(s, metric)] for s in hm.index})
+            sys_sel = sel[sel.granularity == "system"].set_index("statistic")["value"]
+            assert abs(sys_sel["pearson"] - stats.pearsonr(ms, hm).statistic) <= 1e-9
+    sig = sys_df["signature"].iloc[0]
+    assert sig.startswith("nrefs:1|case:mixed|eff:no|tok:none|smooth:exp|version:") and "|level:" in sig
+
+
+def test_run_on_study_document1(tmp_path):
+    path = require(STUDY / "doc1_with_text.csv")
+    result = run_cli(
+        "--table", str(path), "--table-cols", "system=Sys,seg_id=DocID+SentID,hyp=Hyp,ref=Ref",
+        "--human-from-table", "Z_adequacy", "--levels", "word,mecab,char", "--metrics", "bleu,chrf,chrf++,ter",
+        "--bootstrap", "0", "--no-cache", "--out", str(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    raw = pd.read_csv(path)
+    raw["seg_id"] = raw.DocID.astype(str) + "-" + raw.SentID.astype(str)
+    pairs = raw.rename(columns={"Sys": "system", "Hyp": "hyp", "Ref": "ref"})
+    pairs["hyp"], pairs["ref"] = pairs.hyp.str.strip(), pairs.ref.str.strip()
+    human = pairs[["system", "seg_id", "Z_adequacy"]].rename(columns={"Z_adequacy": "score"})
+    check_against_direct(tmp_path, pairs, human)
+    assert "Pearson correlation with humans" in result.stdout
+    rankings = pd.read_csv(tmp_path / "rankings.csv")
+    assert set(rankings.system) == {"Sys_A", "Sys_B", "Sys_P", "Sys_Q"}
+
+
+def test_run_on_sample_text_files(tmp_path):
+    sample = ROOT / "sample_data"
+    systems = sorted((sample / "systems").glob("*.txt"))
+    args = ["--ref", str(sample / "ref.txt"), "--human", str(sample / "human.tsv")]
+    for p in systems:
+        args += ["--sys", f"{p.stem}={p}"]
+    result = run_cli(*args, "--levels", "word,mecab,char", "--metrics", "bleu,chrf,chrf++,ter", "--bootstrap", "0",
+                     "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    refs = (sample / "ref.txt").read_text(encoding="utf-8").splitlines()
+    rows = []
+    for p in systems:
+        for i, (h, r) in enumerate(zip(p.read_text(encoding="utf-8").splitlines(), refs, strict=True)):
+            rows.append({"system": p.stem, "seg_id": str(i), "hyp": h, "ref": r})
+    human = pd.read_csv(sample / "human.tsv", sep="\t", dtype={"seg_id": str})
+    check_against_direct(tmp_path / "out", pd.DataFrame(rows), human[["system", "seg_id", "score"]])
+    # the persistent cache was filled: a second run gives identical files
+    again = run_cli(*args, "--levels", "word,mecab,char", "--metrics", "bleu,chrf,chrf++,ter", "--bootstrap", "0",
+                    "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "out2"))
+    assert again.returncode == 0
+    for name in ("segment_scores.csv", "system_scores.csv", "correlations.csv"):
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "out2" / name).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ref", "nope.txt", "--sys", "a=nope.txt"], "nope.txt: reference file not found"),
+        (["--levels", "klingon"], "unknown token level 'klingon'"),
+        (["--metrics", "bleu,meteor"], "unknown metric 'meteor'"),
+        (["--override", "char:bleu:max_ngram_order=0"], "max_ngram_order must be between 1 and 9"),
+        (["--scores", "x.csv"], "--scores"),
+    ],
+)
+def test_bad_input_exits_with_one_line(args, message):
+    result = run_cli(*args, "--bootstrap", "0", "--no-cache", "--quiet")
+    assert result.returncode == 2
+    err_lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(err_lines) == 1 and message in err_lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_line_count_mismatch_message(tmp_path):
+    (tmp_path / "ref.txt").write_text("가\n나\n다\n", encoding="utf-8")
+    (tmp_path / "a.txt").write_text("가\n나\n", encoding="utf-8")
+    result = run_cli("--ref", str(tmp_path / "ref.txt"), "--sys", f"a={tmp_path / 'a.txt'}", "--bootstrap", "0", "--quiet")
+    assert result.returncode == 2 and "a.txt, line 3: has 2 lines but the reference has 3" in result.stderr
+
+
+def test_given_scores_alone(tmp_path):
+    human = "system,seg_id,score\n" + "".join(f"{s},{i},{v}\n" for s, i, v in [("A", 0, 1), ("A", 1, 2), ("B", 0, 3), ("B", 1, 5), ("C", 0, 2), ("C", 1, 1)])
+    scores = "system,seg_id,comet\n" + "".join(f"{s},{i},{v}\n" for s, i, v in [("A", 0, 0.1), ("A", 1, 0.3), ("B", 0, 0.2), ("B", 1, 0.9), ("C", 0, 0.4), ("C", 1, 0.2)])
+    (tmp_path / "h.csv").write_text(human)
+    (tmp_path / "s.csv").write_text(scores)
+    result = run_cli("--scores", str(tmp_path / "s.csv"), "--human", str(tmp_path / "h.csv"), "--bootstrap", "0", "--out", str(tmp_path / "o"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    corr = pd.read_csv(tmp_path / "o" / "correlations.csv")
+    seg = corr[(corr.level == "given") & (corr.granularity == "segment") & (corr.grouping == "none") & (corr.statistic == "pearson")]
+    expected = stats.pearsonr([0.1, 0.3, 0.2, 0.9, 0.4, 0.2], [1, 2, 3, 5, 2, 1]).statistic
+    assert seg["value"].iloc[0] == pytest.approx(expected, abs=1e-12)
+    sysc = corr[(corr.level == "given") & (corr.granularity == "system") & (corr.statistic == "pearson")]
+    assert sysc["value"].iloc[0] == pytest.approx(stats.pearsonr([0.2, 0.55, 0.3], [1.5, 4, 1.5]).statistic, abs=1e-12)
+    assert np.isfinite(sysc["value"].iloc[0])
