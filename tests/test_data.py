@@ -99,7 +99,7 @@ def test_table_jsonl_and_quoted_newlines():
 
 
 def test_table_errors_name_line():
-    csv = "system,seg_id,hyp,ref\nA,1,x,r1\nB,1,y,r2\n".encode()
+    csv = b"system,seg_id,hyp,ref\nA,1,x,r1\nB,1,y,r2\n"
     with pytest.raises(InputError) as err:
         evalset_from_table(csv, "t.csv")
     assert err.value.line == 3 and "different reference" in str(err.value)
