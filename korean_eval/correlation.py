@@ -65,9 +65,18 @@ def segment_correlation(metric: np.ndarray, human: np.ndarray, statistic: str, g
     return (float(np.mean(values)) if values else float("nan")), n
 
 
+MIN_SYSTEMS = 3
+
+
 def system_correlation(system_metric: np.ndarray, system_human: np.ndarray, statistic: str) -> tuple[float, int]:
-    """System-level correlation of per-system metric scores with per-system mean human scores (NaN entries skipped)."""
+    """System-level correlation of per-system metric scores with per-system mean human scores (NaN entries skipped).
+
+    Undefined (NaN) with fewer than :data:`MIN_SYSTEMS` systems: two points always correlate ±1.
+    """
     x = np.asarray(system_metric, dtype=np.float64)
     y = np.asarray(system_human, dtype=np.float64)
     ok = np.isfinite(x) & np.isfinite(y)
-    return correlate(x[ok], y[ok], statistic), int(ok.sum())
+    n = int(ok.sum())
+    if n < MIN_SYSTEMS:
+        return float("nan"), n
+    return correlate(x[ok], y[ok], statistic), n
