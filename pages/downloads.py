@@ -1,0 +1,43 @@
+"""Downloads: every table as CSV, everything as one zip (tables + settings and signatures as JSON)."""
+
+import streamlit as st
+
+from korean_eval import report
+from ui import state
+from ui.widgets import csv_button
+
+state.enter_page("pages/downloads.py")
+ctx = state.context()
+res, data = ctx.results, ctx.evalset
+
+st.title("Downloads")
+st.caption(
+    "Tables are tidy CSV (UTF-8, one header row). `run.json` in the zip holds the settings, every signature and a "
+    "summary of the data — what a paper needs to report the numbers exactly. Charts: use the camera button in each "
+    "chart's toolbar to save it as PNG."
+)
+if data.human_note:
+    st.info(data.human_note, icon=":material/science:")
+
+extra = {}
+if data.human is not None:
+    extra["human_scores.csv"] = data.human
+if data.report.excluded:
+    extra["excluded_rows.csv"] = data.report.excluded_frame()
+tables = report.result_tables(res, extra)
+
+st.download_button(
+    "All results as one zip",
+    data=report.tables_zip(res, data, extra),
+    file_name="korean-eval-results.zip",
+    mime="application/zip",
+    type="primary",
+    icon=":material/folder_zip:",
+    key="dl_zip",
+    on_click="ignore",
+)
+st.subheader("Single tables")
+cols = st.columns(3)
+for i, (name, frame) in enumerate(tables.items()):
+    with cols[i % 3]:
+        csv_button(frame, name)

@@ -1,0 +1,300 @@
+"""Plotly figures of the dashboard (pure Plotly: tables in, figures out; no Streamlit).
+
+Colours encode the token *family* everywhere (word / morpheme / subword / character / jamo), so a reader learns
+them once. Text that came from a user's files (system names, hypotheses, references, own metric names) is escaped
+before it goes into a label or a hover box, so it is shown as text and never interpreted as markup.
+"""
+
+from __future__ import annotations
+
+import html
+import textwrap
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ui.views import FAMILY_LABELS, STATISTIC_LABELS, STATISTIC_SYMBOLS
+
+FAMILY_COLORS = {
+    "word": "#4C78A8",
+    "morpheme": "#54A24B",
+    "subword": "#B279A2",
+    "character": "#F58518",
+    "jamo": "#E45756",
+    "given": "#8C8C8C",
+}
+SYSTEM_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#EECA3B", "#FF9DA6", "#9D755D", "#BAB0AC"]
+FONT = dict(family="Inter, 'Noto Sans KR', 'Source Sans Pro', sans-serif", size=13)
+
+
+def esc(text: object) -> str:
+    """User text → safe for Plotly labels (``<``, ``>``, ``&`` escaped)."""
+    return html.escape(str(text), quote=False)
+
+
+def wrap(text: object, width: int = 48, lines: int = 4) -> str:
+    """Escaped text wrapped with ``<br>`` for a hover box (at most ``lines`` lines)."""
+    parts = textwrap.wrap(str(text), width=width, max_lines=lines, placeholder=" …") or [""]
+    return "<br>".join(esc(p) for p in parts)
+
+
+def _base(fig: go.Figure, height: int, title: str | None = None) -> go.Figure:
+    fig.update_layout(
+        template="plotly_white",
+        font=FONT,
+        height=height,
+        margin=dict(l=60, r=20, t=95 if title else 40, b=40),
+        title=dict(text=title, x=0, xanchor="left", y=0.985, yanchor="top", yref="container", font=dict(size=16))
+        if title
+        else None,
+        hoverlabel=dict(font_size=12, align="left"),
+        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0, title_text="", font=dict(size=12)),
+    )
+    return fig
+
+
+def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, grouping_note: str = "") -> go.Figure:
+    """Bars of the correlation with humans per metric × token level (one granularity), coloured by family.
+
+    ``view`` is :func:`ui.views.correlation_view`; bars are grouped by metric (outer axis) and level (inner axis).
+    Error bars are drawn where ``shown_low``/``shown_high`` are known (bootstrap CIs).
+    """
+    df = view[view["granularity"] == granularity]
+    title = f"{'Segment' if granularity == 'segment' else 'System'} level"
+    fig = go.Figure()
+    outer = [esc(x) for x in df["shown_label"]]
+    inner = list(df["level"])
+    for family in [f for f in FAMILY_COLORS if f in set(df["family"])]:
+        mask = (df["family"] == family).to_numpy()
+        sub = df[mask]
+        y = sub["shown"].to_numpy(float)
+        has_ci = np.isfinite(sub["shown_low"].to_numpy(float)).any()
+        custom = np.column_stack(
+            [
+                [esc(m) for m in sub["metric_label"]],
+                sub["level"],
+                sub["n"].astype(int),
+                sub["value"].map(lambda v: f"{v:.3f}" if np.isfinite(v) else "undefined"),
+                [esc(s) for s in sub["signature"]],
+                [
+                    f"<br>95% CI [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
+                    for lo, hi in zip(sub["ci_low"], sub["ci_high"], strict=True)
+                ],
+            ]
+        )
+        fig.add_bar(
+            name=FAMILY_LABELS.get(family, family),
+            x=[[o for o, k in zip(outer, mask, strict=True) if k], [i for i, k in zip(inner, mask, strict=True) if k]],
+            y=y,
+            marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
+            text=[f"{v:.2f}" if np.isfinite(v) else "n/a" for v in y],
+            textposition="outside",
+            textfont=dict(size=10, color="#444"),
+            cliponaxis=False,
+            customdata=custom,
+            error_y=dict(
+                type="data",
+                array=(sub["shown_high"] - sub["shown"]).to_numpy(float),
+                arrayminus=(sub["shown"] - sub["shown_low"]).to_numpy(float),
+                color="#333",
+                thickness=1.2,
+                width=3,
+            )
+            if has_ci
+            else None,
+            hovertemplate=(
+                "<b>%{customdata[0]}</b> at level <b>%{customdata[1]}</b><br>"
+                + STATISTIC_LABELS[statistic]
+                + " = %{customdata[3]}  (n = %{customdata[2]})%{customdata[5]}<br>"
+                "<span style='font-size:10px'>%{customdata[4]}</span><extra></extra>"
+            ),
+        )
+    ymin = float(np.nanmin(np.append(df["shown_low"].to_numpy(float), df["shown"].to_numpy(float)))) if len(df) else 0.0
+    fig.update_yaxes(
+        title_text=f"{STATISTIC_LABELS[statistic]} with humans",
+        range=[min(0.0, ymin * 1.15 if np.isfinite(ymin) else 0.0), 1.08],
+        zeroline=True,
+        zerolinecolor="#999",
+        gridcolor="#eee",
+    )
+    fig.update_xaxes(title_text="metric · token level", tickfont=dict(size=11))
+    fig.update_layout(barmode="overlay", bargap=0.18)
+    _base(fig, 460, title + (f" <span style='font-size:12px;color:#777'>({grouping_note})</span>" if grouping_note else ""))
+    return fig
+
+
+def correlation_heatmap(view: pd.DataFrame, granularity: str, statistic: str) -> go.Figure:
+    """Metric (rows) × level (columns) grid of the plotted correlation, annotated with its value."""
+    df = view[view["granularity"] == granularity]
+    levels = list(dict.fromkeys(df["level"]))
+    metrics = list(dict.fromkeys(df["shown_label"]))
+    grid = df.pivot_table(index="shown_label", columns="level", values="shown", aggfunc="first").reindex(index=metrics, columns=levels)
+    z = grid.to_numpy(float)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=levels,
+            y=[esc(m) for m in metrics],
+            colorscale="Blues",
+            zmin=0,
+            zmax=1,
+            text=[[f"{v:.2f}" if np.isfinite(v) else "" for v in row] for row in z],
+            texttemplate="%{text}",
+            hovertemplate="%{y} at %{x}: %{z:.3f}<extra></extra>",
+            colorbar=dict(title=STATISTIC_SYMBOLS[statistic], thickness=12),
+        )
+    )
+    fig.update_yaxes(autorange="reversed")
+    return _base(fig, 120 + 38 * len(metrics), f"{granularity.capitalize()} level, {STATISTIC_LABELS[statistic]}")
+
+
+def bump_chart(paths: pd.DataFrame, metric_label: str, higher_is_better: bool = True) -> go.Figure:
+    """System ranks by the humans, then by the metric at each token level (1 = best at the top).
+
+    Points where the metric's rank differs from the human rank are drawn as open red rings.
+    """
+    stages = list(dict.fromkeys(paths["stage"]))
+    systems = list(dict.fromkeys(paths["system"]))
+    fig = go.Figure()
+    n = max(len(systems), 1)
+    for k, system in enumerate(systems):
+        sub = paths[paths["system"] == system].set_index("stage").reindex(stages)
+        color = SYSTEM_COLORS[k % len(SYSTEM_COLORS)]
+        name = esc(system)
+        fig.add_scatter(
+            x=stages,
+            y=sub["rank"],
+            mode="lines+markers",
+            name=name,
+            line=dict(color=color, width=3, shape="spline", smoothing=0.6),
+            marker=dict(
+                size=16,
+                color=["white" if d else color for d in sub["differs"].fillna(False)],
+                line=dict(color=["#D62728" if d else color for d in sub["differs"].fillna(False)], width=3),
+            ),
+            customdata=np.column_stack([sub["score"].to_numpy(float), [name] * len(stages)]),
+            hovertemplate="<b>%{customdata[1]}</b> · %{x}<br>rank %{y}<br>score %{customdata[0]:.2f}<extra></extra>",
+        )
+        first = sub["rank"].iloc[0]
+        last = sub["rank"].iloc[-1]
+        if np.isfinite(first):
+            fig.add_annotation(x=stages[0], y=first, text=name, xanchor="right", xshift=-14, showarrow=False, font=dict(color=color, size=12))
+        if np.isfinite(last) and len(stages) > 1:
+            fig.add_annotation(x=stages[-1], y=last, text=name, xanchor="left", xshift=14, showarrow=False, font=dict(color=color, size=12))
+    fig.update_yaxes(
+        autorange=False, range=[n + 0.5, 0.5], dtick=1, title_text="rank (1 = best)", gridcolor="#f0f0f0", zeroline=False
+    )
+    fig.update_xaxes(showgrid=False, title_text="")
+    fig.update_layout(showlegend=False, margin=dict(l=130, r=130, t=70, b=40))
+    _base(fig, 110 + 60 * n, f"System ranking: humans vs {esc(metric_label)} at each token level")
+    fig.update_layout(margin=dict(l=140, r=140))
+    return fig
+
+
+def flip_heatmap(counts: pd.DataFrame, n_pairs: int) -> go.Figure:
+    """Flipped system pairs per metric × level (of ``n_pairs`` pairs)."""
+    z = counts.to_numpy(float)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(counts.columns),
+            y=[esc(m) for m in counts.index],
+            colorscale=[[0, "#f7fbff"], [1, "#d62728"]],
+            zmin=0,
+            zmax=max(1, n_pairs),
+            text=[[f"{int(v)}" for v in row] for row in z],
+            texttemplate="%{text}",
+            textfont=dict(size=14),
+            hovertemplate="%{y} at %{x}: %{z:.0f} of " + str(n_pairs) + " pairs flipped<extra></extra>",
+            colorbar=dict(title="pairs", thickness=12),
+            xgap=2,
+            ygap=2,
+        )
+    )
+    fig.update_yaxes(autorange="reversed")
+    return _base(fig, 140 + 40 * len(counts), f"Flipped system pairs (of {n_pairs}) — metric vs human order")
+
+
+def segment_scatter(df: pd.DataFrame, metric_label: str, level: str, human_label: str = "human score") -> go.Figure:
+    """Metric score vs human score per segment, coloured by system; hover shows the texts."""
+    fig = go.Figure()
+    for k, (system, sub) in enumerate(df.groupby("system", sort=True)):
+        custom = np.column_stack(
+            [
+                [esc(system)] * len(sub),
+                [esc(s) for s in sub["seg_id"]],
+                [wrap(h) for h in sub["hyp"]],
+                [wrap(r) for r in sub["ref"]],
+                sub["difference"].to_numpy(float),
+            ]
+        )
+        fig.add_scatter(
+            x=sub["human"],
+            y=sub["metric"],
+            mode="markers",
+            name=esc(system),
+            marker=dict(size=8, opacity=0.75, color=SYSTEM_COLORS[k % len(SYSTEM_COLORS)], line=dict(width=0.5, color="white")),
+            customdata=custom,
+            hovertemplate=(
+                "<b>%{customdata[0]}</b>, segment %{customdata[1]}<br>human %{x:.2f} · metric %{y:.2f}"
+                " · rank difference %{customdata[4]:+.2f}<br><br><b>hyp</b> %{customdata[2]}<br><b>ref</b> %{customdata[3]}<extra></extra>"
+            ),
+        )
+    fig.update_xaxes(title_text=human_label, gridcolor="#eee")
+    fig.update_yaxes(title_text=f"{esc(metric_label)} at {level} (segment)", gridcolor="#eee")
+    return _base(fig, 520, f"{esc(metric_label)} at level {level} vs human, per segment")
+
+
+def level_bars(df: pd.DataFrame, value: str, title: str, axis_title: str, fmt: str = ".2f") -> go.Figure:
+    """One bar per level coloured by family (``df`` has ``level``, ``family`` and ``value``)."""
+    fig = go.Figure()
+    for family in [f for f in FAMILY_COLORS if f in set(df["family"])]:
+        sub = df[df["family"] == family]
+        fig.add_bar(
+            name=FAMILY_LABELS.get(family, family),
+            x=sub["level"],
+            y=sub[value],
+            marker_color=FAMILY_COLORS[family],
+            text=[format(v, fmt) for v in sub[value]],
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{x}: %{y:" + fmt + "}<extra></extra>",
+        )
+    fig.update_xaxes(categoryorder="array", categoryarray=list(df["level"]), title_text="token level")
+    fig.update_yaxes(title_text=axis_title, gridcolor="#eee")
+    fig.update_layout(barmode="overlay")
+    return _base(fig, 360, title)
+
+
+def timing_heatmap(seconds: pd.DataFrame) -> go.Figure:
+    """Seconds each metric (rows) took at each level (columns)."""
+    z = seconds.to_numpy(float)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(seconds.columns),
+            y=[esc(m) for m in seconds.index],
+            colorscale="Oranges",
+            text=[[f"{v:.2f}s" if np.isfinite(v) else "" for v in row] for row in z],
+            texttemplate="%{text}",
+            hovertemplate="%{y} at %{x}: %{z:.3f} s<extra></extra>",
+            colorbar=dict(title="s", thickness=12),
+            xgap=2,
+            ygap=2,
+        )
+    )
+    fig.update_yaxes(autorange="reversed")
+    return _base(fig, 140 + 38 * len(seconds), "Scoring time per metric × level (seconds, this run; cached work is fast)")
+
+
+def distribution(before: Sequence[float], after: Sequence[float], label: str) -> go.Figure:
+    """Overlaid histograms of a score before and after quality control."""
+    fig = go.Figure()
+    fig.add_histogram(x=list(before), name=f"before QC (n = {len(before):,})", marker_color="#BAB0AC", opacity=0.75, nbinsx=30)
+    fig.add_histogram(x=list(after), name=f"after QC (n = {len(after):,})", marker_color="#4C78A8", opacity=0.75, nbinsx=30)
+    fig.update_layout(barmode="overlay")
+    fig.update_xaxes(title_text=esc(label))
+    fig.update_yaxes(title_text="judgments", gridcolor="#eee")
+    return _base(fig, 320, f"{esc(label)}: distribution before and after QC")

@@ -1,0 +1,136 @@
+"""Uploaded bytes → a validated :class:`~korean_eval.data.EvalSet` (no Streamlit here, so tests call it directly).
+
+The Data page wraps each uploaded file as an :class:`Upload` (name + bytes) and calls one of the builders; every
+builder raises :class:`~korean_eval.data.InputError` (a ``ValueError``) with a message a person can act on.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from korean_eval import data as kdata
+from korean_eval.data import (
+    ColumnMap,
+    EvalSet,
+    attach_given_scores,
+    attach_human,
+    evalset_from_table,
+    evalset_from_texts,
+    read_table,
+)
+
+#: Roles of a long table's columns, in the order the Data page asks for them.
+TABLE_ROLES: tuple[str, ...] = ("system", "seg_id", "hyp", "ref", "src", "score")
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One uploaded file: its name (for messages and system names) and its bytes."""
+
+    name: str
+    data: bytes
+
+    @classmethod
+    def of(cls, uploaded) -> Upload:
+        """From a Streamlit ``UploadedFile`` (anything with ``.name`` and ``.getvalue()``)."""
+        return cls(str(uploaded.name), bytes(uploaded.getvalue()))
+
+
+def default_system_name(file_name: str) -> str:
+    """The name the backend gives a system file (its stem, e.g. ``sys_a.txt`` → ``sys_a``)."""
+    return kdata._stem(file_name)
+
+
+def build_from_texts(
+    refs: Sequence[Upload],
+    systems: Sequence[Upload],
+    names: Sequence[str] | None = None,
+    human: Upload | None = None,
+    given: Upload | None = None,
+    src: Upload | None = None,
+) -> EvalSet:
+    """Reference file(s) + one file per system (+ human scores, own metric scores, sources) → EvalSet."""
+    evalset = evalset_from_texts(
+        [(u.name, u.data) for u in refs],
+        [(u.name, u.data) for u in systems],
+        system_names=list(names) if names is not None else None,
+        src=(src.name, src.data) if src is not None else None,
+    )
+    return _attach(evalset, human, given)
+
+
+def table_columns(upload: Upload) -> list[str]:
+    """The column names of an uploaded CSV/TSV/JSONL table."""
+    return list(read_table(upload.data, upload.name).columns)
+
+
+def guess_table_roles(columns: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Prefill for the column pickers: role → columns the backend would pick by itself (possibly empty)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for role in TABLE_ROLES:
+        try:
+            out[role] = tuple(kdata._resolve(list(columns), ColumnMap(), role, "table", False))
+        except kdata.InputError:
+            out[role] = ()
+    # A column picked for one role is not offered as the default of a later one (e.g. "id" as seg_id and score).
+    used: set[str] = set()
+    for role in TABLE_ROLES:
+        out[role] = tuple(c for c in out[role] if c not in used)
+        used.update(out[role])
+    return out
+
+
+@dataclass(frozen=True)
+class TableRoles:
+    """The columns a person picked for a long table; ``score`` (optional) is a human-score column in it."""
+
+    system: str
+    seg_id: tuple[str, ...]
+    hyp: str
+    ref: tuple[str, ...]
+    src: str | None = None
+    score: str | None = None
+
+    def column_map(self) -> ColumnMap:
+        return ColumnMap(system=self.system, seg_id=tuple(self.seg_id), hyp=self.hyp, ref=tuple(self.ref), src=self.src)
+
+
+def build_from_table(
+    upload: Upload, roles: TableRoles, human: Upload | None = None, given: Upload | None = None
+) -> EvalSet:
+    """One long table (system, seg_id, hyp, ref [, src, human score]) → EvalSet; a separate human file wins."""
+    if not roles.seg_id:
+        raise kdata.InputError(upload.name, "pick at least one seg_id column")
+    if not roles.ref:
+        raise kdata.InputError(upload.name, "pick at least one reference column")
+    picked = [roles.system, *roles.seg_id, roles.hyp, *roles.ref, *([roles.src] if roles.src else [])]
+    twice = sorted({c for c in picked if picked.count(c) > 1})
+    if twice:
+        raise kdata.InputError(upload.name, f"column(s) {', '.join(twice)} picked for two roles; each column has one role")
+    evalset = evalset_from_table(upload.data, upload.name, roles.column_map(), human_col=roles.score)
+    return _attach(evalset, human, given)
+
+
+def _attach(evalset: EvalSet, human: Upload | None, given: Upload | None) -> EvalSet:
+    if human is not None:
+        attach_human(evalset, human.data, human.name)
+    if given is not None:
+        attach_given_scores(evalset, given.data, given.name)
+    return evalset
+
+
+def with_human_scores(evalset: EvalSet, item_scores: pd.DataFrame, source: str) -> EvalSet:
+    """A copy of ``evalset`` whose human scores are ``item_scores`` (``system, seg_id, score``, e.g. QC output).
+
+    Rows for systems or segments the evaluation set does not have are excluded and reported as usual. The copy's
+    ``human_note`` is cleared: these are the user's own judgments, not the sample's simulated ones.
+    """
+    out = copy.deepcopy(evalset)
+    payload = item_scores[["system", "seg_id", "score"]].to_csv(index=False).encode("utf-8")
+    attach_human(out, payload, source, ColumnMap(system="system", seg_id=("seg_id",), score="score"))
+    out.human_note = ""
+    return out

@@ -1,0 +1,213 @@
+"""The settings shared by every page (drawn in the sidebar by app.py, on every page)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import streamlit as st
+
+from korean_eval.metrics import METRIC_NAMES, OPTION_SPECS
+from korean_eval.pipeline import EvalConfig
+from korean_eval.tokenizers import FAMILIES, SpmLevel, level_table
+from ui.state import Settings
+from ui.views import FAMILY_LABELS, GROUPING_LABELS, STATISTIC_LABELS, metric_label
+
+DEFAULT_LEVELS: tuple[str, ...] = EvalConfig().levels
+GROUP_LABELS = {"sacrebleu": "sacrebleu metrics", "extended": "extended"}
+LEVEL_PREFIX = "level|"
+METRIC_PREFIX = "metrics|"
+OVERRIDE_PREFIX = "ovr|"
+
+
+@st.cache_resource(show_spinner="Checking which tokenizers are installed…")
+def levels_info() -> list[dict[str, str]]:
+    return level_table()
+
+
+@st.cache_resource(show_spinner=False)
+def metric_groups() -> dict[str, list[str]]:
+    from korean_eval.metrics import metric_group
+
+    groups: dict[str, list[str]] = defaultdict(list)
+    for name in METRIC_NAMES:
+        groups[metric_group(name)].append(name)
+    return dict(groups)
+
+
+def _init(key: str, value: object) -> None:
+    """Set a widget's starting value once (so tests and callbacks can preset it through session state)."""
+    if key not in st.session_state:
+        st.session_state[key] = value
+
+
+def _levels() -> tuple[str, ...]:
+    st.markdown("**Token levels**")
+    rows = levels_info()
+    chosen: list[str] = []
+    unavailable: list[dict[str, str]] = []
+    for family in FAMILIES:
+        fam_rows = [r for r in rows if r["family"] == family]
+        if not fam_rows:
+            continue
+        st.caption(FAMILY_LABELS[family].capitalize())
+        with st.container(horizontal=True, gap="small"):
+            for r in fam_rows:
+                key = LEVEL_PREFIX + r["level"]
+                ok = r["available"] == "yes"
+                _init(key, ok and r["level"] in DEFAULT_LEVELS)
+                if not ok:
+                    st.session_state[key] = False
+                    unavailable.append(r)
+                tip = f"{r['label']}: {r['description']}" + (f" ({r['version']})" if r["version"] else "")
+                if not ok:
+                    tip = f"Unavailable: {r['reason']}"
+                if st.checkbox(r["level"], key=key, disabled=not ok, help=tip) and ok:
+                    chosen.append(r["level"])
+    for r in unavailable:
+        st.caption(f"⊘ {r['level']} is unavailable: {r['reason']}")
+    if "spm" in chosen:
+        _init("spm_vocab", SpmLevel.DEFAULT_VOCAB)
+        st.number_input(
+            "SentencePiece vocabulary (upper bound)",
+            min_value=100,
+            max_value=64000,
+            step=500,
+            key="spm_vocab",
+            help="A unigram model is trained on the references; small data gets a smaller vocabulary.",
+        )
+    return tuple(chosen)
+
+
+def _metrics() -> tuple[str, ...]:
+    st.markdown("**Metrics**")
+    groups = metric_groups()
+    names = [g for g in ("sacrebleu", "extended") if g in groups] + [g for g in groups if g not in GROUP_LABELS]
+    _init("metric_groups", ["sacrebleu"] if "sacrebleu" in groups else names[:1])
+    on = st.segmented_control(
+        "Metric groups",
+        names,
+        selection_mode="multi",
+        key="metric_groups",
+        format_func=lambda g: GROUP_LABELS.get(g, g),
+        label_visibility="collapsed",
+    )
+    if "extended" not in groups:
+        st.caption("Extended metrics (NLTK BLEU, GLEU, NIST, RIBES, …) are not installed here.")
+    chosen: list[str] = []
+    for group in names:
+        if group not in (on or []):
+            continue
+        key = METRIC_PREFIX + group
+        _init(key, list(groups[group]))
+        chosen += st.pills(
+            GROUP_LABELS.get(group, group),
+            groups[group],
+            selection_mode="multi",
+            key=key,
+            format_func=metric_label,
+            label_visibility="collapsed",
+            persist_state="session",
+        )
+    return tuple(m for m in METRIC_NAMES if m in chosen)
+
+
+def _override_key(level: str, metric: str, option: str) -> str:
+    return f"{OVERRIDE_PREFIX}{level}|{metric}|{option}"
+
+
+def _reset_overrides() -> None:
+    for key in [k for k in st.session_state if str(k).startswith(OVERRIDE_PREFIX)]:
+        st.session_state[key] = _default_of(str(key))
+
+
+def _default_of(key: str) -> int:
+    _, _level, metric, option = key.split("|")
+    return next(s.default for s in OPTION_SPECS[metric] if s.name == option)
+
+
+def _overrides(levels: tuple[str, ...], metrics: tuple[str, ...]) -> dict:
+    with_specs = [m for m in metrics if OPTION_SPECS.get(m)]
+    overrides: dict[str, dict[str, dict[str, int]]] = {}
+    for level in levels:
+        for metric in with_specs:
+            for spec in OPTION_SPECS[metric]:
+                value = st.session_state.get(_override_key(level, metric, spec.name), spec.default)
+                if value != spec.default:
+                    overrides.setdefault(level, {}).setdefault(metric, {})[spec.name] = int(value)
+    label = "Per-level n-gram settings" + (f" ({sum(len(o) for lv in overrides.values() for o in lv.values())} changed)" if overrides else "")
+    with st.expander(label, icon=":material/tune:"):
+        if not levels or not with_specs:
+            st.caption("Choose a level and BLEU or a chrF metric to change their n-gram orders.")
+            return overrides
+        level = st.selectbox("Level", levels, key="ovr_level", persist_state="session")
+        for metric in with_specs:
+            specs = OPTION_SPECS[metric]
+            st.caption(metric_label(metric))
+            cols = st.columns(len(specs))
+            for spec, col in zip(specs, cols, strict=True):
+                key = _override_key(level, metric, spec.name)
+                _init(key, spec.default)
+                col.number_input(
+                    spec.name.replace("_", " "),
+                    min_value=spec.low,
+                    max_value=spec.high,
+                    step=1,
+                    key=key,
+                    help=f"{spec.help} (default {spec.default}, {spec.low}–{spec.high})",
+                    persist_state="session",
+                )
+        if overrides:
+            st.caption(
+                "Changed: "
+                + "; ".join(
+                    f"{lv} {metric_label(m)} " + ", ".join(f"{k}={v}" for k, v in o.items())
+                    for lv, per in overrides.items()
+                    for m, o in per.items()
+                )
+            )
+            st.button("Reset to defaults", on_click=_reset_overrides, key="ovr_reset")
+    return overrides
+
+
+def render() -> Settings:
+    """Draw the sidebar settings and return them (validated into an :class:`EvalConfig`)."""
+    with st.sidebar:
+        levels = _levels()
+        st.divider()
+        metrics = _metrics()
+        overrides = _overrides(levels, metrics)
+        st.divider()
+        st.markdown("**Correlation with humans**")
+        _init("statistic", "pearson")
+        statistic = st.segmented_control(
+            "Statistic",
+            list(STATISTIC_LABELS),
+            key="statistic",
+            format_func=lambda s: STATISTIC_LABELS[s].split()[0],
+            required=True,
+        )
+        _init("grouping", "none")
+        grouping = st.selectbox(
+            "Segment-level grouping",
+            list(GROUPING_LABELS),
+            key="grouping",
+            format_func=lambda g: f"{g}: {GROUPING_LABELS[g]}",
+            help="How segment-level correlations are taken: over all pairs, per segment across systems, or per system "
+            "across segments (the per-group correlations are averaged).",
+        )
+        _init("ter_cap", False)
+        ter_cap = st.checkbox(
+            "Cap segment TER at 100",
+            key="ter_cap",
+            help="Sentence TER exceeds 100 when a hypothesis is much longer than its reference; the study capped it "
+            "before correlating. System TER is never capped.",
+        )
+        spm_vocab = int(st.session_state.get("spm_vocab", SpmLevel.DEFAULT_VOCAB))
+    config = EvalConfig(
+        levels=levels,
+        metrics=metrics,
+        overrides=overrides,
+        ter_cap=bool(ter_cap),
+        spm_vocab=spm_vocab,
+    )
+    return Settings(config=config, statistic=statistic or "pearson", grouping=grouping or "none")

@@ -1,0 +1,252 @@
+"""Session state of the dashboard: the current data, the settings, and cached results.
+
+* The current :class:`EvalSet` lives in ``st.session_state`` (the bundled sample until the user loads other data).
+* Results are kept in a small in-process store keyed by ``EvalSet.content_hash()`` + ``EvalConfig.as_dict()``
+  (+ the hash of a user-supplied SentencePiece model), shared by all sessions: switching pages or changing a display
+  option (statistic, grouping, chart toggles) never recomputes; the backend's :class:`DiskCache` makes even a new
+  setting cheap for tokenisations and statistics seen before.
+* While computing, a progress bar follows the pipeline's ``progress(fraction, message)`` callback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import streamlit as st
+
+from korean_eval.cache import NullCache, open_cache
+from korean_eval.data import EvalSet
+from korean_eval.pipeline import EvalConfig, Results, evaluate, prepare_level
+from korean_eval.sample import load_sample
+from ui.widgets import input_error, md_escape
+
+EVALSET_KEY = "ke_evalset"
+SOURCE_KEY = "ke_source"
+SETTINGS_KEY = "ke_settings"
+TARGET_KEY = "ke_target_page"
+SAMPLE_LABEL = "bundled sample"
+MAX_RESULTS = 6
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The sidebar's choices: what to compute (``config``) and how to show correlations."""
+
+    config: EvalConfig
+    statistic: str = "pearson"
+    grouping: str = "none"
+
+
+@dataclass
+class Context:
+    evalset: EvalSet
+    settings: Settings
+    results: Results
+
+    @property
+    def has_human(self) -> bool:
+        return self.evalset.human is not None and not self.results.correlations.empty
+
+
+# ------------------------------------------------------------------------------------------- navigation
+
+_run = threading.local()
+
+
+@contextmanager
+def app_run():
+    """Marks a page run as started by app.py (which draws the shared sidebar and settings)."""
+    _run.active = True
+    try:
+        yield
+    finally:
+        _run.active = False
+
+
+def enter_page(path: str) -> None:
+    """First line of every page: a page opened without app.py goes through it and comes back.
+
+    Streamlit runs ``pages/*.py`` on their own (its older multipage mode, because the folder is called ``pages``)
+    for a link straight to a page until some session has run app.py's ``st.navigation`` since the server started.
+    """
+    if not getattr(_run, "active", False):
+        st.session_state[TARGET_KEY] = path
+        st.switch_page("app.py")
+
+
+def resume_target_page() -> None:
+    """Called by app.py after ``st.navigation``: finish a redirect started by :func:`enter_page`."""
+    target = st.session_state.pop(TARGET_KEY, None)
+    if target:
+        st.switch_page(target)
+
+
+# ------------------------------------------------------------------------------------------------- data
+
+
+@st.cache_resource(show_spinner="Loading the sample data…")
+def _sample() -> EvalSet:
+    return load_sample()
+
+
+@st.cache_resource(show_spinner=False)
+def disk_cache() -> NullCache:
+    return open_cache()
+
+
+def evalset() -> EvalSet | None:
+    """The current evaluation set (the sample unless the user loaded data); None if the sample cannot load."""
+    current = st.session_state.get(EVALSET_KEY)
+    if current is not None:
+        return current
+    try:
+        return _sample()
+    except (OSError, ValueError) as err:
+        st.error(f"The bundled sample could not be loaded ({md_escape(err)}). Load data on the Data page.")
+        return None
+
+
+def source() -> str:
+    return st.session_state.get(SOURCE_KEY, SAMPLE_LABEL)
+
+
+def is_sample() -> bool:
+    return EVALSET_KEY not in st.session_state
+
+
+def use(evalset: EvalSet, label: str) -> None:
+    """Make ``evalset`` the data of every page."""
+    st.session_state[EVALSET_KEY] = evalset
+    st.session_state[SOURCE_KEY] = label
+
+
+def use_sample() -> None:
+    st.session_state.pop(EVALSET_KEY, None)
+    st.session_state.pop(SOURCE_KEY, None)
+
+
+# --------------------------------------------------------------------------------------------- settings
+
+
+def store_settings(settings: Settings) -> None:
+    st.session_state[SETTINGS_KEY] = settings
+
+
+def settings() -> Settings:
+    return st.session_state.get(SETTINGS_KEY) or Settings(EvalConfig())
+
+
+# ---------------------------------------------------------------------------------------------- results
+
+
+class _Store:
+    """A small thread-safe LRU of Results."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: OrderedDict[str, Results] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str) -> Results | None:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        return None
+
+    def put(self, key: str, value: Results) -> None:
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _store() -> _Store:
+    return _Store(MAX_RESULTS)
+
+
+def results_key(evalset: EvalSet, config: EvalConfig) -> str:
+    """Content hash of the data + every setting that changes the numbers."""
+    h = hashlib.sha256(evalset.content_hash().encode())
+    h.update(json.dumps(config.as_dict(), sort_keys=True).encode())
+    if config.spm_model:
+        h.update(hashlib.sha256(config.spm_model).digest())
+    return h.hexdigest()
+
+
+def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
+    """Cached results, computed with a progress bar when new; None (after an error message) if they cannot be."""
+    key = results_key(evalset, config)
+    store = _store()
+    hit = store.get(key)
+    if hit is not None:
+        return hit
+    bar = st.progress(0.0, text="Starting the evaluation…")
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(fraction, text=f"{message} ({fraction:.0%})")
+
+    try:
+        res = evaluate(evalset, config, progress=progress, cache=disk_cache())
+    except (ValueError, RuntimeError) as err:
+        bar.empty()
+        input_error(err)
+        return None
+    bar.empty()
+    store.put(key, res)
+    return res
+
+
+def context() -> Context:
+    """What a results page needs; stops the page with a message when there is no data or no result."""
+    data = evalset()
+    if data is None:
+        st.stop()
+    cfg = settings()
+    if not cfg.config.levels and data.given is None:
+        st.warning("Choose at least one token level in the sidebar.")
+        st.stop()
+    if not cfg.config.metrics and data.given is None:
+        st.warning("Choose at least one metric in the sidebar.")
+        st.stop()
+    res = results(data, cfg.config)
+    if res is None:
+        st.stop()
+    return Context(data, cfg, res)
+
+
+# ----------------------------------------------------------------------------------------------- tokens
+
+
+@st.cache_resource(show_spinner="Starting the tokenizer…", max_entries=32)
+def _level(name: str, data_hash: str, spm_vocab: int, _evalset: EvalSet, _config: EvalConfig):
+    return prepare_level(name, _evalset, _config)
+
+
+def tokenize(text: str, levels: list[str], evalset: EvalSet, config: EvalConfig) -> dict[str, list[str]]:
+    """``text`` tokenised at each level (SentencePiece trained on the current references, as in the pipeline)."""
+    out: dict[str, list[str]] = {}
+    for name in levels:
+        level = _level(name, evalset.content_hash() if name == "spm" else "", config.spm_vocab, evalset, config)
+        out[name] = level.tokenize_one(text)
+    return out
+
+
+@st.cache_data(show_spinner="Timing the tokenizers without the cache…", max_entries=8)
+def tokenizer_timing(data_hash: str, levels: tuple[str, ...], spm_vocab: int, _evalset: EvalSet) -> list[dict]:
+    """Seconds each level takes to tokenise every distinct text of the data from scratch (no cache)."""
+    texts = [r for stream in _evalset.refs for r in stream]
+    texts += [h for hyps in _evalset.systems.values() for h in hyps if h is not None]
+    rows = []
+    for name in levels:
+        level = prepare_level(name, _evalset, EvalConfig(levels=(name,), spm_vocab=spm_vocab))
+        result = level.tokenize(texts)
+        rows.append({"level": name, "seconds": result.seconds, "texts": len(set(texts))})
+    return rows

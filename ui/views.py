@@ -1,0 +1,323 @@
+"""Result tables → the tables the pages draw (pure pandas; no Streamlit, no Plotly).
+
+Every function takes the backend's tidy tables (:class:`~korean_eval.pipeline.Results`) and returns a new frame;
+nothing here computes a score or a correlation of its own except the rank-normalised disagreement of
+:func:`disagreements`, whose definition is in its docstring.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from korean_eval import meta
+from korean_eval.data import EvalSet
+from korean_eval.metrics import METRIC_NAMES, metric_info
+from korean_eval.pipeline import GIVEN_LEVEL, Results
+from korean_eval.tokenizers import LEVEL_NAMES, get_level
+
+STATISTIC_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ-b"}
+STATISTIC_SYMBOLS = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+GROUPING_LABELS = {
+    "none": "all (system, segment) pairs pooled",
+    "item": "per segment across systems, averaged over segments",
+    "system": "per system across segments, averaged over systems",
+}
+FAMILY_LABELS = {
+    "word": "word",
+    "morpheme": "morpheme",
+    "subword": "subword",
+    "character": "character",
+    "jamo": "jamo (consonant/vowel)",
+    "given": "your own scores",
+}
+LEVEL_ORDER: tuple[str, ...] = (*LEVEL_NAMES, GIVEN_LEVEL)
+
+
+@functools.cache
+def level_family(level: str) -> str:
+    """Token family of a level (``given`` for bring-your-own metric scores)."""
+    if level == GIVEN_LEVEL:
+        return "given"
+    return get_level(level).family
+
+
+@functools.cache
+def level_label(level: str) -> str:
+    if level == GIVEN_LEVEL:
+        return "given"
+    return get_level(level).label
+
+
+@functools.cache
+def _registered_info(metric: str):
+    return metric_info(metric) if metric in METRIC_NAMES else None
+
+
+def metric_label(metric: str) -> str:
+    """Display name of a metric (``chrf++`` → ``chrF++``); bring-your-own metric names as given."""
+    info = _registered_info(metric)
+    return info.label if info else metric
+
+
+def higher_is_better(metric: str) -> bool:
+    info = _registered_info(metric)
+    return info.higher_is_better if info else True
+
+
+def agreement_label(metric: str) -> str:
+    """The label of a metric's *agreement* (error rates negated: ``TER`` → ``−TER``)."""
+    return metric_label(metric) if higher_is_better(metric) else f"−{metric_label(metric)}"
+
+
+def _level_rank(levels: pd.Series) -> pd.Series:
+    order = {lv: i for i, lv in enumerate(LEVEL_ORDER)}
+    return levels.map(lambda lv: order.get(lv, len(order)))
+
+
+def ordered_levels(levels: Sequence[str]) -> list[str]:
+    """Levels in registry order (word, morphemes, subword, character, jamo, given)."""
+    order = {lv: i for i, lv in enumerate(LEVEL_ORDER)}
+    return sorted(dict.fromkeys(levels), key=lambda lv: order.get(lv, len(order)))
+
+
+def ordered_metrics(results: Results) -> list[str]:
+    """Metrics in the order of the settings, then bring-your-own metrics in order of appearance."""
+    seen = list(dict.fromkeys(results.system_scores["metric"]))
+    chosen = [m for m in results.settings.get("metrics", []) if m in seen]
+    return chosen + [m for m in seen if m not in chosen]
+
+
+def correlation_view(results: Results, statistic: str, grouping: str, agreement: bool = True) -> pd.DataFrame:
+    """One row per (granularity, level, metric): the correlation to draw, with its n, CI and signature.
+
+    Segment rows use ``grouping``; system rows are always ungrouped. With ``agreement`` the correlations of error
+    rates (TER) are negated, so that a taller bar always means closer agreement with the humans; ``shown`` and
+    ``shown_low``/``shown_high`` are the plotted values, ``value`` the correlation as computed.
+    """
+    corr = results.correlations
+    df = corr[
+        (corr["statistic"] == statistic)
+        & (
+            ((corr["granularity"] == "segment") & (corr["grouping"] == grouping))
+            | ((corr["granularity"] == "system") & (corr["grouping"] == "none"))
+        )
+    ].copy()
+    signatures = results.signatures()
+    df["signature"] = [signatures.get(f"{lv}/{m}", "") for lv, m in zip(df["level"], df["metric"], strict=True)]
+    df["family"] = df["level"].map(level_family)
+    df["metric_label"] = df["metric"].map(metric_label)
+    df["higher_is_better"] = df["metric"].map(higher_is_better)
+    flip = agreement & ~df["higher_is_better"]
+    sign = np.where(flip, -1.0, 1.0)
+    df["shown"] = df["value"] * sign
+    low, high = df["ci_low"] * sign, df["ci_high"] * sign
+    df["shown_low"] = np.where(flip, high, low)
+    df["shown_high"] = np.where(flip, low, high)
+    df["shown_label"] = np.where(flip, "−" + df["metric_label"], df["metric_label"])
+    metric_order = {m: i for i, m in enumerate(ordered_metrics(results))}
+    df["_m"] = df["metric"].map(metric_order)
+    df["_l"] = _level_rank(df["level"])
+    return df.sort_values(["granularity", "_m", "_l"]).drop(columns=["_m", "_l"]).reset_index(drop=True)
+
+
+def best_level_sentences(results: Results, statistic: str, grouping: str) -> dict[str, list[str]]:
+    """Plain-English statements of the best token level per metric (``meta.best_levels``), per granularity."""
+    symbol = STATISTIC_SYMBOLS[statistic]
+    out: dict[str, list[str]] = {}
+    for granularity in ("segment", "system"):
+        best = meta.best_levels(results.correlations, granularity, statistic, grouping)
+        lines = []
+        for row in best.itertuples():
+            if row.level == GIVEN_LEVEL:
+                continue
+            label = metric_label(row.metric)
+            extra = " (an error rate: the most negative correlation agrees best)" if not higher_is_better(row.metric) else ""
+            lines.append(f"{label} agrees best with the humans at the {row.level} level ({symbol} = {row.value:.3f}){extra}.")
+        out[granularity] = lines
+    return out
+
+
+def score_table(results: Results, metric: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The study's Table 4 for one metric: systems (by human rank) × levels.
+
+    Returns ``(scores, ranks, differs)``: metric scores, metric ranks (1 = best), and a boolean frame that is True
+    where the metric's rank of a system differs from its human rank. Each frame has the columns ``Human`` (mean
+    human score / human rank) then one per level.
+    """
+    rk = results.rankings[results.rankings["metric"] == metric]
+    hs = results.human_systems.set_index("system")
+    levels = ordered_levels(rk["level"].unique())
+    order = hs.sort_values(["human_rank", "system"], na_position="last").index.tolist()
+    scores = rk.pivot(index="system", columns="level", values="metric_score").reindex(index=order, columns=levels)
+    ranks = rk.pivot(index="system", columns="level", values="metric_rank").reindex(index=order, columns=levels)
+    human_rank = hs["human_rank"].reindex(order)
+    scores.insert(0, "Human", hs["human_mean"].reindex(order))
+    ranks.insert(0, "Human", human_rank)
+    differs = ranks.ne(human_rank, axis=0) & ranks.notna() & human_rank.notna().to_numpy()[:, None]
+    differs["Human"] = False
+    for frame in (scores, ranks, differs):
+        frame.index.name = "system"
+        frame.columns.name = None
+    return scores, ranks, differs
+
+
+def rank_paths(results: Results, metric: str) -> pd.DataFrame:
+    """Long table for a bump chart: ``system, stage, rank, score, differs`` with stage ``Human`` then each level."""
+    rk = results.rankings[results.rankings["metric"] == metric]
+    hs = results.human_systems
+    rows = [
+        {"system": r.system, "stage": "Human", "rank": r.human_rank, "score": r.human_mean, "differs": False}
+        for r in hs.itertuples()
+    ]
+    for level in ordered_levels(rk["level"].unique()):
+        for r in rk[rk["level"] == level].itertuples():
+            rows.append(
+                {
+                    "system": r.system,
+                    "stage": level,
+                    "rank": r.metric_rank,
+                    "score": r.metric_score,
+                    "differs": bool(np.isfinite(r.metric_rank) and np.isfinite(r.human_rank) and r.metric_rank != r.human_rank),
+                }
+            )
+    return pd.DataFrame(rows, columns=["system", "stage", "rank", "score", "differs"])
+
+
+def flip_counts(results: Results) -> pd.DataFrame:
+    """Number of flipped system pairs per metric (rows) × level (columns); 0 where none."""
+    metrics = ordered_metrics(results)
+    levels = ordered_levels(results.system_scores["level"].unique())
+    counts = results.flips.groupby(["metric", "level"]).size()
+    out = pd.DataFrame(0, index=[metric_label(m) for m in metrics], columns=levels, dtype=int)
+    for (m, lv), n in counts.items():
+        out.loc[metric_label(m), lv] = int(n)
+    out.index.name = "metric"
+    return out
+
+
+def flips_table(results: Results) -> pd.DataFrame:
+    """The flipped pairs, readable: which system each side prefers."""
+    f = results.flips.copy()
+    if f.empty:
+        return pd.DataFrame(columns=["metric", "level", "humans prefer", "metric prefers", "human a", "human b", "metric a", "metric b"])
+    human_first = f["human_a"] > f["human_b"]
+    out = pd.DataFrame(
+        {
+            "metric": f["metric"].map(metric_label),
+            "level": f["level"],
+            "humans prefer": np.where(human_first, f["system_a"], f["system_b"]),
+            "metric prefers": np.where(human_first, f["system_b"], f["system_a"]),
+            "human a": f["human_a"],
+            "human b": f["human_b"],
+            "metric a": f["metric_a"],
+            "metric b": f["metric_b"],
+            "system a": f["system_a"],
+            "system b": f["system_b"],
+        }
+    )
+    return out[["metric", "level", "humans prefer", "metric prefers", "system a", "system b", "human a", "human b", "metric a", "metric b"]]
+
+
+def signatures_table(results: Results) -> pd.DataFrame:
+    sigs = results.signatures()
+    rows = [{"level": k.split("/", 1)[0], "metric": metric_label(k.split("/", 1)[1]), "signature": v} for k, v in sigs.items()]
+    return pd.DataFrame(rows, columns=["level", "metric", "signature"])
+
+
+def _percentile_ranks(values: np.ndarray) -> np.ndarray:
+    """Average ranks scaled to (0, 1]: rank / n (ties share their mean rank)."""
+    return pd.Series(values).rank(method="average").to_numpy() / len(values)
+
+
+def disagreements(results: Results, evalset: EvalSet, level: str, metric: str) -> pd.DataFrame:
+    """Segments of one level × metric with a human score, most disagreeing first.
+
+    Definition: over the (system, segment) pairs that have both a metric and a human score, each score is turned
+    into its percentile rank (average rank / n, ties sharing their mean rank; an error rate such as TER is ranked
+    on its negation, so that a high percentile is "good" for both). ``difference = metric percentile − human
+    percentile``: +0.9 means the metric rates the segment among the best while the humans rate it among the worst.
+    Rows are sorted by ``|difference|`` descending.
+    """
+    seg = results.segment_scores
+    seg = seg[(seg["level"] == level) & (seg["metric"] == metric)][["system", "seg_id", "score"]]
+    human = evalset.human
+    cols = ["system", "seg_id", "human", "metric", "metric_pct", "human_pct", "difference", "abs_difference", "hyp", "ref"]
+    if human is None or seg.empty:
+        return pd.DataFrame(columns=cols)
+    df = seg.merge(human[["system", "seg_id", "score"]].rename(columns={"score": "human"}), on=["system", "seg_id"])
+    df = df.rename(columns={"score": "metric"})
+    df = df[np.isfinite(df["metric"]) & np.isfinite(df["human"])].reset_index(drop=True)
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    sign = 1.0 if higher_is_better(metric) else -1.0
+    df["metric_pct"] = _percentile_ranks(sign * df["metric"].to_numpy(float))
+    df["human_pct"] = _percentile_ranks(df["human"].to_numpy(float))
+    df["difference"] = df["metric_pct"] - df["human_pct"]
+    df["abs_difference"] = df["difference"].abs()
+    texts = segment_texts(evalset)
+    df = df.merge(texts, on=["system", "seg_id"], how="left")
+    return df.sort_values(["abs_difference", "system", "seg_id"], ascending=[False, True, True])[cols].reset_index(drop=True)
+
+
+def segment_texts(evalset: EvalSet) -> pd.DataFrame:
+    """``system, seg_id, hyp, ref`` (first reference) for every present hypothesis."""
+    rows = []
+    ref0 = evalset.refs[0] if evalset.refs else [""] * evalset.n_segments
+    for name, hyps in evalset.systems.items():
+        for i, hyp in enumerate(hyps):
+            if hyp is not None:
+                rows.append((name, evalset.seg_ids[i], hyp, ref0[i]))
+    return pd.DataFrame(rows, columns=["system", "seg_id", "hyp", "ref"])
+
+
+def scatter_frame(results: Results, evalset: EvalSet, level: str, metric: str) -> pd.DataFrame:
+    """Per segment: ``system, seg_id, human, metric, hyp, ref`` for pairs with both scores."""
+    return disagreements(results, evalset, level, metric)[["system", "seg_id", "human", "metric", "difference", "hyp", "ref"]]
+
+
+def preview(evalset: EvalSet, rows: int = 20) -> pd.DataFrame:
+    """The first segments side by side: seg_id, reference(s), each system's hypothesis."""
+    n = min(rows, evalset.n_segments)
+    df = pd.DataFrame({"seg_id": evalset.seg_ids[:n]})
+    if evalset.src:
+        df["source"] = evalset.src[:n]
+    for j, stream in enumerate(evalset.refs):
+        df["reference" if evalset.n_refs == 1 else f"reference {j + 1}"] = stream[:n]
+    for name, hyps in evalset.systems.items():
+        if hyps:
+            df[name] = hyps[:n]
+    return df
+
+
+def human_overview(evalset: EvalSet) -> pd.DataFrame:
+    """Per system: human-scored segments and the mean human score."""
+    if evalset.human is None:
+        return pd.DataFrame(columns=["system", "scored segments", "mean human score"])
+    g = evalset.human.groupby("system", sort=False)["score"]
+    return pd.DataFrame({"scored segments": g.size(), "mean human score": g.mean()}).reset_index()
+
+
+def tokens_side_by_side(tokens: dict[str, list[str]]) -> pd.DataFrame:
+    """``level, family, tokens (joined by ' · '), count`` for one text tokenised at several levels."""
+    rows = [
+        {"level": lv, "family": FAMILY_LABELS.get(level_family(lv), level_family(lv)), "tokens": " · ".join(toks), "count": len(toks)}
+        for lv, toks in tokens.items()
+    ]
+    return pd.DataFrame(rows, columns=["level", "family", "tokens", "count"])
+
+
+def metric_timings(results: Results) -> pd.DataFrame:
+    """Seconds per metric (rows) × level (columns), from ``Results.timings`` (scoring stage only)."""
+    t = results.timings[results.timings["stage"] == "score"]
+    if t.empty:
+        return pd.DataFrame()
+    out = t.pivot_table(index="metric", columns="level", values="seconds", aggfunc="sum")
+    out = out.reindex(index=[m for m in ordered_metrics(results) if m in out.index], columns=ordered_levels(out.columns))
+    out.index = [metric_label(m) for m in out.index]
+    out.index.name = "metric"
+    out.columns.name = None
+    return out
