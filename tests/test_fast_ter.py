@@ -167,7 +167,7 @@ LEVELS: dict[str, Callable[[str], str]] = {
 }
 
 
-def _assert_identical(hyps: Sequence[str], refs: Sequence[Sequence[str]], **options: bool) -> np.ndarray:
+def _assert_identical(hyps: Sequence[str], refs: Sequence[Sequence[str | None]], **options: bool) -> np.ndarray:
     """Assert fast == sacrebleu exactly (and n_jobs-independence); return the statistics."""
     expected = ter_statistics_sacrebleu(hyps, refs, **options)
     got = ter_statistics(hyps, refs, n_jobs=1, **options)
@@ -288,14 +288,15 @@ def test_unequal_lengths_and_shift_budget_identical(monkeypatch: pytest.MonkeyPa
     original_shift = lib_ter._shift
     original_ter = lib_ter.translation_edit_rate
 
-    def counting_shift(words_h, words_r, cached_ed, checked):  # type: ignore[no-untyped-def]
+    def counting_shift(words_h: list[str], words_r: list[str], cached_ed: lib_ter.BeamEditDistance,
+                       checked: int) -> tuple[int, list[str], int]:
         result = original_shift(words_h, words_r, cached_ed, checked)
         rounds[-1] += 1
         if result[2] >= lib_ter._MAX_SHIFT_CANDIDATES:
             exhausted_in_round.append(rounds[-1])
         return result
 
-    def counting_ter(words_hyp, words_ref):  # type: ignore[no-untyped-def]
+    def counting_ter(words_hyp: list[str], words_ref: list[str]) -> tuple[int, int]:
         rounds.append(0)
         return original_ter(words_hyp, words_ref)
 
@@ -349,14 +350,14 @@ def test_none_references_and_validation() -> None:
     """``None`` references are dropped as in sacrebleu; malformed inputs raise ValueError."""
     hyps = ["가 나 다", "라 마"]
     refs: list[list[str | None]] = [["가 나", None], [None, "라 마 바"]]
-    _assert_identical(hyps, refs)  # type: ignore[arg-type]
+    _assert_identical(hyps, refs)
     assert ter_statistics([], [[]]).shape == (0, 2)
     with pytest.raises(ValueError):
         ter_statistics(["가"], [])
     with pytest.raises(ValueError):
         ter_statistics(["가", "나"], [["가"]])
     with pytest.raises(ValueError):
-        ter_statistics(["가"], [[None]])  # type: ignore[list-item]
+        ter_statistics(["가"], [[None]])
     with pytest.raises(ValueError):
         ter_statistics(["가"], [["가"]], n_jobs=0)
 

@@ -46,8 +46,13 @@ Why it is fast, and why it is still exact:
    dashboard serving several sessions from threads) are safe regardless of numba's threading layer. Every pair
    is computed by the same serial kernel, so results do not depend on ``n_jobs``.
 
-Compilation: the kernel is compiled on first use and cached on disk (``cache=True``); the first call in a fresh
-environment spends about 2-3 s compiling, later processes load the cache in well under a second.
+Compilation: the kernels are compiled on first use and cached on disk (``cache=True``, next to this module or in
+numba's user cache directory). Measured on a shared, heavily loaded 2-core machine: the first call with an empty
+cache took 13.5 s (compilation), the first call of a later process 0.5 s (loading the cache).
+
+Measured speed (``benchmarks/bench_ter.py``, 50 pairs, ~53-character references, one thread, warm): word level
+0.025 ms/segment (sacrebleu 5.2 ms, ~200x), char 0.12 ms (sacrebleu 132 ms, ~1100x), jamo 0.59 ms (sacrebleu
+1350 ms, ~2300x), identical statistics.
 """
 
 from __future__ import annotations
@@ -413,7 +418,7 @@ def _resolve_jobs(n_jobs: int | None) -> int:
     return n_jobs
 
 
-def ter_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str]], *, case_sensitive: bool = False,
+def ter_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str | None]], *, case_sensitive: bool = False,
                    normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
                    n_jobs: int | None = None) -> np.ndarray:
     """Per-segment TER sufficient statistics, identical to sacrebleu's but much faster.
@@ -498,9 +503,9 @@ def ter_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str]], *, case_s
     return out
 
 
-def ter_statistics_sacrebleu(hyps: Sequence[str], refs: Sequence[Sequence[str]], *, case_sensitive: bool = False,
-                             normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
-                             n_jobs: int | None = None) -> np.ndarray:
+def ter_statistics_sacrebleu(hyps: Sequence[str], refs: Sequence[Sequence[str | None]], *,
+                             case_sensitive: bool = False, normalized: bool = False, no_punct: bool = False,
+                             asian_support: bool = False, n_jobs: int | None = None) -> np.ndarray:
     """Reference implementation of :func:`ter_statistics`: sacrebleu's own (slow) TER, same inputs and output.
 
     ``n_jobs`` is accepted for signature compatibility and ignored (sacrebleu runs single-threaded). Input
