@@ -63,9 +63,10 @@ def build_from_texts(
     return _attach(evalset, human, given)
 
 
-def table_columns(upload: Upload) -> list[str]:
-    """The column names of an uploaded CSV/TSV/JSONL table."""
-    return list(read_table(upload.data, upload.name).columns)
+def table_head(upload: Upload, rows: int = 20) -> pd.DataFrame:
+    """The first rows of an uploaded CSV/TSV/JSONL table (all columns as text), for the column pickers."""
+    table = read_table(upload.data, upload.name)
+    return pd.DataFrame(table.rows[:rows], columns=table.columns)
 
 
 def guess_table_roles(columns: Sequence[str]) -> dict[str, tuple[str, ...]]:
