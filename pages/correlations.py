@@ -12,7 +12,8 @@ res, s = ctx.results, ctx.settings
 st.title("Correlation with human judgments")
 st.caption(
     "How closely each metric follows the human scores when the Korean text is cut into tokens in different ways. "
-    "Bars are coloured by token family; hover a bar for its value, n and signature."
+    "Bars are coloured by token family; ★ marks each metric's best level. Hover a bar for its value, "
+    "n and signature."
 )
 human_note(ctx.evalset)
 if state.is_sample():
@@ -29,7 +30,42 @@ agree = st.toggle(
     help="TER is an error rate: it correlates negatively with humans when it agrees with them. With this on, "
     "its correlation is negated and labelled −TER, so a taller bar always means better agreement.",
 )
-view = views.correlation_view(res, s.statistic, s.grouping, agreement=agree)
+ci = st.toggle(
+    "95% confidence intervals (bootstrap over segments, 1000 resamples)",
+    value=False,
+    key="corr_ci",
+    persist_state="session",
+    help="Percentile bootstrap: segments are resampled with all their systems; system scores are recomputed from the "
+    "summed statistics of each resample. Takes a few seconds the first time.",
+)
+with_ci = state.correlations_with_ci(ctx) if ci else None
+if ci and with_ci is None:
+    st.caption("Confidence intervals need korean_eval.significance, which is not installed here.")
+view = views.correlation_view(res, s.statistic, s.grouping, agreement=agree, correlations=with_ci)
+top = views.headline(view)
+symbol = views.STATISTIC_SYMBOLS[s.statistic]
+cards = st.columns(3)
+for col, gran in zip(cards[:2], ("segment", "system"), strict=True):
+    if gran in top:
+        t = top[gran]
+        col.metric(
+            f"Best agreement, {gran} level",
+            f"{md_escape(t['metric'])} at {t['level']}",
+            delta=f"{symbol} = {t['value']:.3f}",
+            delta_color="off",
+            delta_arrow="off",
+            border=True,
+        )
+if "spread" in top:
+    t = top["spread"]
+    cards[2].metric(
+        "Token level matters most for",
+        md_escape(t["metric"]),
+        delta=f"{symbol} {t['low']:.2f} ({t['low_level']}) → {t['high']:.2f} ({t['high_level']})",
+        delta_color="off",
+        delta_arrow="off",
+        border=True,
+    )
 left, right = st.columns(2, gap="medium")
 with left:
     chart(charts.correlation_bars(view, "segment", s.statistic, f"grouping: {s.grouping}"), "correlation-segment")
@@ -70,6 +106,35 @@ if any(m.startswith("chrf") for m in view["metric"].unique()):
     )
 for line in notes:
     st.markdown(line)
+
+with st.expander("Is one configuration significantly better than another?", icon=":material/balance:"):
+    try:
+        from korean_eval import significance
+    except ImportError:
+        significance = None
+        st.caption("Needs korean_eval.significance, which is not installed here.")
+    if significance is not None:
+        configs = [f"{lv}/{m}" for lv, m in zip(view["level"], view["metric"], strict=True)]
+        configs = list(dict.fromkeys(configs))
+
+        def _label(config: str) -> str:
+            level, metric = config.split("/", 1)
+            return f"{views.metric_label(metric)} at {level}"
+
+        k1, k2, k3 = st.columns([2, 2, 1])
+        a = k1.selectbox("Configuration A", configs, format_func=_label, key="cmp_a", persist_state="session")
+        b = k2.selectbox("Configuration B", configs, index=min(1, len(configs) - 1), format_func=_label, key="cmp_b",
+                         persist_state="session")
+        gran = k3.radio("Level", ["segment", "system"], key="cmp_gran", persist_state="session")
+        if a == b:
+            st.caption("Pick two different configurations.")
+        else:
+            verdict = significance.compare_two(res, a, b, statistic=s.statistic, granularity=gran, grouping=s.grouping)
+            (st.success if verdict["significant"] else st.info)(md_escape(verdict["sentence"]))
+            st.caption(
+                "One-sided Williams test (ungrouped correlations) and paired permutation test over the points both "
+                "share; error rates are compared by their agreement (−r)."
+            )
 
 with st.expander("Overview grid and numbers"):
     g1, g2 = st.columns(2)

@@ -89,7 +89,10 @@ def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, group
             x=[[o for o, k in zip(outer, mask, strict=True) if k], [i for i, k in zip(inner, mask, strict=True) if k]],
             y=y,
             marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
-            text=[f"{v:.2f}" if np.isfinite(v) else "n/a" for v in y],
+            text=[
+                ("★" if best else "") + (f"{v:.2f}" if np.isfinite(v) else "n/a")
+                for v, best in zip(y, sub["best"], strict=True)
+            ],
             textposition="outside",
             textfont=dict(size=10, color="#444"),
             cliponaxis=False,
@@ -111,7 +114,8 @@ def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, group
                 "<span style='font-size:10px'>%{customdata[4]}</span><extra></extra>"
             ),
         )
-    ymin = float(np.nanmin(np.append(df["shown_low"].to_numpy(float), df["shown"].to_numpy(float)))) if len(df) else 0.0
+    lows = np.append(df["shown_low"].to_numpy(float), df["shown"].to_numpy(float))
+    ymin = float(np.nanmin(lows)) if np.isfinite(lows).any() else 0.0
     fig.update_yaxes(
         title_text=f"{STATISTIC_LABELS[statistic]} with humans",
         range=[min(0.0, ymin * 1.15 if np.isfinite(ymin) else 0.0), 1.08],

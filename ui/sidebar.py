@@ -179,12 +179,12 @@ def render() -> Settings:
         st.divider()
         st.markdown("**Correlation with humans**")
         _init("statistic", "pearson")
-        statistic = st.segmented_control(
+        statistic = st.radio(
             "Statistic",
             list(STATISTIC_LABELS),
             key="statistic",
             format_func=lambda s: STATISTIC_LABELS[s].split()[0],
-            required=True,
+            horizontal=True,
         )
         _init("grouping", "none")
         grouping = st.selectbox(

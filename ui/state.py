@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
@@ -47,6 +48,7 @@ class Context:
     evalset: EvalSet
     settings: Settings
     results: Results
+    key: str
 
     @property
     def has_human(self) -> bool:
@@ -145,21 +147,21 @@ def settings() -> Settings:
 
 
 class _Store:
-    """A small thread-safe LRU of Results."""
+    """A small thread-safe LRU (results, or tables derived from them) keyed by content hash + settings."""
 
     def __init__(self, size: int):
         self.size = size
-        self.items: OrderedDict[str, Results] = OrderedDict()
+        self.items: OrderedDict[str, Any] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: str) -> Results | None:
+    def get(self, key: str) -> Any:
         with self.lock:
             if key in self.items:
                 self.items.move_to_end(key)
                 return self.items[key]
         return None
 
-    def put(self, key: str, value: Results) -> None:
+    def put(self, key: str, value: Any) -> None:
         with self.lock:
             self.items[key] = value
             self.items.move_to_end(key)
@@ -219,7 +221,31 @@ def context() -> Context:
     res = results(data, cfg.config)
     if res is None:
         st.stop()
-    return Context(data, cfg, res)
+    return Context(data, cfg, res, results_key(data, cfg.config))
+
+
+# ------------------------------------------------------------------------------------------- statistics
+
+
+@st.cache_resource(show_spinner=False)
+def _ci_store() -> _Store:
+    return _Store(MAX_RESULTS)
+
+
+def correlations_with_ci(ctx: Context, n_resamples: int = 1000):
+    """``results.correlations`` with bootstrap 95% intervals (cached per result); None if the module is missing."""
+    try:
+        from korean_eval.significance import add_confidence_intervals
+    except ImportError:
+        return None
+    key = f"{ctx.key}|{n_resamples}"
+    store = _ci_store()
+    hit = store.get(key)
+    if hit is None:
+        with st.spinner(f"Bootstrapping 95% confidence intervals ({n_resamples} resamples of the segments)…"):
+            hit = add_confidence_intervals(ctx.results, n_resamples=n_resamples)
+        store.put(key, hit)
+    return hit
 
 
 # ----------------------------------------------------------------------------------------------- tokens

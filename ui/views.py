@@ -91,14 +91,17 @@ def ordered_metrics(results: Results) -> list[str]:
     return chosen + [m for m in seen if m not in chosen]
 
 
-def correlation_view(results: Results, statistic: str, grouping: str, agreement: bool = True) -> pd.DataFrame:
+def correlation_view(
+    results: Results, statistic: str, grouping: str, agreement: bool = True, correlations: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """One row per (granularity, level, metric): the correlation to draw, with its n, CI and signature.
 
     Segment rows use ``grouping``; system rows are always ungrouped. With ``agreement`` the correlations of error
     rates (TER) are negated, so that a taller bar always means closer agreement with the humans; ``shown`` and
-    ``shown_low``/``shown_high`` are the plotted values, ``value`` the correlation as computed.
+    ``shown_low``/``shown_high`` are the plotted values, ``value`` the correlation as computed. ``correlations``
+    replaces ``results.correlations`` (e.g. the same table with bootstrap intervals filled in).
     """
-    corr = results.correlations
+    corr = results.correlations if correlations is None else correlations
     df = corr[
         (corr["statistic"] == statistic)
         & (
@@ -119,9 +122,39 @@ def correlation_view(results: Results, statistic: str, grouping: str, agreement:
     df["shown_high"] = np.where(flip, low, high)
     df["shown_label"] = np.where(flip, "−" + df["metric_label"], df["metric_label"])
     metric_order = {m: i for i, m in enumerate(ordered_metrics(results))}
+    finite = df["shown"].notna()
+    best = df[finite].groupby(["granularity", "metric"])["shown"].transform("max")
+    df["best"] = False
+    df.loc[finite, "best"] = df.loc[finite, "shown"] == best
     df["_m"] = df["metric"].map(metric_order)
     df["_l"] = _level_rank(df["level"])
     return df.sort_values(["granularity", "_m", "_l"]).drop(columns=["_m", "_l"]).reset_index(drop=True)
+
+
+def headline(view: pd.DataFrame) -> dict[str, dict[str, object]]:
+    """The numbers worth a glance: best configuration per granularity and the metric whose agreement moves most
+    between levels (segment level). Values are the plotted (agreement-signed) correlations."""
+    out: dict[str, dict[str, object]] = {}
+    for granularity in ("segment", "system"):
+        df = view[(view["granularity"] == granularity) & view["shown"].notna()]
+        if df.empty:
+            continue
+        top = df.loc[df["shown"].idxmax()]
+        out[granularity] = {"metric": top["shown_label"], "level": top["level"], "value": float(top["shown"])}
+    seg = view[(view["granularity"] == "segment") & view["shown"].notna() & (view["level"] != GIVEN_LEVEL)]
+    if seg["level"].nunique() > 1:
+        spread = seg.groupby("shown_label")["shown"].agg(lambda v: v.max() - v.min())
+        label = spread.idxmax()
+        rows = seg[seg["shown_label"] == label]
+        lo, hi = rows.loc[rows["shown"].idxmin()], rows.loc[rows["shown"].idxmax()]
+        out["spread"] = {
+            "metric": label,
+            "low_level": lo["level"],
+            "low": float(lo["shown"]),
+            "high_level": hi["level"],
+            "high": float(hi["shown"]),
+        }
+    return out
 
 
 def best_level_sentences(results: Results, statistic: str, grouping: str) -> dict[str, list[str]]:

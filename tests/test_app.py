@@ -1,0 +1,454 @@
+"""The dashboard through Streamlit's AppTest: every page on the bundled sample, settings that change the charts,
+data injected as the Data page would (AppTest cannot drive a file uploader, so the "uploaded bytes → EvalSet" step
+is tested directly in ``ui.inputs`` and its result put into session state).
+
+Runs use three token levels (word, kiwi, char) to stay fast; numbers are checked against independent computations
+(scipy, sacrebleu through the backend's own tables only where the page merely displays them).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from korean_eval.data import InputError
+from korean_eval.human_qc import QCOptions, run_qc
+from korean_eval.sample import load_sample, sample_files
+from ui import state, views
+from ui.inputs import (
+    TableRoles,
+    Upload,
+    build_from_table,
+    build_from_texts,
+    guess_table_roles,
+    with_human_scores,
+)
+from ui.widgets import md_escape
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+FAST = {"level|mecab": False, "level|jamo": False}  # → word, kiwi, char
+
+
+@pytest.fixture(autouse=True)
+def _streamlit_navigation(monkeypatch):
+    """AppTest re-arms Streamlit's legacy ``pages/``-folder mode before *every* run (it resets
+    ``PagesManager.uses_pages_directory``); a real server leaves that mode for good at the first ``st.navigation``
+    call. Keep it off, as on a running server, or widget values set by a test are dropped between runs."""
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _private_cache(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        yield
+
+
+def run_app(page: str | None = None, **session) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    for key, value in {**FAST, **session}.items():
+        at.session_state[key] = value
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert_clean(at)
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def figures(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def values(v) -> list:
+    """A Plotly JSON array: a plain list, or a typed array ``{"dtype", "bdata"}`` (numpy data)."""
+    if isinstance(v, dict) and "bdata" in v:
+        data = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        return data.reshape(v["shape"]).tolist() if "shape" in v else data.tolist()
+    return list(v)
+
+
+def bar_points(fig: dict) -> dict[tuple[str, str], float]:
+    """(outer x label, level) → y of every bar of a grouped correlation chart."""
+    out = {}
+    for trace in fig["data"]:
+        outer, inner = trace["x"]
+        for o, i, y in zip(outer, inner, values(trace["y"]), strict=True):
+            out[(o, i)] = y
+    return out
+
+
+def sample_uploads() -> tuple[list[Upload], list[Upload], Upload]:
+    files = sample_files()
+    refs = [Upload(files["ref"].name, files["ref"].read_bytes())]
+    systems = [Upload(p.name, p.read_bytes()) for p in files["systems"]]
+    human = Upload(files["human"].name, files["human"].read_bytes())
+    return refs, systems, human
+
+
+# ------------------------------------------------------------------------------------------ Correlations
+
+
+def test_first_screen_shows_correlation_charts_on_the_sample():
+    at = run_app()
+    figs = figures(at)
+    titles = [f["layout"]["title"]["text"] for f in figs]
+    assert titles[0].startswith("Segment level") and titles[1].startswith("System level")
+    seg = bar_points(figs[0])
+    assert {lv for _, lv in seg} == {"word", "kiwi", "char"}
+    assert {m for m, _ in seg} == {"BLEU", "chrF", "chrF+", "chrF++", "−TER"}
+    assert all(np.isfinite(v) for v in seg.values())
+    assert figs[0]["layout"]["yaxis"]["title"]["text"] == "Pearson r with humans"
+    # simulated human scores are said to be simulated
+    assert any("SIMULATED" in i.value for i in at.info)
+    # best level per metric in words, and TER's sign explained
+    text = " ".join(m.value for m in at.markdown)
+    assert "agrees best with the humans at the" in text
+    assert "TER is an error rate" in text
+    assert "Plain chrF ignores whitespace" in text
+    assert len(at.metric) == 3
+    # PNG download configured in the Plotly toolbar
+    config = json.loads(at.get("plotly_chart")[0].proto.config)
+    assert config["toImageButtonOptions"]["format"] == "png"
+
+
+def test_segment_correlation_matches_scipy():
+    """The plotted segment-level Pearson r of BLEU at char is scipy's over the (system, segment) pairs."""
+    at = run_app()
+    seg = bar_points(figures(at)[0])
+    evalset = load_sample()
+    res = state._store().get(state.results_key(evalset, at.session_state[state.SETTINGS_KEY].config))
+    scores = res.segment_scores.query("level == 'char' and metric == 'bleu'")
+    merged = scores.merge(evalset.human, on=["system", "seg_id"], suffixes=("_m", "_h"))
+    expected = sps.pearsonr(merged["score_m"], merged["score_h"]).statistic
+    assert seg[("BLEU", "char")] == pytest.approx(expected, abs=1e-9)
+    # TER is plotted as agreement: −r
+    ter = res.segment_scores.query("level == 'char' and metric == 'ter'").merge(
+        evalset.human, on=["system", "seg_id"], suffixes=("_m", "_h")
+    )
+    assert seg[("−TER", "char")] == pytest.approx(-sps.pearsonr(ter["score_m"], ter["score_h"]).statistic, abs=1e-9)
+
+
+def test_display_settings_update_charts_without_recomputing(monkeypatch):
+    calls = []
+    original = state.evaluate
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(state, "evaluate", counting)
+    at = run_app(ter_cap=True)  # a setting no other test uses: computed here, once
+    assert len(calls) == 1
+    pearson = bar_points(figures(at)[0])
+
+    at.radio(key="statistic").set_value("kendall").run()
+    assert_clean(at)
+    fig = figures(at)[0]
+    assert fig["layout"]["yaxis"]["title"]["text"] == "Kendall τ-b with humans"
+    kendall = bar_points(fig)
+    assert kendall.keys() == pearson.keys() and kendall != pearson
+
+    at.selectbox(key="grouping").set_value("item").run()
+    assert "grouping: item" in figures(at)[0]["layout"]["title"]["text"]
+    at.toggle(key="corr_agree").set_value(False).run()
+    raw = bar_points(figures(at)[0])
+    assert ("TER", "word") in raw and raw[("TER", "word")] < 0
+
+    at.switch_page("pages/scores.py").run()
+    at.switch_page("pages/correlations.py").run()
+    assert_clean(at)
+    assert len(calls) == 1, "display options and page switches must not recompute"
+
+
+def test_changing_token_levels_recomputes_and_redraws():
+    at = run_app()
+    at.checkbox(key="level|kiwi").uncheck().run()
+    assert_clean(at)
+    assert {lv for _, lv in bar_points(figures(at)[0])} == {"word", "char"}
+    at.checkbox(key="level|jamo").check().run()
+    assert {lv for _, lv in bar_points(figures(at)[0])} == {"word", "char", "jamo"}
+
+
+def test_unavailable_level_is_shown_disabled_with_its_reason():
+    at = run_app()
+    khaiii = at.checkbox(key="level|khaiii")
+    assert khaiii.disabled and not khaiii.value
+    assert "PyPI" in khaiii.help
+    assert any("khaiii is unavailable" in c.value for c in at.sidebar.caption)
+
+
+def test_metric_selection_and_overrides_feed_the_config():
+    at = run_app(**{"metrics|sacrebleu": ["bleu", "chrf"], "ovr|word|bleu|max_ngram_order": 2})
+    config = at.session_state[state.SETTINGS_KEY].config
+    assert config.metrics == ("bleu", "chrf")
+    assert config.overrides == {"word": {"bleu": {"max_ngram_order": 2}}}
+    assert {m for m, _ in bar_points(figures(at)[0])} == {"BLEU", "chrF"}
+    # the BLEU-2 system scores differ from BLEU-4's
+    default = run_app(**{"metrics|sacrebleu": ["bleu", "chrf"]})
+    assert bar_points(figures(at)[1])[("BLEU", "word")] != bar_points(figures(default)[1])[("BLEU", "word")]
+    assert bar_points(figures(at)[1])[("BLEU", "char")] == bar_points(figures(default)[1])[("BLEU", "char")]
+
+
+def test_confidence_intervals_draw_error_bars_and_compare_two():
+    at = run_app(corr_ci=True)
+    fig = figures(at)[0]
+    bars = [t for t in fig["data"] if t.get("error_y")]
+    assert bars and all(np.isfinite(values(t["error_y"]["array"])).all() for t in bars)
+    verdicts = [e.value for e in (*at.success, *at.info) if "correlates more strongly" in e.value]
+    assert verdicts
+
+
+# -------------------------------------------------------------------------------------- other pages
+
+
+def test_scores_and_rankings_page():
+    at = run_app("pages/scores.py")
+    assert any("not comparable across token levels" in w.value for w in at.warning)
+    assert any("SIMULATED" in i.value for i in at.info)
+    figs = figures(at)
+    assert figs[0]["layout"]["title"]["text"].startswith("System ranking: humans vs BLEU")
+    assert "Flipped system pairs" in figs[1]["layout"]["title"]["text"]
+    bleu = at.dataframe[0].value  # the BLEU tab of the Table-4 view
+    assert list(bleu.columns) == ["Human", "word", "kiwi", "char"]
+    # cells "score  (rank)", rank 1 = highest BLEU
+    evalset = load_sample()
+    res = state._store().get(state.results_key(evalset, at.session_state[state.SETTINGS_KEY].config))
+    word = res.system_scores.query("level == 'word' and metric == 'bleu'").set_index("system")["score"]
+    best = word.idxmax()
+    assert bleu.loc[best, "word"] == f"{word[best]:.2f}  (1)"
+    at.selectbox(key="rank_metric").set_value("chrf++").run()
+    assert "chrF++" in figures(at)[0]["layout"]["title"]["text"]
+    signatures = at.dataframe[-1].value
+    assert signatures["signature"].str.contains("level:").all()
+
+
+def test_score_table_marks_rank_disagreements():
+    res = _results()
+    scores, ranks, differs = views.score_table(res, "bleu")
+    human = res.human_systems.set_index("system")["human_rank"]
+    for level in ["word", "char"]:
+        expected = ranks[level] != human.reindex(ranks.index)
+        assert (differs[level] == expected).all()
+    assert not differs["Human"].any()
+
+
+def test_segments_page():
+    at = run_app("pages/segments.py")
+    fig = figures(at)[0]
+    assert fig["data"] and all(t["mode"] == "markers" for t in fig["data"])
+    table = at.dataframe[0].value
+    assert (table["difference"].abs().diff().dropna() <= 1e-12).all()  # largest disagreement first
+    at.selectbox(key="seg_metric").set_value("ter").run()
+    assert_clean(at)
+    assert "TER" in figures(at)[0]["layout"]["title"]["text"]
+
+
+def test_disagreement_definition():
+    res = _results()
+    evalset = load_sample()
+    table = views.disagreements(res, evalset, "char", "ter")
+    merged = res.segment_scores.query("level == 'char' and metric == 'ter'").merge(
+        evalset.human, on=["system", "seg_id"], suffixes=("_m", "_h")
+    )
+    assert len(table) == len(merged)
+    n = len(merged)
+    expected = sps.rankdata(-merged["score_m"]) / n - sps.rankdata(merged["score_h"]) / n
+    got = table.set_index(["system", "seg_id"])["difference"]
+    want = pd.Series(expected, index=pd.MultiIndex.from_frame(merged[["system", "seg_id"]]))
+    assert np.allclose(got.reindex(want.index), want)
+
+
+def test_tokens_page_side_by_side_and_typed_sentence():
+    at = run_app("pages/tokens.py")
+    table = at.table[0].value
+    assert len(table) == 3 and [lv.split(" ·")[0].strip("*") for lv in table["level"]] == ["word", "kiwi", "char"]
+    assert len(figures(at)) >= 2  # tokens per word, metric timings
+    at.segmented_control(key="tok_mode").set_value("Type a sentence").run()
+    at.text_input(key="tok_text").set_value("나는 학교에 갔다.").run()
+    assert_clean(at)
+    counts = dict(zip([lv.split(" ·")[0].strip("*") for lv in at.table[0].value["level"]], at.table[0].value["count"], strict=True))
+    assert counts["char"] == len("나는학교에갔다.")
+    assert counts["word"] == 4  # 13a splits the final full stop off
+
+
+def test_data_page_shows_validation_report_and_preview():
+    at = run_app("pages/data.py")
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["segments"] == "120" and labels["systems"] == "5"
+    assert any("SIMULATED" in i.value for i in at.info)
+    preview = at.dataframe[-1].value
+    assert {"seg_id", "reference", "sys_strong"} <= set(preview.columns)
+
+
+def test_downloads_page_offers_every_table_and_a_zip():
+    at = run_app("pages/downloads.py")
+    labels = [b.label for b in at.get("download_button")]
+    assert labels[0] == "All results as one zip"
+    for name in ["segment_scores.csv", "system_scores.csv", "correlations.csv", "rankings.csv", "flipped_pairs.csv",
+                 "token_stats.csv", "timings.csv", "human_scores.csv"]:
+        assert any(label.startswith(name) for label in labels), name
+
+
+# ------------------------------------------------------------------------------------------- uploads
+
+
+def test_uploaded_text_files_become_the_data_of_every_page():
+    refs, systems, human = sample_uploads()
+    names = [f"mt_{i}" for i in range(len(systems))]
+    evalset = build_from_texts(refs, systems, names, renamed_human(names))
+    assert evalset.system_names == names and evalset.human is not None and evalset.human_note == ""
+    at = run_app(**{state.EVALSET_KEY: evalset, state.SOURCE_KEY: "my upload"})
+    assert not any("SIMULATED" in i.value for i in at.info)
+    assert any("my upload" in c.value for c in at.sidebar.caption)
+    at.switch_page("pages/scores.py").run()
+    assert_clean(at)
+    assert list(at.dataframe[0].value.index) != [] and set(at.dataframe[0].value.index) == set(names)
+
+
+def test_upload_errors_name_file_and_line():
+    refs, systems, _ = sample_uploads()
+    short = Upload("short.txt", b"\n".join(systems[0].data.splitlines()[:5]))
+    with pytest.raises(InputError, match="short.txt.*line"):
+        build_from_texts(refs, [short])
+    with pytest.raises(InputError, match="duplicate system name"):
+        build_from_texts(refs, systems[:2], ["same", "same"])
+
+
+STUDY_LIKE = (
+    "worker,DocID,SentID,Sys,Src,Ref,Hyp,Adequacy,Z_adequacy\n"
+    "1,1,1,Sys_A,a,나는 학교에 갔다.,나는 학교에 갔다.,90,0.8\n"
+    "2,1,1,Sys_B,a,나는 학교에 갔다.,나 학교 갔다.,40,-0.7\n"
+    "1,1,2,Sys_A,b,비가 온다.,비가 온다.,95,0.9\n"
+    "2,1,2,Sys_B,b,비가 온다.,비 온다,50,-0.5\n"
+).encode()
+
+
+def test_long_table_with_composite_segment_id_and_human_column():
+    up = Upload("doc.csv", STUDY_LIKE)
+    columns = ["worker", "DocID", "SentID", "Sys", "Src", "Ref", "Hyp", "Adequacy", "Z_adequacy"]
+    guess = guess_table_roles(columns)
+    assert guess["system"] == ("Sys",) and guess["seg_id"] == ("DocID", "SentID")
+    assert guess["hyp"] == ("Hyp",) and guess["ref"] == ("Ref",) and guess["src"] == ("Src",)
+    roles = TableRoles("Sys", ("DocID", "SentID"), "Hyp", ("Ref",), "Src", "Z_adequacy")
+    evalset = build_from_table(up, roles)
+    assert evalset.seg_ids == ["1-1", "1-2"]
+    assert evalset.systems["Sys_B"] == ["나 학교 갔다.", "비 온다"]
+    human = evalset.human.set_index(["system", "seg_id"])["score"]
+    assert human[("Sys_B", "1-2")] == pytest.approx(-0.5)
+    with pytest.raises(InputError, match="two roles"):
+        build_from_table(up, TableRoles("Sys", ("DocID",), "Hyp", ("Hyp",)))
+    with pytest.raises(InputError, match="seg_id"):
+        build_from_table(up, TableRoles("Sys", (), "Hyp", ("Ref",)))
+
+
+def test_qc_item_scores_replace_the_human_scores():
+    rows = []
+    for rater in ("r1", "r2"):
+        for seg in range(120):
+            for k, system in enumerate(("sys_strong", "sys_josa", "sys_weak")):
+                rows.append({"worker": rater, "SentID": seg, "Sys": system, "Adequacy": 90 - 40 * k + (seg % 7)})
+    judgments = pd.DataFrame(rows)
+    result = run_qc(judgments, QCOptions(drop_first=0, iqr_k=None))
+    sample = load_sample()
+    updated = with_human_scores(sample, result.item_scores, "judgments.csv")
+    assert updated.human_note == "" and sample.human_note  # the cached sample is untouched
+    assert len(updated.human) == 360
+    expected = result.item_scores.set_index(["system", "seg_id"])["score"]
+    got = updated.human.set_index(["system", "seg_id"])["score"]
+    assert np.allclose(got.reindex(expected.index), expected)
+    at = run_app(**{state.EVALSET_KEY: updated, state.SOURCE_KEY: "QC"})
+    sys_fig = figures(at)[1]
+    assert {row[2] for t in sys_fig["data"] for row in t["customdata"]} == {3}  # 3 systems have human scores
+
+
+def test_no_human_scores_is_explained_not_an_error():
+    refs, systems, _ = sample_uploads()
+    evalset = build_from_texts(refs, systems)
+    at = run_app(**{state.EVALSET_KEY: evalset})
+    assert not figures(at)
+    assert any("no human scores" in i.value for i in at.info)
+    at.switch_page("pages/segments.py").run()
+    assert_clean(at)
+    at.switch_page("pages/scores.py").run()
+    assert_clean(at)
+    assert len(at.dataframe) >= 5
+
+
+def test_own_metric_scores_are_plotted_as_given():
+    refs, systems, human = sample_uploads()
+    sample = load_sample()
+    rng = np.random.default_rng(0)
+    h = sample.human
+    given = pd.DataFrame({"system": h["system"], "seg_id": h["seg_id"], "COMET": h["score"] / 100 + rng.normal(0, 0.05, len(h))})
+    evalset = build_from_texts(refs, systems, None, human, Upload("comet.csv", given.to_csv(index=False).encode()))
+    at = run_app(**{state.EVALSET_KEY: evalset})
+    seg = bar_points(figures(at)[0])
+    assert ("COMET", "given") in seg and seg[("COMET", "given")] > 0.9
+
+
+def test_user_text_is_escaped_in_charts_and_markdown():
+    refs, systems, human = sample_uploads()
+    names = ["<b>bold</b>", *[f"s{i}" for i in range(1, len(systems))]]
+    evalset = build_from_texts(refs, systems, names, renamed_human(names))
+    at = run_app("pages/scores.py", **{state.EVALSET_KEY: evalset})
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert "&lt;b&gt;bold&lt;" in spec and "<b>bold" not in spec
+    assert md_escape("[x](http://e) *y*") == r"\[x\]\(http\://e\) \*y\*"
+    assert re.sub(r"\\(.)", r"\1", md_escape(":red[a] $x$")) == ":red[a] $x$"
+
+
+def test_backend_error_becomes_a_message(monkeypatch):
+    def failing(*args, **kwargs):
+        raise ValueError("ref.txt, line 3: cannot be <scored>")
+
+    monkeypatch.setattr(state, "evaluate", failing)
+    at = AppTest.from_file(APP, default_timeout=300)
+    for key, value in {**FAST, "ter_cap": True, "level|char": False}.items():  # settings no other test computes
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [md_escape("ref.txt, line 3: cannot be <scored>")]
+    assert not figures(at)
+
+
+# ------------------------------------------------------------------------------------------- helpers
+
+
+def renamed_human(names: list[str]) -> Upload:
+    """The sample's human scores with its systems (in file order) renamed to ``names``."""
+    human = load_sample().human
+    stems = [p.name.removesuffix(".txt") for p in sample_files()["systems"]]
+    human = human.assign(system=human["system"].map(dict(zip(stems, names, strict=True))))
+    return Upload("human.csv", human[["system", "seg_id", "score"]].to_csv(index=False).encode())
+
+
+_RESULTS = {}
+
+
+def _results():
+    if "r" not in _RESULTS:
+        from korean_eval.pipeline import EvalConfig, evaluate
+
+        _RESULTS["r"] = evaluate(load_sample(), EvalConfig(levels=("word", "char")))
+    return _RESULTS["r"]
