@@ -4,7 +4,10 @@ Keys are content hashes, never user-controlled paths:
 
 * tokens: (level key = level name + library version + parameters, SHA-1 of the text) → tokens joined by spaces;
 * statistics: (metric key = level key + metric signature/options, SHA-1 of hypothesis tokens + reference tokens)
-  → the statistics vector (float64) and the segment score.
+  → the statistics vector (float64) and the segment score;
+* blobs: (a string key built by the caller from content hashes) → bytes; the pipeline keeps trained SentencePiece
+  models and whole evaluation results here (see :mod:`korean_eval.pipeline`), at most :data:`MAX_RESULTS`
+  results, least recently used dropped first.
 
 Location: ``$KOREAN_EVAL_CACHE_DIR`` if set, else the user's cache directory (platformdirs), unless the caller gives
 a directory. :class:`NullCache` bypasses caching (``--no-cache``). A corrupt or unwritable cache never stops a run:
@@ -17,13 +20,15 @@ import hashlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 ENV_VAR = "KOREAN_EVAL_CACHE_DIR"
-_CHUNK = 900
+_CHUNK = 30_000  # keys per SELECT … IN (…) (SQLite allows 250,000 variables since 3.32)
+MAX_RESULTS = 8
 
 
 def default_cache_dir() -> Path:
@@ -52,6 +57,7 @@ class NullCache:
 
     enabled = False
     problem = ""
+    store_results = False  # whether evaluate() may store and reuse whole results here
 
     def get_tokens(self, level_key: str, keys: Sequence[bytes]) -> dict[bytes, str]:
         return {}
@@ -65,11 +71,37 @@ class NullCache:
     def put_stats(self, metric_key: str, items: Iterable[tuple[bytes, np.ndarray, float]]) -> None:
         return None
 
+    def get_stats_block(self, metric_key: str, keys: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Cached statistics of ``keys`` as arrays: ``(found (n,) bool, stats (n, k), scores (n,))``.
+
+        Rows that were not found are zero in ``stats`` and ``scores``; ``k`` is 0 when nothing was found.
+        """
+        return _block(keys, self.get_stats(metric_key, keys))
+
+    def get_blob(self, key: str) -> bytes | None:
+        return None
+
+    def put_blob(self, key: str, value: bytes, kind: str = "") -> None:
+        return None
+
+
+def _block(keys: Sequence[bytes], hit: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    found = np.fromiter((k in hit for k in keys), dtype=bool, count=len(keys))
+    if not found.any():
+        return found, np.zeros((len(keys), 0)), np.zeros(len(keys))
+    width = len(next(iter(hit.values()))[0])
+    stats = np.zeros((len(keys), width))
+    scores = np.zeros(len(keys))
+    for i in np.flatnonzero(found):
+        stats[i], scores[i] = hit[keys[i]]
+    return found, stats, scores
+
 
 class DiskCache(NullCache):
     """SQLite-backed cache; safe to share between threads and processes (WAL mode)."""
 
     enabled = True
+    store_results = True
 
     def __init__(self, directory: str | os.PathLike | None = None):
         self.directory = Path(directory) if directory else default_cache_dir()
@@ -83,6 +115,7 @@ class DiskCache(NullCache):
             con.execute(
                 "CREATE TABLE IF NOT EXISTS stats (mk TEXT, k BLOB, v BLOB, s REAL, PRIMARY KEY (mk, k)) WITHOUT ROWID"
             )
+            con.execute("CREATE TABLE IF NOT EXISTS blobs (k TEXT PRIMARY KEY, kind TEXT, used REAL, v BLOB)")
             con.commit()
         except (OSError, sqlite3.Error) as err:
             self.problem = f"cache disabled ({self.path}: {err})"
@@ -145,6 +178,54 @@ class DiskCache(NullCache):
                 "INSERT OR REPLACE INTO stats VALUES (?, ?, ?, ?)",
                 ((metric_key, k, np.asarray(v, dtype=np.float64).tobytes(), float(s)) for k, v, s in items),
             )
+            con.commit()
+        except sqlite3.Error as err:
+            self._fail(err)
+
+    def get_stats_block(self, metric_key: str, keys: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        position: dict[bytes, int] = {}
+        inverse = np.fromiter((position.setdefault(k, len(position)) for k in keys), dtype=np.int64, count=len(keys))
+        rows = self._select("stats", "mk", metric_key, list(position), "v, s")
+        if not rows:
+            return np.zeros(len(keys), dtype=bool), np.zeros((len(keys), 0)), np.zeros(len(keys))
+        width = len(rows[0][1]) // 8
+        rows = [r for r in rows if len(r[1]) == 8 * width]  # a row of another shape would be corrupt: recompute it
+        idx = np.fromiter((position[r[0]] for r in rows), dtype=np.int64, count=len(rows))
+        found = np.zeros(len(position), dtype=bool)
+        stats = np.zeros((len(position), width))
+        scores = np.zeros(len(position))
+        stats[idx] = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float64).reshape(len(rows), width)
+        scores[idx] = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
+        found[idx] = True
+        return found[inverse], stats[inverse], scores[inverse]
+
+    def get_blob(self, key: str) -> bytes | None:
+        if not self.enabled:
+            return None
+        try:
+            con = self._con()
+            row = con.execute("SELECT v FROM blobs WHERE k = ?", (key,)).fetchone()
+            if row is not None:
+                con.execute("UPDATE blobs SET used = ? WHERE k = ?", (time.time(), key))
+                con.commit()
+        except sqlite3.Error as err:
+            self._fail(err)
+            return None
+        return None if row is None else bytes(row[0])
+
+    def put_blob(self, key: str, value: bytes, kind: str = "") -> None:
+        """Store ``value``; of the blobs of ``kind`` "result" only the :data:`MAX_RESULTS` most recently used stay."""
+        if not self.enabled:
+            return
+        try:
+            con = self._con()
+            con.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?, ?, ?)", (key, kind, time.time(), value))
+            if kind == "result":
+                con.execute(
+                    "DELETE FROM blobs WHERE kind = 'result' AND k NOT IN "
+                    "(SELECT k FROM blobs WHERE kind = 'result' ORDER BY used DESC LIMIT ?)",
+                    (MAX_RESULTS,),
+                )
             con.commit()
         except sqlite3.Error as err:
             self._fail(err)

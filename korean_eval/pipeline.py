@@ -5,23 +5,58 @@ Order of work: for each token level, every distinct text (references shared by a
 for every (system, segment) pair that has a hypothesis (cached by token hash and metric options); segment scores
 come from each segment's statistics, system scores from statistics summed over the system's segments; then the
 meta-evaluation. Nothing here touches a UI: progress is reported through ``progress(fraction, message)``.
+
+How it stays fast at paper scale (thousands of pairs × five levels × five metrics), with numbers identical to the
+straightforward computation (every statistic is still computed by sacrebleu's own code):
+
+* Worker processes (``EvalConfig.jobs``, default all cores). The statistics of a level are planned right after it
+  is tokenised and handed to a pool of worker processes in chunks of :data:`CHUNK_PAIRS` pairs, so the workers
+  score one level while the main process tokenises the next. Only when a level needs at least
+  :data:`PARALLEL_MIN_PAIRS` pairs computed; smaller inputs run in the calling process. The fast TER runs in the
+  main process on threads (its numba kernel releases the GIL).
+* References once, not once per system: BLEU and chrF statistics go through sacrebleu's
+  ``_extract_corpus_statistics`` with the reference cache (``_cache_references``) filled once per distinct
+  reference of a chunk (pairs are chunked by reference), instead of re-extracting a reference's n-grams for
+  every system.
+* chrF, chrF+ and chrF++ with one reference: the statistics are per-order blocks ``[hyp, ref, match]``
+  (character orders first, then word orders) and, with a single reference, no block depends on another
+  (sacrebleu picks a best reference only between several). So the character blocks are computed once by
+  sacrebleu's ``CHRF(char_order=c, word_order=0)`` and the word blocks once per level by
+  ``CHRF(char_order=0, word_order=W)``; chrF+ and chrF++ take the first 3·w word columns. Character n-grams
+  ignore whitespace, so the character blocks are shared by every level that leaves the characters unchanged
+  (word, MeCab, char, …): they are keyed by the whitespace-free hypothesis and reference.
+* Caches (:mod:`korean_eval.cache`): tokens and per-pair statistics, read in bulk; trained SentencePiece models;
+  and whole results, keyed by the data's content hash, the settings, the token levels' versions and a digest of
+  this package's source, so that rerunning an unchanged evaluation only loads the stored result.
 """
 
 from __future__ import annotations
 
+import atexit
+import hashlib
+import importlib.metadata
+import json
+import multiprocessing
 import os
+import pickle
+import threading
 import time
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from korean_eval import meta
+from korean_eval import __version__, meta
 from korean_eval.cache import NullCache, pair_key, text_key
 from korean_eval.correlation import GROUPINGS, STATISTICS
 from korean_eval.data import EvalSet
 from korean_eval.metrics import METRIC_NAMES, Metric, make_metric, metric_info
+from korean_eval.metrics.sacre import BleuMetric, ChrfMetric, TerMetric
 from korean_eval.tokenizers import LEVEL_NAMES, SpmLevel, TokenLevel, get_level, level_availability
 
 Progress = Callable[[float, str], None]
@@ -131,14 +166,29 @@ def _jobs(jobs: int | None) -> int:
     return max(1, jobs or os.cpu_count() or 1)
 
 
-def prepare_level(name: str, evalset: EvalSet, config: EvalConfig) -> TokenLevel:
-    """Instantiate a level; SentencePiece is trained on the evaluation's references (or loads the given model)."""
+def prepare_level(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCache | None = None) -> TokenLevel:
+    """Instantiate a level; SentencePiece is trained on the evaluation's references (or loads the given model).
+
+    With a ``cache``, a SentencePiece model trained here is stored (keyed by the library version, the vocabulary
+    size and the distinct references, which determine the model: training is single-threaded) and loaded next time.
+    """
     ok, reason = level_availability(name)
     if not ok:
         raise ValueError(f"token level {name!r} is unavailable: {reason}")
     if name == "spm":
-        level = SpmLevel(config.spm_vocab, config.spm_model)
-        return level.fit([r for stream in evalset.refs for r in stream])
+        references = [r for stream in evalset.refs for r in stream]
+        if config.spm_model is not None or cache is None or not cache.enabled:
+            return SpmLevel(config.spm_vocab, config.spm_model).fit(references)
+        key = "spm-model:" + _digest([_pkg_version("sentencepiece"), config.spm_vocab, list(dict.fromkeys(references))])
+        model = cache.get_blob(key)
+        if model is not None:
+            try:
+                return SpmLevel(config.spm_vocab, model)
+            except ValueError:
+                pass  # a damaged entry: train again
+        level = SpmLevel(config.spm_vocab).fit(references)
+        cache.put_blob(key, level._model_bytes, "spm")
+        return level
     return get_level(name)
 
 
@@ -191,28 +241,466 @@ def compute_statistics(
     refs: Sequence[Sequence[str]],
     cache: NullCache,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """Per-pair statistics and segment scores (cached by token hash); returns (stats, scores, seconds computed)."""
+    """Per-pair statistics and segment scores (cached by token hash); returns (stats, scores, seconds computed).
+
+    The single-metric, single-process path (:func:`evaluate` plans all metrics of a level together instead).
+    """
     keys = [pair_key(h, [stream[i] for stream in refs]) for i, h in enumerate(hyps)]
-    hit = cache.get_stats(metric_key, keys)
-    todo = [i for i, k in enumerate(keys) if k not in hit]
+    found, stats, scores = cache.get_stats_block(metric_key, keys)
+    missing = np.flatnonzero(~found)
     seconds = 0.0
-    computed: dict[int, tuple[np.ndarray, float]] = {}
-    if todo:
+    if len(missing):
         start = time.perf_counter()
-        unique: dict[bytes, int] = {}
-        for i in todo:
-            unique.setdefault(keys[i], i)
-        idx = list(unique.values())
-        stats = metric.segment_statistics([hyps[i] for i in idx], [[stream[i] for i in idx] for stream in refs])
-        scores = metric.segment_scores(stats)
+        first: dict[bytes, int] = {}
+        for i in missing:
+            first.setdefault(keys[i], int(i))
+        idx = list(first.values())
+        new_stats = metric.segment_statistics([hyps[i] for i in idx], [[stream[i] for i in idx] for stream in refs])
+        new_scores = metric.segment_scores(new_stats)
         seconds = time.perf_counter() - start
-        by_key = {keys[i]: (stats[n], float(scores[n])) for n, i in enumerate(idx)}
-        cache.put_stats(metric_key, ((k, v[0], v[1]) for k, v in by_key.items()))
-        computed = {i: by_key[keys[i]] for i in todo}
-    rows = [hit[k] if k in hit else computed[i] for i, k in enumerate(keys)]
-    if not rows:
+        cache.put_stats(metric_key, zip([keys[i] for i in idx], new_stats, new_scores, strict=True))
+        stats, scores = _merge_rows(keys, found, stats, scores, idx, new_stats, new_scores)
+    if not len(keys):
         return np.zeros((0, 0)), np.zeros(0), seconds
-    return np.vstack([r[0] for r in rows]), np.array([r[1] for r in rows]), seconds
+    return stats, np.asarray(scores, dtype=np.float64), seconds
+
+
+def _merge_rows(
+    keys: Sequence[bytes],
+    found: np.ndarray,
+    stats: np.ndarray,
+    scores: np.ndarray,
+    idx: Sequence[int],
+    new_stats: np.ndarray,
+    new_scores: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """All rows: cached ones where ``found``, else the computed row of the same pair key (``idx`` = computed pairs)."""
+    new_stats = np.asarray(new_stats, dtype=np.float64).reshape(len(idx), -1)
+    out_stats = np.zeros((len(keys), new_stats.shape[1]))
+    out_scores = np.zeros(len(keys))
+    if found.any():
+        out_stats[found] = stats[found]
+        out_scores[found] = scores[found]
+    row_of = {keys[i]: r for r, i in enumerate(idx)}
+    missing = np.flatnonzero(~found)
+    rows = np.fromiter((row_of[keys[i]] for i in missing), dtype=np.int64, count=len(missing))
+    out_stats[missing] = new_stats[rows]
+    out_scores[missing] = np.asarray(new_scores, dtype=np.float64)[rows]
+    return out_stats, out_scores
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Worker processes
+
+PARALLEL_MIN_PAIRS = 2000  # a level with fewer pairs to compute runs in the calling process
+CHUNK_PAIRS = 1024  # pairs per task handed to a worker process
+
+_POOL: ProcessPoolExecutor | None = None
+_POOL_WORKERS = 0
+_POOL_LOCK = threading.Lock()
+
+
+def _shutdown_pool() -> None:
+    global _POOL, _POOL_WORKERS
+    with _POOL_LOCK:
+        if _POOL is not None:
+            _POOL.shutdown(wait=False, cancel_futures=True)
+        _POOL, _POOL_WORKERS = None, 0
+
+
+atexit.register(_shutdown_pool)
+
+
+def _warm_up() -> int:
+    """Runs in a new worker: import what the tasks need while the main process is still tokenising."""
+    import sacrebleu.metrics  # noqa: F401
+
+    return os.getpid()
+
+
+def _executor(workers: int) -> ProcessPoolExecutor | None:
+    """The shared pool of ``workers`` processes ("spawn": safe beside a JVM and threads); None if unavailable.
+
+    The pool lives as long as the process (a dashboard reuses it across evaluations) and is shut down at exit.
+    """
+    global _POOL, _POOL_WORKERS
+    if workers <= 1 or multiprocessing.parent_process() is not None:
+        return None  # never from inside a worker (e.g. a script without a __main__ guard being re-imported)
+    with _POOL_LOCK:
+        if _POOL is not None and _POOL_WORKERS == workers:
+            return _POOL
+        if _POOL is not None:
+            _POOL.shutdown(wait=False, cancel_futures=True)
+            _POOL, _POOL_WORKERS = None, 0
+        try:
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+            for _ in range(workers):
+                pool.submit(_warm_up)
+        except (OSError, ValueError, NotImplementedError, RuntimeError):
+            return None
+        _POOL, _POOL_WORKERS = pool, workers
+        return pool
+
+
+def _discard_pool(pool: ProcessPoolExecutor) -> None:
+    global _POOL, _POOL_WORKERS
+    with _POOL_LOCK:
+        if _POOL is pool:
+            _POOL, _POOL_WORKERS = None, 0
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _with_cached_refs(obj, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]) -> list:
+    """``obj._extract_corpus_statistics(hyps, refs)`` (sacrebleu), each distinct reference pre-processed once.
+
+    sacrebleu's own loop runs over the reference cache ``obj._ref_cache``; here it is filled from
+    ``obj._cache_references`` of the distinct references, entry ``ref_index[i]`` for hypothesis ``i``.
+    """
+    if not hyps:
+        return []
+    streams = [list(col) for col in zip(*unique_refs, strict=True)]
+    per_ref = obj._cache_references(streams)
+    obj._ref_cache = [per_ref[j] for j in ref_index]
+    try:
+        return obj._extract_corpus_statistics(hyps, None)
+    finally:
+        obj._ref_cache = []
+
+
+def _task_bleu(options: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
+    """BLEU statistics of a chunk (the same sacrebleu object as :class:`BleuMetric` uses); (array, seconds)."""
+    start = time.perf_counter()
+    metric = make_metric("bleu", dict(options))
+    assert isinstance(metric, BleuMetric)
+    stats = _with_cached_refs(metric._corpus, hyps, ref_index, unique_refs)
+    out = np.asarray(stats, dtype=np.float64).reshape(len(hyps), 2 + 2 * metric.max_ngram_order)
+    return out, time.perf_counter() - start
+
+
+def _chrf_object(spec: tuple):
+    from sacrebleu.metrics import CHRF
+
+    char_order, word_order, beta, lowercase, whitespace, eps_smoothing = spec
+    return CHRF(char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase,
+                whitespace=whitespace, eps_smoothing=eps_smoothing)
+
+
+def _task_chrf(spec: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
+    """chrF statistic blocks of a chunk by sacrebleu's ``CHRF(*spec)``; (array, seconds)."""
+    start = time.perf_counter()
+    stats = _with_cached_refs(_chrf_object(spec), hyps, ref_index, unique_refs)
+    out = np.asarray(stats, dtype=np.float64).reshape(len(hyps), 3 * (spec[0] + spec[1]))
+    return out, time.perf_counter() - start
+
+
+def _task_generic(name: str, options: tuple, runtime: tuple, hyps: list[str], refs: list[list[str]]):
+    """Any registered metric's ``segment_statistics`` (all the pairs in one call, as the metric expects)."""
+    start = time.perf_counter()
+    metric = make_metric(name, dict(options), **dict(runtime))
+    out = np.asarray(metric.segment_statistics(hyps, refs), dtype=np.float64).reshape(len(hyps), -1)
+    return out, time.perf_counter() - start
+
+
+class _Job:
+    """One task, run by the pool (if given) or in this process when its result is first needed."""
+
+    def __init__(self, fn: Callable, args: tuple, owner: tuple[str, str], sched: _Scheduler, pool):
+        self.fn, self.args, self.owner, self.sched = fn, args, owner, sched
+        self.pool = pool
+        self.future: Future | None = pool.submit(fn, *args) if pool is not None else None
+        self._value: np.ndarray | None = None
+
+    def result(self) -> np.ndarray:
+        if self._value is None:
+            value = None
+            if self.future is not None:
+                start = time.perf_counter()
+                try:
+                    value, seconds = self.future.result()
+                except BrokenProcessPool:  # a worker died (e.g. killed): recompute here
+                    _discard_pool(self.pool)
+                self.sched.waited += time.perf_counter() - start
+            if value is None:
+                start = time.perf_counter()
+                value, seconds = self.fn(*self.args)
+                self.sched.waited += time.perf_counter() - start
+            self._value = value
+            self.sched.seconds[self.owner] += seconds
+            self.args = ()
+        return self._value
+
+
+class _Rows:
+    """Rows of statistics produced by jobs, addressed by a key (a pair index or a shared-content key)."""
+
+    def __init__(self) -> None:
+        self.jobs: list[_Job] = []
+        self.where: dict = {}
+
+    def add(self, job: _Job, keys: Sequence) -> None:
+        j = len(self.jobs)
+        self.jobs.append(job)
+        for r, key in enumerate(keys):
+            self.where[key] = (j, r)
+
+    def gather(self, keys: Sequence, width: int) -> np.ndarray:
+        out = np.zeros((len(keys), width))
+        if not len(keys):
+            return out
+        loc = np.array([self.where[k] for k in keys], dtype=np.int64).reshape(-1, 2)
+        for j in np.unique(loc[:, 0]):
+            sel = loc[:, 0] == j
+            out[sel] = self.jobs[int(j)].result()[loc[sel, 1]]
+        return out
+
+
+@dataclass
+class _Scheduler:
+    """Hands statistics tasks to the worker pool (or runs them here) and keeps the seconds spent per owner."""
+
+    workers: int
+    seconds: dict = field(default_factory=lambda: defaultdict(float))
+    waited: float = 0.0
+    char_rows: _Rows = field(default_factory=_Rows)  # chrF character blocks, shared across levels
+
+    def pool(self, n_pairs: int) -> ProcessPoolExecutor | None:
+        return _executor(self.workers) if self.workers > 1 and n_pairs >= PARALLEL_MIN_PAIRS else None
+
+    def submit(self, fn: Callable, args: tuple, owner: tuple[str, str], pool) -> _Job:
+        return _Job(fn, args, owner, self, pool)
+
+
+def _chunks(indices: Sequence[int], ref_ids: np.ndarray, parallel: bool) -> list[np.ndarray]:
+    """``indices`` ordered by reference and cut into chunks of about :data:`CHUNK_PAIRS` (one chunk if serial)."""
+    idx = np.asarray(indices, dtype=np.int64)
+    if not len(idx):
+        return []
+    idx = idx[np.argsort(ref_ids[idx], kind="stable")]
+    n_chunks = max(1, -(-len(idx) // CHUNK_PAIRS)) if parallel else 1
+    return [c for c in np.array_split(idx, n_chunks) if len(c)]
+
+
+def _local_refs(chunk: np.ndarray, ref_ids: np.ndarray, unique_refs: Sequence[tuple[str, ...]]):
+    """(reference index per pair of the chunk, the chunk's distinct references)."""
+    local: dict[int, int] = {}
+    ref_index = [local.setdefault(int(ref_ids[i]), len(local)) for i in chunk]
+    return ref_index, [unique_refs[g] for g in local]
+
+
+@dataclass
+class _MetricPlan:
+    """What one level × metric needs: cached rows, which pairs to compute, and how to get their statistics."""
+
+    name: str
+    metric: Metric
+    key: str
+    found: np.ndarray
+    stats: np.ndarray
+    scores: np.ndarray
+    todo: list[int]  # first pair of every missing pair key
+    compute: Callable[[], np.ndarray] | None = None
+
+
+@dataclass
+class _LevelPlan:
+    name: str
+    level: TokenLevel
+    positions: list[tuple[int, int]]
+    hyps: list[str]
+    refs: list[list[str]]
+    keys: list[bytes]
+    metrics: list[_MetricPlan]
+
+
+def _chrf_spec(metric: ChrfMetric, char_order: int, word_order: int) -> tuple:
+    c = metric._chrf
+    return (char_order, word_order, 2 if char_order == 0 else c.beta, c.lowercase, c.whitespace, c.eps_smoothing)
+
+
+def _plan_level(
+    level_name: str,
+    level: TokenLevel,
+    tok: Mapping[str, str],
+    evalset: EvalSet,
+    config: EvalConfig,
+    cache: NullCache,
+    sched: _Scheduler,
+) -> _LevelPlan:
+    """Look up the cache for every metric of the level and start the work on the missing pairs."""
+    positions, hyps, refs = _pairs(evalset, tok)
+    n = len(hyps)
+    ref_tuples = list(zip(*refs, strict=True)) if refs else [()] * n
+    keys = [pair_key(h, r) for h, r in zip(hyps, ref_tuples, strict=True)]
+    group: dict[tuple[str, ...], int] = {}
+    ref_ids = np.fromiter((group.setdefault(t, len(group)) for t in ref_tuples), dtype=np.int64, count=n)
+    unique_refs = list(group)
+    plans: list[_MetricPlan] = []
+    for metric_name in config.metrics:
+        runtime = {"implementation": config.ter_implementation, "n_jobs": config.jobs} if metric_name == "ter" else {}
+        metric = make_metric(metric_name, config.options_for(level_name, metric_name), **runtime)
+        metric_key = f"{level.options_key()}|{metric_name}|{metric.options_key()}"
+        found, stats, scores = cache.get_stats_block(metric_key, keys)
+        first: dict[bytes, int] = {}
+        for i in np.flatnonzero(~found):
+            first.setdefault(keys[i], int(i))
+        plans.append(_MetricPlan(metric_name, metric, metric_key, found, stats, scores, list(first.values())))
+    pool = sched.pool(max((len(p.todo) for p in plans), default=0))
+    parallel = pool is not None
+
+    # chrF family with one reference: character blocks (shared by content) + word blocks (once per level)
+    split = [
+        p for p in plans
+        if isinstance(p.metric, ChrfMetric) and evalset.n_refs == 1 and not p.metric._chrf.whitespace and p.todo
+    ]
+    word_rows = _Rows()
+    word_spec: tuple | None = None
+    by_pair: dict[int, tuple] = {}
+    if split:
+        stripped = ["".join(h.split()) for h in hyps]
+        s_ids: dict[str, int] = {}
+        s_refs = np.fromiter(
+            (s_ids.setdefault("".join(unique_refs[g][0].split()), len(s_ids)) for g in ref_ids), dtype=np.int64, count=n
+        )
+        s_unique = [(r,) for r in s_ids]
+        for p in split:
+            spec = _chrf_spec(p.metric, p.metric.char_order, 0)
+            new = []
+            for i in p.todo:
+                ck = (spec, stripped[i], s_unique[s_refs[i]][0])
+                by_pair[(id(p), i)] = ck
+                if ck not in sched.char_rows.where:
+                    sched.char_rows.where[ck] = None  # reserved: planned just below
+                    new.append(i)
+            for chunk in _chunks(new, s_refs, parallel):
+                ref_index, chunk_refs = _local_refs(chunk, s_refs, s_unique)
+                job = sched.submit(
+                    _task_chrf, (spec, [stripped[i] for i in chunk], ref_index, chunk_refs), (level_name, p.name), pool
+                )
+                sched.char_rows.add(job, [by_pair[(id(p), int(i))] for i in chunk])
+        with_words = [p for p in split if p.metric.word_order > 0]
+        if with_words:
+            top = max(with_words, key=lambda p: p.metric.word_order)
+            word_spec = _chrf_spec(top.metric, 0, top.metric.word_order)
+            union = sorted({i for p in with_words for i in p.todo})
+            for chunk in _chunks(union, ref_ids, parallel):
+                ref_index, chunk_refs = _local_refs(chunk, ref_ids, unique_refs)
+                job = sched.submit(
+                    _task_chrf, (word_spec, [hyps[i] for i in chunk], ref_index, chunk_refs), (level_name, top.name), pool
+                )
+                word_rows.add(job, [int(i) for i in chunk])
+
+    for p in plans:
+        if not p.todo:
+            continue
+        owner = (level_name, p.name)
+        if p in split:
+            p.compute = _compose_chrf(p, sched.char_rows, word_rows, by_pair, 3 * word_spec[1] if word_spec else 0)
+        elif isinstance(p.metric, BleuMetric):
+            rows = _Rows()
+            options = tuple(sorted(config.options_for(level_name, p.name).items()))
+            for chunk in _chunks(p.todo, ref_ids, parallel):
+                ref_index, chunk_refs = _local_refs(chunk, ref_ids, unique_refs)
+                job = sched.submit(_task_bleu, (options, [hyps[i] for i in chunk], ref_index, chunk_refs), owner, pool)
+                rows.add(job, [int(i) for i in chunk])
+            width = 2 + 2 * p.metric.max_ngram_order
+            p.compute = (lambda rows=rows, todo=p.todo, width=width: rows.gather(todo, width))
+        elif isinstance(p.metric, TerMetric) and p.metric.implementation == "fast":
+            p.compute = _in_process(p, hyps, refs, sched, owner)  # numba, threads: no pickling needed
+        else:
+            options = tuple(sorted(config.options_for(level_name, p.name).items()))
+            runtime = (
+                (("implementation", config.ter_implementation), ("n_jobs", 1)) if p.name == "ter" else ()
+            )
+            args = (p.name, options, runtime, [hyps[i] for i in p.todo], [[s[i] for i in p.todo] for s in refs])
+            job = sched.submit(_task_generic, args, owner, pool)
+            p.compute = job.result
+    return _LevelPlan(level_name, level, positions, hyps, refs, keys, plans)
+
+
+def _compose_chrf(
+    p: _MetricPlan, char_rows: _Rows, word_rows: _Rows, by_pair: dict, word_width: int
+) -> Callable[[], np.ndarray]:
+    """chrF statistics of the plan's pairs: character blocks, then the first 3·word_order word columns."""
+
+    def compute() -> np.ndarray:
+        chars = char_rows.gather([by_pair[(id(p), i)] for i in p.todo], 3 * p.metric.char_order)
+        if p.metric.word_order == 0:
+            return chars
+        words = word_rows.gather(p.todo, word_width)
+        return np.hstack([chars, words[:, : 3 * p.metric.word_order]])
+
+    return compute
+
+
+def _in_process(p: _MetricPlan, hyps: list[str], refs: list[list[str]], sched: _Scheduler, owner) -> Callable:
+    def compute() -> np.ndarray:
+        start = time.perf_counter()
+        out = p.metric.segment_statistics([hyps[i] for i in p.todo], [[s[i] for i in p.todo] for s in refs])
+        sched.seconds[owner] += time.perf_counter() - start
+        sched.waited += time.perf_counter() - start  # counted as owned seconds, not as main-process assembly
+        return np.asarray(out, dtype=np.float64)
+
+    return compute
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Whole-result cache
+
+RESULT_CACHE_VERSION = 1
+
+
+def _pkg_version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "missing"
+
+
+def _digest(payload: object) -> str:
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
+
+
+def _source_digest() -> str:
+    """SHA-256 over this package's Python source: any code change makes earlier stored results unusable."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def result_key(evalset: EvalSet, config: EvalConfig) -> str:
+    """Key of a stored result: data content hash, settings, level and library versions, package source digest."""
+    levels = {}
+    for name in config.levels:
+        if name == "spm":
+            model = hashlib.sha256(config.spm_model).hexdigest() if config.spm_model else "trained-on-references"
+            levels[name] = f"spm-{_pkg_version('sentencepiece')}-v{config.spm_vocab}-{model}"
+        else:
+            levels[name] = get_level(name).options_key()
+    libs = {d: _pkg_version(d) for d in ("sacrebleu", "numpy", "scipy", "pandas", "numba")}
+    return _digest(
+        {
+            "version": [RESULT_CACHE_VERSION, __version__],
+            "source": _source_digest(),
+            "data": evalset.content_hash(),
+            "settings": config.as_dict(),
+            "levels": levels,
+            "libraries": libs,
+        }
+    )
+
+
+def _load_result(cache: NullCache, key: str) -> Results | None:
+    blob = cache.get_blob(f"result:{key}")
+    if blob is None:
+        return None
+    try:
+        results = pickle.loads(blob)
+    except Exception:  # noqa: BLE001 - an unreadable entry is recomputed
+        return None
+    return results if isinstance(results, Results) else None
 
 
 def evaluate(
@@ -221,9 +709,44 @@ def evaluate(
     progress: Progress | None = None,
     cache: NullCache | None = None,
 ) -> Results:
-    """Run the whole pipeline on ``evalset``; see the module docstring."""
+    """Run the whole pipeline on ``evalset``; see the module docstring.
+
+    With a persistent cache, an evaluation already computed with the same data, settings, token-level versions
+    and package source is loaded instead of recomputed (``cache.store_results = False`` turns that off).
+    """
     config = config or EvalConfig()
     cache = cache or NullCache()
+    key = None
+    if cache.enabled and getattr(cache, "store_results", False):
+        start = time.perf_counter()
+        key = result_key(evalset, config)
+        results = _load_result(cache, key)
+        if results is not None:
+            results.timings = pd.concat(
+                [
+                    results.timings,
+                    pd.DataFrame(
+                        [{"stage": "cached result", "level": "", "metric": "", "seconds": time.perf_counter() - start}]
+                    ),
+                ],
+                ignore_index=True,
+            )
+            results.notes = results.notes + ([cache.problem] if cache.problem else [])
+            _report(progress, 1.0, "done (stored result of an identical evaluation)")
+            return results
+    results = _evaluate(evalset, config, progress, cache)
+    if key is not None and cache.enabled:
+        try:
+            blob = pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # noqa: BLE001 - an unpicklable result is simply not stored
+            blob = None
+        if blob is not None:
+            cache.put_blob(f"result:{key}", blob, "result")
+    results.notes = results.notes + ([cache.problem] if cache.problem else [])
+    return results
+
+
+def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, cache: NullCache) -> Results:
     systems = evalset.system_names
     seg_ids = evalset.seg_ids
     n_sys, n_seg = len(systems), len(seg_ids)
@@ -241,6 +764,7 @@ def evaluate(
     flip_rows: list[dict] = []
     token_rows: list[dict] = []
     timing_rows: list[dict] = []
+    meta_rows: list[dict] = []
     all_stats: dict[tuple[str, str], np.ndarray] = {}
     metric_objs: dict[tuple[str, str], Metric] = {}
     matrices: dict[tuple[str, str], np.ndarray] = {}
@@ -249,8 +773,12 @@ def evaluate(
     texts += [h for hyps in evalset.systems.values() for h in hyps if h is not None]
     words = sum(len(t.split()) for t in texts)
     sys_index = np.array([s for s in range(n_sys)])
+    sched = _Scheduler(_jobs(config.jobs))
+    if levels:
+        sched.pool(evalset.system_pairs())  # a large input starts the worker pool now: it imports while we tokenise
 
     def add_metric(level: str, name: str, seg_mat: np.ndarray, sys_scores: np.ndarray, signature: str, hib: bool) -> None:
+        start = time.perf_counter()
         present = np.isfinite(seg_mat)
         s_idx, i_idx = np.nonzero(present)
         seg_frames.append(
@@ -282,11 +810,15 @@ def evaluate(
         )
         rank_rows.extend(meta.ranking_rows(level, name, systems, sys_scores, human_sys, hib))
         flip_rows.extend(meta.flipped_pairs(level, name, systems, sys_scores, human_sys, hib))
+        meta_rows.append({"stage": "meta", "level": level, "metric": name, "seconds": time.perf_counter() - start})
 
+    # 1. tokenise every level; each level's statistics start (in worker processes) as soon as it is tokenised
+    plans: list[_LevelPlan] = []
+    tokenise_rows: dict[str, dict] = {}
     for level_name in levels:
         _report(progress, done / steps, f"tokenising at level {level_name}")
         start = time.perf_counter()
-        level = prepare_level(level_name, evalset, config)
+        level = prepare_level(level_name, evalset, config, cache)
         tok, tok_seconds, fallbacks = tokenize_texts(level, texts, cache)
         wall = time.perf_counter() - start
         token_maps[level_name] = tok
@@ -304,21 +836,33 @@ def evaluate(
                 "fallbacks": fallbacks,
             }
         )
-        timing_rows.append({"stage": "tokenise", "level": level_name, "metric": "", "seconds": wall})
+        tokenise_rows[level_name] = {"stage": "tokenise", "level": level_name, "metric": "", "seconds": wall}
         if fallbacks:
             notes.append(
                 f"{level.label}: {fallbacks} sentence(s) could not be analysed and were split on whitespace instead"
             )
         done += 1
-        positions, hyps, refs = _pairs(evalset, tok)
-        pos = np.array(positions, dtype=int).reshape(-1, 2)
-        for metric_name in config.metrics:
+        plans.append(_plan_level(level_name, level, tok, evalset, config, cache, sched))
+
+    # 2. per level × metric: statistics (cached + computed), segment and system scores, meta-evaluation
+    for plan in plans:
+        level_name, level = plan.name, plan.level
+        timing_rows.append(tokenise_rows[level_name])
+        pos = np.array(plan.positions, dtype=int).reshape(-1, 2)
+        for mp in plan.metrics:
+            metric_name, metric = mp.name, mp.metric
             _report(progress, done / steps, f"scoring {metric_name} at level {level_name}")
-            start = time.perf_counter()
-            runtime = {"implementation": config.ter_implementation, "n_jobs": config.jobs} if metric_name == "ter" else {}
-            metric = make_metric(metric_name, config.options_for(level_name, metric_name), **runtime)
-            metric_key = f"{level.options_key()}|{metric_name}|{metric.options_key()}"
-            stats, scores, _ = compute_statistics(metric, metric_key, hyps, refs, cache)
+            start, waited = time.perf_counter(), sched.waited
+            if mp.todo:
+                assert mp.compute is not None
+                new_stats = mp.compute()
+                new_scores = metric.segment_scores(new_stats)
+                cache.put_stats(mp.key, zip([plan.keys[i] for i in mp.todo], new_stats, new_scores, strict=True))
+                stats, scores = _merge_rows(plan.keys, mp.found, mp.stats, mp.scores, mp.todo, new_stats, new_scores)
+            else:
+                stats, scores = mp.stats, mp.scores
+            if not len(plan.keys):
+                stats, scores = np.zeros((0, 0)), np.zeros(0)
             k = stats.shape[1] if stats.size else 1
             stats_cube = np.full((n_sys, n_seg, k), np.nan)
             seg_mat = np.full((n_sys, n_seg), np.nan)
@@ -332,17 +876,19 @@ def evaluate(
                 ]
             )
             signature = f"{metric.signature(evalset.n_refs)}|level:{level.version()}"
+            assembly = (time.perf_counter() - start) - (sched.waited - waited)
             add_metric(level_name, metric_name, seg_mat, sys_scores, signature, metric.info.higher_is_better)
             all_stats[(level_name, metric_name)] = stats_cube
             metric_objs[(level_name, metric_name)] = metric
-            timing_rows.append(
-                {"stage": "score", "level": level_name, "metric": metric_name, "seconds": time.perf_counter() - start}
-            )
+            timing_rows.append({"stage": "score", "level": level_name, "metric": metric_name, "seconds": assembly})
             done += 1
-
     if evalset.given is not None:
         for name, (mat, sys_scores) in meta.given_system_scores(evalset.given, systems, seg_ids).items():
             add_metric(GIVEN_LEVEL, name, mat, sys_scores, "given|system score = mean of segment scores", True)
+    for row in timing_rows:  # work done in worker processes (or earlier) counts for the level × metric owning it
+        if row["stage"] == "score":
+            row["seconds"] += sched.seconds.get((row["level"], row["metric"]), 0.0)
+    timing_rows += meta_rows
     _report(progress, done / steps, "meta-evaluation")
     if evalset.human is None:
         notes.append("no human scores: correlations and rankings against humans are empty")
@@ -382,6 +928,6 @@ def evaluate(
         segment_matrices=matrices,
         human_matrix=human,
         settings=config.as_dict(),
-        notes=notes + ([cache.problem] if cache.problem else []),
+        notes=notes,
         tokens=token_maps,
     )
