@@ -26,9 +26,10 @@ from itertools import permutations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 from scipy import stats as sps
 
-from korean_eval.correlation import segment_correlation, system_correlation
+from korean_eval.correlation import MIN_SYSTEMS, segment_correlation, system_correlation
 
 ScoresFromSums = Callable[[np.ndarray], np.ndarray]
 SYSTEM_PAIR_LABELS: tuple[str, ...] = (
@@ -552,6 +553,17 @@ def paired_bootstrap_metric(
     return _sacrebleu_p_and_ci(full_a - full_b, res_a - res_b)
 
 
+def paired_bootstrap_from_resamples(diff: float, resampled_diffs: np.ndarray) -> PairedBootstrap:
+    """sacrebleu's paired-bootstrap p-value and 95% interval (as in :func:`paired_bootstrap_metric`) from a full-set
+    difference and its resampled differences (NaN resamples dropped) — for callers that score every system's
+    resamples once and then form all pairs. NaN throughout if ``diff`` is not finite or no resample is."""
+    d = np.asarray(resampled_diffs, dtype=np.float64)
+    d = d[np.isfinite(d)]
+    if not np.isfinite(diff) or d.size == 0:
+        return PairedBootstrap(float("nan"), float("nan"), float("nan"), float("nan"))
+    return _sacrebleu_p_and_ci(float(diff), d)
+
+
 def paired_bootstrap_human(h_a: np.ndarray, h_b: np.ndarray, indices: np.ndarray) -> PairedBootstrap:
     """Paired bootstrap of the human-score difference of systems a and b (same procedure as
     :func:`paired_bootstrap_metric`).
@@ -571,6 +583,30 @@ def paired_bootstrap_human(h_a: np.ndarray, h_b: np.ndarray, indices: np.ndarray
         return PairedBootstrap(float("nan"), float("nan"), float("nan"), float("nan"))
     diff = float(np.nanmean(d))
     res = _weighted_means(resample_counts(indices, h_a.shape[0]), d[None, :])[:, 0]
+    return _sacrebleu_p_and_ci(diff, res[np.isfinite(res)])
+
+
+def paired_bootstrap_means(values_a: np.ndarray, values_b: np.ndarray, indices: np.ndarray) -> PairedBootstrap:
+    """Paired bootstrap of the difference of two systems' *mean* scores, each over its own present items.
+
+    ``values_a``, ``values_b``: ``(n_items,)`` per-item scores (human scores, or segment scores of a metric whose
+    system score is their mean), NaN where absent. ``diff = mean(present a) − mean(present b)`` — the difference of
+    the two systems' means as reported elsewhere (unlike :func:`paired_bootstrap_human`, which uses only the items
+    both systems have; the two agree when both have the same items). Resample ``r`` (the shared ``indices``, so the
+    systems are resampled on the same items) takes each system's count-weighted mean over its drawn present items;
+    resamples where either system drew none are dropped. p-value and 95% interval as in
+    :func:`paired_bootstrap_metric`. All NaN if either system has no score.
+    """
+    a = np.asarray(values_a, dtype=np.float64)
+    b = np.asarray(values_b, dtype=np.float64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"values_a and values_b must be equal 1-d arrays, got {a.shape}, {b.shape}")
+    indices = _check_indices(indices, a.shape[0])
+    if not (np.isfinite(a).any() and np.isfinite(b).any()):
+        return PairedBootstrap(float("nan"), float("nan"), float("nan"), float("nan"))
+    diff = float(np.mean(a[np.isfinite(a)]) - np.mean(b[np.isfinite(b)]))
+    means = _count_means(resample_counts(indices, a.shape[0]), np.vstack([a, b]))
+    res = means[:, 0] - means[:, 1]
     return _sacrebleu_p_and_ci(diff, res[np.isfinite(res)])
 
 
@@ -643,25 +679,786 @@ def pairwise_accuracy(
     return float(agree.mean())
 
 
+# --------------------------------------------------------------------------------------------------------------
+# Vectorised correlations over resamples and permutations
+# --------------------------------------------------------------------------------------------------------------
+#
+# The functions above loop over resamples/permutations in Python and call scipy once per resample; they are the
+# reference definitions. The functions below compute the same values for all resamples (permutations) at once:
+# every resample is a *weighted point set* — point ``p`` occurs ``w_p`` times (its item's count in the resample,
+# 0 = absent) — and one compiled kernel computes the correlation of the expanded multiset directly from the
+# weights, without materialising it. The orderings the rank statistics need are computed once per call, not per
+# resample. Tests check every function below against its loop counterpart.
+
+_STAT_CODES = {"pearson": 0, "spearman": 1, "kendall": 2}
+
+
+@njit(cache=True, nogil=True)
+def _pearson_weighted(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """Pearson r of the multiset where ``x[p], y[p]`` occurs ``w[p]`` times (``w[p] == 0``: absent); two-pass
+    (means first). NaN if fewer than 2 points or either side is constant (exact comparison, as ``correlate``)."""
+    n = 0.0
+    sx = 0.0
+    sy = 0.0
+    first = -1
+    x_const = True
+    y_const = True
+    for p in range(x.shape[0]):
+        wp = w[p]
+        if wp > 0:
+            if first < 0:
+                first = p
+            else:
+                if x[p] != x[first]:
+                    x_const = False
+                if y[p] != y[first]:
+                    y_const = False
+            n += wp
+            sx += wp * x[p]
+            sy += wp * y[p]
+    if n < 2 or x_const or y_const:
+        return np.nan
+    mx = sx / n
+    my = sy / n
+    sxy = 0.0
+    sxx = 0.0
+    syy = 0.0
+    for p in range(x.shape[0]):
+        wp = w[p]
+        if wp > 0:
+            dx = x[p] - mx
+            dy = y[p] - my
+            sxy += wp * dx * dy
+            sxx += wp * dx * dx
+            syy += wp * dy * dy
+    if not (sxx > 0 and syy > 0):
+        return np.nan
+    r = sxy / (np.sqrt(sxx) * np.sqrt(syy))
+    return min(1.0, max(-1.0, r))
+
+
+@njit(cache=True, nogil=True)
+def _midranks_weighted(v: np.ndarray, order: np.ndarray, w: np.ndarray, ranks: np.ndarray) -> int:
+    """Average ranks (1-based, ties share the mean rank) of the multiset's values written to ``ranks[p]`` for
+    every present point; ``order`` sorts ``v`` ascending. Returns the number of distinct present values."""
+    n = v.shape[0]
+    below = 0.0
+    groups = 0
+    k = 0
+    while k < n:
+        start = k
+        val = v[order[k]]
+        k += 1
+        while k < n and v[order[k]] == val:
+            k += 1
+        t = 0.0
+        for j in range(start, k):
+            t += w[order[j]]
+        if t > 0:
+            groups += 1
+            r = below + (t + 1.0) / 2.0
+            for j in range(start, k):
+                ranks[order[j]] = r
+            below += t
+    return groups
+
+
+@njit(cache=True, nogil=True)
+def _kendall_weighted(
+    x: np.ndarray,
+    ox: np.ndarray,
+    y: np.ndarray,
+    oy: np.ndarray,
+    w: np.ndarray,
+    yrank: np.ndarray,
+    tree: np.ndarray,
+    acc: np.ndarray,
+) -> float:
+    """Kendall τ-b of the multiset (``ox``/``oy`` sort ``x``/``y``); O(n log n) with a Fenwick tree over y ranks.
+
+    Concordant/discordant pair weights ``Σ w_p w_q`` over pairs ordered the same/opposite way in x and y; pairs tied
+    in x: ``(Σ_g t_g² − N)/2`` over the groups of equal x (``t_g`` = summed weight, copies of one point included),
+    likewise y; ``τ_b = (C − D) / sqrt(n0 − n_x) / sqrt(n0 − n_y)``, ``n0 = N(N−1)/2`` (scipy's formula). All
+    counts are integers held exactly in float64 when the weights are integers.
+    """
+    n = x.shape[0]
+    m = 0
+    k = 0
+    while k < n:  # dense y ranks 0..m-1
+        val = y[oy[k]]
+        yrank[oy[k]] = m
+        k += 1
+        while k < n and y[oy[k]] == val:
+            yrank[oy[k]] = m
+            k += 1
+        m += 1
+    for j in range(m + 1):
+        tree[j] = 0.0
+    for j in range(m):
+        acc[j] = 0.0
+    con = 0.0
+    dis = 0.0
+    total = 0.0
+    tx = 0.0
+    k = 0
+    while k < n:
+        start = k
+        val = x[ox[k]]
+        k += 1
+        while k < n and x[ox[k]] == val:
+            k += 1
+        g = 0.0
+        for j in range(start, k):  # query the group before adding it: equal x is neither C nor D
+            p = ox[j]
+            wp = w[p]
+            if wp > 0:
+                below = 0.0  # weight already seen with a smaller y rank
+                i = yrank[p]
+                while i > 0:
+                    below += tree[i]
+                    i -= i & (-i)
+                upto = 0.0  # ... with a y rank <= this one
+                i = yrank[p] + 1
+                while i > 0:
+                    upto += tree[i]
+                    i -= i & (-i)
+                con += wp * below
+                dis += wp * (total - upto)
+                g += wp
+        for j in range(start, k):
+            p = ox[j]
+            wp = w[p]
+            if wp > 0:
+                i = yrank[p] + 1
+                while i <= m:
+                    tree[i] += wp
+                    i += i & (-i)
+                acc[yrank[p]] += wp
+        total += g
+        tx += g * g
+    ty = 0.0
+    for j in range(m):
+        ty += acc[j] * acc[j]
+    if total < 2:
+        return np.nan
+    n0 = total * (total - 1.0) / 2.0
+    dx = n0 - (tx - total) / 2.0
+    dy = n0 - (ty - total) / 2.0
+    if not (dx > 0 and dy > 0):
+        return np.nan
+    tau = (con - dis) / np.sqrt(dx) / np.sqrt(dy)
+    return min(1.0, max(-1.0, tau))
+
+
+@njit(cache=True, nogil=True)
+def _correlation_rows(
+    code: int,
+    x: np.ndarray,
+    y: np.ndarray,
+    ox: np.ndarray,
+    oy: np.ndarray,
+    counts: np.ndarray,
+    columns: np.ndarray,
+) -> np.ndarray:
+    """Row ``b`` of the output: the correlation (``code`` 0 Pearson, 1 Spearman, 2 Kendall τ-b) of the points
+    ``(x[b], y[b])`` weighted by ``counts[b, columns]`` (a one-row ``x``/``y``/``ox``/``oy``/``counts`` is shared by
+    all rows). A point whose x or y is not finite is absent."""
+    n_rows = max(x.shape[0], y.shape[0], counts.shape[0])
+    n = x.shape[1]
+    out = np.empty(n_rows)
+    w = np.empty(n)
+    rx = np.empty(n)
+    ry = np.empty(n)
+    yrank = np.empty(n, np.int64)
+    tree = np.empty(n + 1)
+    acc = np.empty(n)
+    for b in range(n_rows):
+        ix = b if x.shape[0] > 1 else 0
+        iy = b if y.shape[0] > 1 else 0
+        ic = b if counts.shape[0] > 1 else 0
+        for p in range(n):
+            c = counts[ic, columns[p]]
+            if c > 0 and np.isfinite(x[ix, p]) and np.isfinite(y[iy, p]):
+                w[p] = c
+            else:
+                w[p] = 0.0
+        if code == 0:
+            out[b] = _pearson_weighted(x[ix], y[iy], w)
+        elif code == 1:
+            gx = _midranks_weighted(x[ix], ox[ix], w, rx)
+            gy = _midranks_weighted(y[iy], oy[iy], w, ry)
+            out[b] = np.nan if (gx < 2 or gy < 2) else _pearson_weighted(rx, ry, w)
+        else:
+            out[b] = _kendall_weighted(x[ix], ox[ix], y[iy], oy[iy], w, yrank, tree, acc)
+    return out
+
+
+_BLOCK = 32  # weight rows processed together by _fixed_points_rows (inner loops run over them, vectorised)
+
+
+@njit(cache=True, nogil=True)
+def _midranks_block(
+    order: np.ndarray,
+    starts: np.ndarray,
+    cols: np.ndarray,
+    cnt_t: np.ndarray,
+    b0: int,
+    nb: int,
+    ranks: np.ndarray,
+    stats: np.ndarray,
+) -> None:
+    """Midranks of the weighted multiset for rows ``b0 .. b0+nb-1`` of the weights ``cnt_t[cols[p], row]``.
+
+    ``order`` sorts the points, ``starts`` are the start positions of its groups of equal values plus ``n``.
+    Writes ``ranks[p, b]`` (``below + (t + 1)/2`` for the group's summed weight ``t``; meaningless where the weight
+    is 0) and ``stats[0, b]`` = total weight N, ``stats[1, b]`` = ``Σ (t³ − t)``, ``stats[2, b]`` = number of
+    groups with positive weight.
+    """
+    width = ranks.shape[1]
+    t = np.zeros(width)
+    for b in range(nb):
+        stats[0, b] = 0.0
+        stats[1, b] = 0.0
+        stats[2, b] = 0.0
+    for g in range(starts.shape[0] - 1):
+        for b in range(nb):
+            t[b] = 0.0
+        for j in range(starts[g], starts[g + 1]):
+            c = cols[order[j]]
+            for b in range(nb):
+                t[b] += cnt_t[c, b0 + b]
+        for j in range(starts[g], starts[g + 1]):
+            p = order[j]
+            for b in range(nb):
+                ranks[p, b] = stats[0, b] + (t[b] + 1.0) / 2.0
+        for b in range(nb):
+            stats[0, b] += t[b]
+            stats[1, b] += t[b] * t[b] * t[b] - t[b]
+            stats[2, b] += 1.0 if t[b] > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _fixed_points_rows(
+    code: int,
+    ox: np.ndarray,
+    gx: np.ndarray,
+    oy: np.ndarray,
+    gy: np.ndarray,
+    yrank: np.ndarray,
+    cols: np.ndarray,
+    cnt_t: np.ndarray,
+) -> np.ndarray:
+    """Spearman (``code`` 1) or Kendall τ-b (2) of *one* finite point set under every weighting
+    ``w[p] = cnt_t[cols[p], row]`` (``cnt_t``: the count matrix transposed, ``(n_columns, n_rows)``) — the
+    bootstrap/permutation case, where only the weights change. Returns ``(n_rows,)``.
+
+    Precomputed once: ``ox``/``oy`` sort the points by x/y, ``gx``/``gy`` are the start positions (in that order)
+    of the groups of equal values plus a final ``n``, ``yrank`` the dense y rank of every point. Rows are processed
+    in blocks of :data:`_BLOCK` with the block as the innermost loop (contiguous, vectorised): the group structure
+    and the Fenwick-tree paths depend only on the points, not on the weights.
+
+    * Spearman: midranks per group ``below + (t + 1)/2`` (:func:`_midranks_block`); their weighted mean is
+      ``(N + 1)/2`` and their weighted sum of squared deviations ``(N³ − N − Σ(t³ − t))/12``, so one more pass
+      gives the covariance. NaN if N < 2 or a side has fewer than 2 distinct present values.
+    * Kendall τ-b: as :func:`_kendall_weighted` (points in x order, a group of equal x queried before it is
+      added; discordant weight = seen − seen with smaller y − seen with equal y).
+    """
+    n_items, n_rows = cnt_t.shape
+    n = ox.shape[0]
+    m = gy.shape[0] - 1
+    width = _BLOCK
+    out = np.empty(n_rows)
+    if code == 1:
+        rx = np.zeros((n, width))
+        ry = np.zeros((n, width))
+        sx = np.zeros((3, width))
+        sy = np.zeros((3, width))
+        sxy = np.zeros(width)
+        mean = np.zeros(width)
+        for b0 in range(0, n_rows, width):
+            nb = min(width, n_rows - b0)
+            _midranks_block(ox, gx, cols, cnt_t, b0, nb, rx, sx)
+            _midranks_block(oy, gy, cols, cnt_t, b0, nb, ry, sy)
+            for b in range(nb):
+                sxy[b] = 0.0
+                mean[b] = (sx[0, b] + 1.0) / 2.0
+            for p in range(n):
+                c = cols[p]
+                for b in range(nb):
+                    sxy[b] += cnt_t[c, b0 + b] * (rx[p, b] - mean[b]) * (ry[p, b] - mean[b])
+            for b in range(nb):
+                total = sx[0, b]
+                if total < 2 or sx[2, b] < 2 or sy[2, b] < 2:
+                    out[b0 + b] = np.nan
+                else:
+                    base = total * total * total - total
+                    r = sxy[b] / (np.sqrt((base - sx[1, b]) / 12.0) * np.sqrt((base - sy[1, b]) / 12.0))
+                    out[b0 + b] = min(1.0, max(-1.0, r))
+        return out
+    tree = np.zeros((m + 1, width))
+    eq = np.zeros((m, width))
+    below = np.zeros(width)
+    con = np.zeros(width)
+    dis = np.zeros(width)
+    total = np.zeros(width)
+    tx = np.zeros(width)
+    gsum = np.zeros(width)
+    for b0 in range(0, n_rows, width):
+        nb = min(width, n_rows - b0)
+        tree[:, :] = 0.0
+        eq[:, :] = 0.0
+        for b in range(nb):
+            con[b] = 0.0
+            dis[b] = 0.0
+            total[b] = 0.0
+            tx[b] = 0.0
+        for g in range(gx.shape[0] - 1):
+            for b in range(nb):
+                gsum[b] = 0.0
+            for j in range(gx[g], gx[g + 1]):  # query the whole group first: equal x is neither C nor D
+                p = ox[j]
+                c = cols[p]
+                yr = yrank[p]
+                for b in range(nb):
+                    below[b] = 0.0
+                i = yr
+                while i > 0:
+                    for b in range(nb):
+                        below[b] += tree[i, b]
+                    i -= i & (-i)
+                for b in range(nb):
+                    w = cnt_t[c, b0 + b]
+                    con[b] += w * below[b]
+                    dis[b] += w * (total[b] - below[b] - eq[yr, b])
+                    gsum[b] += w
+            for j in range(gx[g], gx[g + 1]):
+                p = ox[j]
+                c = cols[p]
+                yr = yrank[p]
+                i = yr + 1
+                while i <= m:
+                    for b in range(nb):
+                        tree[i, b] += cnt_t[c, b0 + b]
+                    i += i & (-i)
+                for b in range(nb):
+                    eq[yr, b] += cnt_t[c, b0 + b]
+            for b in range(nb):
+                total[b] += gsum[b]
+                tx[b] += gsum[b] * gsum[b]
+        for b in range(nb):
+            ty = 0.0
+            for j in range(m):
+                ty += eq[j, b] * eq[j, b]
+            big_n = total[b]
+            if big_n < 2:
+                out[b0 + b] = np.nan
+                continue
+            n0 = big_n * (big_n - 1.0) / 2.0
+            dx = n0 - (tx[b] - big_n) / 2.0
+            dy = n0 - (ty - big_n) / 2.0
+            if not (dx > 0 and dy > 0):
+                out[b0 + b] = np.nan
+            else:
+                out[b0 + b] = min(1.0, max(-1.0, (con[b] - dis[b]) / np.sqrt(dx) / np.sqrt(dy)))
+    return out
+
+
+def _groups(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Stable sort order of finite ``v``, the start positions of its groups of equal values (plus ``len(v)``),
+    and every point's dense rank."""
+    order = np.argsort(v, kind="stable").astype(np.int64)
+    sorted_v = v[order]
+    new = np.empty(v.size, dtype=bool)
+    new[:1] = True
+    new[1:] = sorted_v[1:] != sorted_v[:-1]
+    starts = np.append(np.flatnonzero(new), v.size).astype(np.int64)
+    dense = np.empty(v.size, dtype=np.int64)
+    dense[order] = np.cumsum(new) - 1
+    return order, starts, dense
+
+
+@njit(cache=True, nogil=True)
+def _counts_matmul(cnt: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``cnt @ m`` for a count matrix ``(n_rows, n_items)`` (zero counts skipped). A plain compiled loop: the
+    products here are small, and a multi-threaded BLAS can spend far longer waking its threads than computing."""
+    n_rows, n_items = cnt.shape
+    k = m.shape[1]
+    out = np.zeros((n_rows, k))
+    for r in range(n_rows):
+        for i in range(n_items):
+            c = cnt[r, i]
+            if c != 0:
+                for j in range(k):
+                    out[r, j] += c * m[i, j]
+    return out
+
+
+def _count_means(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """:func:`_weighted_means` (same definition) computed with :func:`_counts_matmul`."""
+    values = np.asarray(values, dtype=np.float64)
+    present = np.isfinite(values)
+    both = np.ascontiguousarray(np.hstack([np.where(present, values, 0.0).T, present.T.astype(np.float64)]))
+    sums = _counts_matmul(np.ascontiguousarray(counts, dtype=np.float64), both)
+    num, den = sums[:, : values.shape[0]], sums[:, values.shape[0] :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _rows2d(a: np.ndarray | Sequence[float], name: str) -> np.ndarray:
+    a = np.asarray(a, dtype=np.float64)
+    if a.ndim == 1:
+        a = a[None, :]
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be 1-d or 2-d, got shape {a.shape}")
+    return np.ascontiguousarray(a)
+
+
+def _check_counts(counts: np.ndarray) -> np.ndarray:
+    """``counts`` as a 2-d contiguous float64 array of non-negative integers (else ValueError)."""
+    cnt = _rows2d(counts, "counts")
+    if np.any(cnt < 0) or np.any(cnt != np.round(cnt)):
+        raise ValueError("counts must be non-negative integers")
+    return cnt
+
+
+def weighted_correlations(
+    x: np.ndarray,
+    y: np.ndarray,
+    statistic: str,
+    counts: np.ndarray | None = None,
+    columns: np.ndarray | None = None,
+) -> np.ndarray:
+    """Row-wise correlations of weighted point sets — the vectorised core of the bootstraps and permutation tests.
+
+    ``x``, ``y``: ``(n_points,)`` or ``(n_rows, n_points)`` (NaN = absent point); ``counts``: ``(n_columns,)`` or
+    ``(n_rows, n_columns)`` non-negative *integer* multiplicities (default: every point once); ``columns``:
+    ``(n_points,)`` int, the column of ``counts`` that weights each point (default ``arange(n_points)``; e.g. the
+    item of each (system, item) point, so that an item drawn twice counts all its systems twice). Each of ``x``,
+    ``y``, ``counts`` has one row (shared) or ``n_rows`` rows.
+
+    Row ``b`` is the correlation of the multiset in which point ``p`` occurs ``counts[b, columns[p]]`` times, i.e.
+    ``korean_eval.correlation.correlate(np.repeat(x_b[ok], w[ok]), np.repeat(y_b[ok], w[ok]), statistic)`` with
+    ``w = counts[b, columns]`` and ``ok`` the points with finite x and y — equal up to floating-point rounding
+    (Pearson ~1e-15 relative; Spearman ranks and Kendall pair counts are exact). NaN where that is undefined
+    (fewer than 2 points, or a constant side). Cost per row: O(n) for Pearson and Spearman, O(n log n) for Kendall,
+    plus one O(n log n) sort of every distinct row of ``x``/``y`` (shared rows are sorted once).
+    """
+    if statistic not in _STAT_CODES:
+        raise ValueError(f"unknown correlation statistic {statistic!r}; choose one of {', '.join(_STAT_CODES)}")
+    xs, ys = _rows2d(x, "x"), _rows2d(y, "y")
+    n = xs.shape[1]
+    if ys.shape[1] != n:
+        raise ValueError(f"x and y must have the same number of points, got {xs.shape[1]} and {ys.shape[1]}")
+    cols = np.arange(n, dtype=np.int64) if columns is None else np.ascontiguousarray(columns, dtype=np.int64)
+    cnt = np.ones((1, n)) if counts is None else _check_counts(counts)
+    if cols.shape != (n,) or (n and (cols.min() < 0 or cols.max() >= cnt.shape[1])):
+        raise ValueError(f"columns must be {n} indices into the {cnt.shape[1]} columns of counts")
+    rows = {xs.shape[0], ys.shape[0], cnt.shape[0]} - {1}
+    if len(rows) > 1:
+        raise ValueError(f"x, y and counts must have 1 or the same number of rows, got {sorted(rows)}")
+    return _weighted_correlations(statistic, xs, ys, cnt, cols)
+
+
+def _weighted_correlations(
+    statistic: str, xs: np.ndarray, ys: np.ndarray, cnt: np.ndarray, cols: np.ndarray
+) -> np.ndarray:
+    """:func:`weighted_correlations` on validated 2-d contiguous inputs (no checks)."""
+    if xs.shape[0] == 1 and ys.shape[0] == 1:  # one point set, many weightings: drop absent points once
+        ok = np.isfinite(xs[0]) & np.isfinite(ys[0])
+        if not ok.all():
+            xs, ys, cols = xs[:, ok], ys[:, ok], cols[ok]
+        if statistic == "pearson":
+            return _pearson_fixed_points(xs[0], ys[0], cnt, cols)
+        if xs.shape[1] == 0:
+            return np.full(cnt.shape[0], np.nan)
+        ox, gx, _ = _groups(xs[0])
+        oy, gy, yrank = _groups(ys[0])
+        cnt_t = np.ascontiguousarray(cnt.T)
+        return _fixed_points_rows(_STAT_CODES[statistic], ox, gx, oy, gy, yrank, np.ascontiguousarray(cols), cnt_t)
+    code = _STAT_CODES[statistic]
+    n = xs.shape[1]
+    if code == 0:
+        ox = oy = np.zeros((1, n), dtype=np.int64)
+    else:
+        ox = np.ascontiguousarray(np.argsort(xs, axis=1, kind="stable"), dtype=np.int64)
+        oy = np.ascontiguousarray(np.argsort(ys, axis=1, kind="stable"), dtype=np.int64)
+    return _correlation_rows(
+        code, np.ascontiguousarray(xs), np.ascontiguousarray(ys), ox, oy, cnt, np.ascontiguousarray(cols)
+    )
+
+
+def _wc(
+    statistic: str,
+    x: np.ndarray,
+    y: np.ndarray,
+    cnt: np.ndarray | None = None,
+    cols: np.ndarray | None = None,
+) -> np.ndarray:
+    """Internal :func:`weighted_correlations` for counts already validated by :func:`_check_counts`."""
+    if statistic not in _STAT_CODES:
+        raise ValueError(f"unknown correlation statistic {statistic!r}; choose one of {', '.join(_STAT_CODES)}")
+    xs, ys = _rows2d(x, "x"), _rows2d(y, "y")
+    n = xs.shape[1]
+    cols = np.arange(n, dtype=np.int64) if cols is None else np.ascontiguousarray(cols, dtype=np.int64)
+    return _weighted_correlations(statistic, xs, ys, np.ones((1, n)) if cnt is None else cnt, cols)
+
+
+def _pearson_fixed_points(x: np.ndarray, y: np.ndarray, cnt: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Pearson r of one finite point set under every row of weights ``cnt[:, cols]``, from weighted moments.
+
+    The moments are linear in the weights, so all rows come from one product ``cnt @ M`` with ``M`` the per-column
+    sums of ``(1, x, y, xy, x², y²)``; x and y are first centred on their means (r is unchanged, cancellation in
+    ``Σx² − (Σx)²/n`` is reduced). A row whose drawn x (or y) values are all equal is NaN, as ``correlate`` decides
+    for a constant input (decided exactly by :func:`_correlation_rows`, see below).
+    """
+    n_cols = cnt.shape[1]
+    if x.size == 0:
+        return np.full(cnt.shape[0], np.nan)
+    xc, yc = x - x.mean(), y - y.mean()
+    feats = (np.ones_like(xc), xc, yc, xc * yc, xc * xc, yc * yc)
+    moments = np.stack([np.bincount(cols, weights=f, minlength=n_cols) for f in feats], axis=1)
+    n, sx, sy, sxy, sxx, syy = _counts_matmul(cnt, np.ascontiguousarray(moments)).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = sxy - sx * sy / n
+        vx = sxx - sx * sx / n
+        vy = syy - sy * sy / n
+        r = cov / (np.sqrt(vx) * np.sqrt(vy))
+    r = np.where((n < 2) | ~(vx > 0) | ~(vy > 0), np.nan, np.clip(r, -1.0, 1.0))
+    # A constant side leaves only rounding noise (~1e-16 · Σx²) in a variance; rows whose variance is that small
+    # relative to the raw second moment (constant, or nearly so, where the moments lose precision) are recomputed
+    # by the exact two-pass kernel, so the common case costs nothing extra.
+    suspect = ~(vx > 1e-9 * sxx) | ~(vy > 1e-9 * syy)
+    if suspect.any():
+        dummy = np.zeros((1, x.size), dtype=np.int64)
+        r[suspect] = _correlation_rows(
+            0, x[None, :].copy(), y[None, :].copy(), dummy, dummy, np.ascontiguousarray(cnt[suspect]), cols
+        )
+    return r
+
+
+def resampled_means(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per resample and row of ``values`` (``(n_rows, n_items)``, NaN = absent), the count-weighted mean over the
+    resampled items where the value is present: ``(n_resamples, n_rows)``, NaN where no present item was drawn.
+    (E.g. each system's mean human score in every resample.)"""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[None, :]
+    return _count_means(counts, values)
+
+
+def bootstrap_segment_correlations(
+    metric: np.ndarray, human: np.ndarray, statistic: str, grouping: str, counts: np.ndarray
+) -> np.ndarray:
+    """The resampled segment-level correlations whose percentile interval :func:`segment_correlation_ci` reports,
+    vectorised: ``(n_resamples,)``.
+
+    ``metric``, ``human``: ``(n_systems, n_items)`` (NaN = absent); ``counts``: :func:`resample_counts` of the index
+    matrix. Entry ``r`` equals ``segment_correlation(metric[:, idx_r], human[:, idx_r], statistic, grouping)[0]``
+    (up to rounding):
+
+    * ``none``: one weighted point set of all (system, item) points, each weighted by its item's count;
+    * ``item``: a drawn column's across-system correlation does not change with resampling, so each item's
+      correlation is computed once and resample ``r`` takes their ``counts[r]``-weighted mean over the items where
+      it is defined;
+    * ``system``: per system, the correlation across items weighted by ``counts[r]``; the mean over the systems
+      where it is defined.
+    """
+    metric = np.asarray(metric, dtype=np.float64)
+    human = np.asarray(human, dtype=np.float64)
+    if metric.shape != human.shape or metric.ndim != 2:
+        raise ValueError(
+            f"metric and human must be equal (n_systems, n_items) matrices, got {metric.shape}, {human.shape}"
+        )
+    n_sys, n_items = metric.shape
+    counts = _check_counts(counts)
+    if counts.shape[1] != n_items:
+        raise ValueError(f"counts must have {n_items} columns, got {counts.shape}")
+    if grouping == "none":
+        cols = np.tile(np.arange(n_items, dtype=np.int64), n_sys)
+        return _wc(statistic, metric.ravel(), human.ravel(), counts, cols)
+    if grouping == "item":
+        per_item = _wc(statistic, metric.T, human.T)
+        defined = np.isfinite(per_item)
+        return _count_means(counts, np.where(defined, per_item, np.nan)[None, :])[:, 0]
+    if grouping == "system":
+        per_sys = np.stack([_wc(statistic, metric[s], human[s], counts) for s in range(n_sys)])
+        return _nanmean_rows(per_sys)
+    raise ValueError(f"unknown grouping {grouping!r}; choose one of none, item, system")
+
+
+def bootstrap_system_scores(stats: np.ndarray, scores_from_sums: ScoresFromSums, counts: np.ndarray) -> np.ndarray:
+    """Every system's metric score in every resample, from *summed* statistics: ``(n_resamples, n_systems)``.
+
+    ``stats``: ``(n_systems, n_items, k)``; a row that is not entirely finite (a system without that segment — the
+    pipeline's NaN rows) is *absent*: it contributes zero to the sums, so a system's score is computed over its own
+    segments only, as its full-set system score is. Score of system ``s`` in resample ``r`` =
+    ``scores_from_sums(Σ_i counts[r, i] · stats[s, i])`` over its present rows (one vectorised call); NaN when the
+    resample drew none of its segments. With no absent row this is exactly what :func:`system_correlation_ci` scores.
+    """
+    stats = np.asarray(stats, dtype=np.float64)
+    if stats.ndim != 3:
+        raise ValueError(f"stats must be (n_systems, n_items, k), got {stats.shape}")
+    counts = _check_counts(counts)
+    if counts.shape[1] != stats.shape[1]:
+        raise ValueError(f"counts must have {stats.shape[1]} columns, got {counts.shape}")
+    present = np.all(np.isfinite(stats), axis=2)
+    filled = np.where(present[..., None], stats, 0.0)
+    n_sys, n_items, k = stats.shape
+    flat = np.ascontiguousarray(np.concatenate([filled, present[..., None]], axis=2).transpose(1, 0, 2))
+    prods = _counts_matmul(counts, flat.reshape(n_items, n_sys * (k + 1))).reshape(-1, n_sys, k + 1)
+    sums, drawn = prods[..., :k], prods[..., k]  # summed statistics (n_resamples, n_systems, k), drawn segments
+    out = np.full(drawn.shape, np.nan)
+    some = drawn > 0
+    if some.any():
+        out[some] = np.asarray(scores_from_sums(sums[some]), dtype=np.float64)
+    return out
+
+
+def system_correlations(metric_sys: np.ndarray, human_sys: np.ndarray, statistic: str) -> np.ndarray:
+    """Row-wise :func:`korean_eval.correlation.system_correlation`, vectorised: ``(n_rows,)``.
+
+    ``metric_sys``, ``human_sys``: ``(n_systems,)`` or ``(n_rows, n_systems)`` per-system scores (NaN = absent; one
+    row may be shared). Row ``b`` is the correlation across the systems with both scores, NaN when fewer than
+    :data:`korean_eval.correlation.MIN_SYSTEMS` systems have both (or the correlation is undefined).
+    """
+    xs, ys = _rows2d(metric_sys, "metric_sys"), _rows2d(human_sys, "human_sys")
+    if xs.shape[1] != ys.shape[1] or len({xs.shape[0], ys.shape[0]} - {1}) > 1:
+        raise ValueError(f"metric_sys and human_sys must be compatible (rows, systems), got {xs.shape}, {ys.shape}")
+    values = _wc(statistic, xs, ys)
+    n_both = (np.isfinite(xs) & np.isfinite(ys)).sum(axis=1)
+    return np.where(n_both < MIN_SYSTEMS, np.nan, values)
+
+
+def bootstrap_system_correlations(
+    stats: np.ndarray,
+    scores_from_sums: ScoresFromSums,
+    human: np.ndarray,
+    statistic: str,
+    counts: np.ndarray,
+) -> np.ndarray:
+    """The resampled system-level correlations of :func:`system_correlation_ci`, vectorised: ``(n_resamples,)``.
+
+    Metric scores from :func:`bootstrap_system_scores` (NaN statistics rows = absent segments, zero contribution
+    to the sums — unlike :func:`system_correlation_ci`, which refuses them), human scores from
+    :func:`resampled_means` of ``human`` (``(n_systems, n_items)``), correlation across the systems with both
+    scores. Entry ``r`` equals the value :func:`system_correlation_ci` computes for resample ``r`` when every
+    statistic is finite (up to rounding).
+    """
+    metric_sys = bootstrap_system_scores(stats, scores_from_sums, counts)
+    return system_correlations(metric_sys, resampled_means(counts, human), statistic)
+
+
+def bootstrap_system_correlations_from_scores(
+    metric: np.ndarray, human: np.ndarray, statistic: str, counts: np.ndarray
+) -> np.ndarray:
+    """The resampled correlations of :func:`system_correlation_ci_from_scores` (system score = count-weighted mean
+    of the present segment scores, for metric and human alike), vectorised: ``(n_resamples,)``."""
+    return system_correlations(resampled_means(counts, metric), resampled_means(counts, human), statistic)
+
+
+def permutation_deltas(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    statistic: str,
+    granularity: str = "segment",
+    grouping: str = "none",
+    n_permutations: int = 1000,
+    seed: int = 12345,
+) -> tuple[float, np.ndarray]:
+    """Observed ``δ = r(z_a, H) − r(z_b, H)`` and the ``n_permutations`` permuted differences of
+    :func:`permutation_test` (same standardisation, same seeded coins), vectorised.
+
+    A permutation keeps, per unit (item at segment level, system at system level), either a's or b's standardised
+    scores. Both candidates of every unit form one point set of twice the size; a permutation is a 0/1 weighting
+    of it (heads: b's copy for the permuted a, a's copy for the permuted b), so every permutation is one row of
+    :func:`weighted_correlations` — no re-sorting per permutation. Item grouping needs no recomputation at all: an
+    item's correlation is either a's or b's. The identity weighting gives ``δ``, so a permutation equal to the
+    identity reproduces ``δ`` exactly. Pass the result to :func:`permutation_p`.
+    """
+    a, b, h, ok = _common(metric_a, metric_b, human, granularity)
+    za, zb = _standardise(a, ok), _standardise(b, ok)
+    n_units = a.shape[-1] if granularity == "segment" else a.shape[0]
+    rng = np.random.default_rng(seed)
+    flips = rng.integers(2, size=(n_permutations, n_units), dtype=bool)
+    heads = np.vstack([np.zeros((1, n_units)), flips.astype(np.float64)])  # row 0: the identity
+    tails = 1.0 - heads
+    keep_a = np.hstack([tails, heads])  # weights of (a's copies, b's copies) for the permuted a ...
+    keep_b = np.hstack([heads, tails])  # ... and for the permuted b
+
+    def both(x: np.ndarray, y: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
+        return _wc(statistic, x, y, keep_a, cols) - _wc(statistic, x, y, keep_b, cols)
+
+    if granularity == "system":
+        diff = both(np.concatenate([za, zb]), np.concatenate([h, h]), None)
+        if ok.sum() < MIN_SYSTEMS:  # as system_correlation: undefined with too few systems
+            diff = np.full_like(diff, np.nan)
+    elif grouping == "none":
+        n_sys, n_items = a.shape
+        cols = np.concatenate([np.tile(np.arange(n_items), n_sys), n_items + np.tile(np.arange(n_items), n_sys)])
+        diff = both(np.concatenate([za.ravel(), zb.ravel()]), np.concatenate([h.ravel(), h.ravel()]), cols)
+    elif grouping == "item":
+        r_a = _wc(statistic, za.T, h.T)
+        r_b = _wc(statistic, zb.T, h.T)
+        per_item = np.concatenate([r_a, r_b])[None, :]
+        diff = _count_means(keep_a, per_item)[:, 0] - _count_means(keep_b, per_item)[:, 0]
+    elif grouping == "system":
+        per_a, per_b = [], []
+        for s in range(a.shape[0]):
+            x, y = np.concatenate([za[s], zb[s]]), np.concatenate([h[s], h[s]])
+            per_a.append(_wc(statistic, x, y, keep_a))
+            per_b.append(_wc(statistic, x, y, keep_b))
+        diff = _nanmean_rows(np.stack(per_a)) - _nanmean_rows(np.stack(per_b))
+    else:
+        raise ValueError(f"unknown grouping {grouping!r}; choose one of none, item, system")
+    return float(diff[0]), diff[1:]
+
+
+def _nanmean_rows(values: np.ndarray) -> np.ndarray:
+    """Column-wise mean of the finite entries of ``(n_rows, n)``; NaN where none is finite (no warning)."""
+    defined = np.isfinite(values)
+    n_def = defined.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n_def > 0, np.where(defined, values, 0.0).sum(axis=0) / np.maximum(n_def, 1), np.nan)
+
+
+def permutation_p(observed: float, deltas: np.ndarray) -> float:
+    """One-sided permutation p-value of :func:`permutation_test` from ``(observed, deltas)``:
+    ``(#{δ_p ≥ δ − 1e-12} + 1) / (n_valid + 1)`` over the finite ``δ_p``; NaN if ``δ`` is not finite. For the
+    opposite direction ("b beats a") pass ``(-observed, -deltas)``."""
+    return _permutation_p(observed, np.asarray(deltas, dtype=np.float64))
+
+
 __all__ = [
     "SYSTEM_PAIR_LABELS",
     "Comparison",
     "HumanTest",
     "PairedBootstrap",
     "bootstrap_indices",
+    "bootstrap_segment_correlations",
+    "bootstrap_system_correlations",
+    "bootstrap_system_correlations_from_scores",
+    "bootstrap_system_scores",
     "compare_correlations",
     "label_system_pair",
+    "paired_bootstrap_from_resamples",
     "paired_bootstrap_human",
+    "paired_bootstrap_means",
     "paired_bootstrap_metric",
     "pairwise_accuracy",
     "percentile_ci",
+    "permutation_deltas",
+    "permutation_p",
     "permutation_test",
     "rank_clusters",
     "resample_counts",
+    "resampled_means",
     "segment_correlation_ci",
     "significance_matrix",
+    "system_correlations",
     "system_correlation_ci",
     "system_correlation_ci_from_scores",
+    "weighted_correlations",
     "wilcoxon_ranksum_human",
     "williams_test",
 ]
