@@ -592,3 +592,13 @@ def test_eed_and_character_korean_levels_against_ports(level: str) -> None:
         assert abs(eed_sentence(h, [r]) - _ref_eed(h, r)) <= 1e-12
         if level != "jamo":  # the Python port is too slow for jamo-length inputs (covered by the numba cross-check)
             assert abs(character_sentence(h, [r]) - _ref_cer(tokens_of(h), tokens_of(r))) <= 1e-12
+
+
+def test_character_threads_do_not_change_results() -> None:
+    hyps, refs = level_data("jamo", 2)
+    hyps, refs = hyps * 30, [r * 30 for r in refs]  # > one chunk of pairs
+    one = CharacTER(n_jobs=1).segment_statistics(hyps, refs)
+    many = CharacTER(n_jobs=3).segment_statistics(hyps, refs)
+    np.testing.assert_array_equal(one, many)
+    with pytest.raises(ValueError):
+        CharacTER(n_jobs=0)

@@ -44,13 +44,23 @@ change its result:
 * integer token ids assigned in sorted (code point) order of the tokens, so comparing id sequences equals Python's
   comparison of the word lists.
 
-The kernels are compiled with numba (``cache=True``); the tests compare them with a direct Python port of the
-reference on random inputs and with the published ``cer`` test values.
+Also exact, per shift round: a candidate's distance is computed from cached forward/backward bit-parallel states
+and decoded distance rows of the current hypothesis (only the rows touched by the previous shift are recomputed),
+streaming only over the words between the block and its target; candidates are further bounded by the distance of
+the hypothesis with the block deleted (``ED(cand) ≥ ED(reduced) - L``) and with the block inserted at the target
+(``ED(cand) ≥ ED(inserted) - L``).
+
+The kernels are compiled with numba (``cache=True``, ``nogil=True``); segments can be scored on several threads
+(``n_jobs``). The tests compare the kernels with a direct Python port of the reference on random inputs and with the
+published ``cer`` test values.
 """
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
@@ -253,51 +263,23 @@ def shift_search_simple(h: np.ndarray, r: np.ndarray, n_symbols: int) -> np.ndar
 
 
 @njit(cache=True, nogil=True)
-def _dp_matrices(hyp: np.ndarray, r: np.ndarray, fwd: np.ndarray, bwd: np.ndarray) -> None:
-    """``fwd[k, j] = ED(hyp[:k], r[:j])`` and ``bwd[k, j] = ED(hyp[k:], r[j:])`` (unit-cost Levenshtein)."""
-    n = hyp.shape[0]
-    m = r.shape[0]
-    for j in range(m + 1):
-        fwd[0, j] = j
-        bwd[n, j] = m - j
-    for k in range(1, n + 1):
-        fwd[k, 0] = k
-        w = hyp[k - 1]
-        for j in range(1, m + 1):
-            v = fwd[k - 1, j - 1] + (0 if r[j - 1] == w else 1)
-            a = fwd[k - 1, j] + 1
-            if a < v:
-                v = a
-            a = fwd[k, j - 1] + 1
-            if a < v:
-                v = a
-            fwd[k, j] = v
-    for k in range(n - 1, -1, -1):
-        bwd[k, m] = n - k
-        w = hyp[k]
-        for j in range(m - 1, -1, -1):
-            v = bwd[k + 1, j + 1] + (0 if r[j] == w else 1)
-            a = bwd[k + 1, j] + 1
-            if a < v:
-                v = a
-            a = bwd[k, j + 1] + 1
-            if a < v:
-                v = a
-            bwd[k, j] = v
-
-
-@njit(cache=True, nogil=True)
 def _combine_forward(pv: np.ndarray, mv: np.ndarray, i0: int, row: np.ndarray, m: int) -> int:
     """``min_j D[j] + row[j]`` where ``D`` is the column encoded by ``(pv, mv)`` with ``D[0] = i0``."""
     d = i0
     best = d + row[0]
-    for j in range(1, m + 1):
-        b = (j - 1) >> 6
-        s = np.uint64((j - 1) & 63)
-        d += np.int64((pv[b] >> s) & _ONE) - np.int64((mv[b] >> s) & _ONE)
-        v = d + row[j]
-        if v < best:
-            best = v
+    j = 1
+    for b in range(pv.shape[0]):
+        p = pv[b]
+        q = mv[b]
+        stop = min(m + 1, j + 64)
+        while j < stop:
+            d += np.int64(p & _ONE) - np.int64(q & _ONE)
+            p >>= _ONE
+            q >>= _ONE
+            v = d + row[j]
+            if v < best:
+                best = v
+            j += 1
     return best
 
 
@@ -307,14 +289,57 @@ def _combine_backward(pv: np.ndarray, mv: np.ndarray, length: int, row: np.ndarr
     pattern) with ``E[0] = length`` (the suffix length)."""
     e = length
     best = e + row[m]
-    for t in range(1, m + 1):
-        b = (t - 1) >> 6
-        s = np.uint64((t - 1) & 63)
-        e += np.int64((pv[b] >> s) & _ONE) - np.int64((mv[b] >> s) & _ONE)
-        v = e + row[m - t]
-        if v < best:
-            best = v
+    t = 1
+    for b in range(pv.shape[0]):
+        p = pv[b]
+        q = mv[b]
+        stop = min(m + 1, t + 64)
+        while t < stop:
+            e += np.int64(p & _ONE) - np.int64(q & _ONE)
+            p >>= _ONE
+            q >>= _ONE
+            v = e + row[m - t]
+            if v < best:
+                best = v
+            t += 1
     return best
+
+
+@njit(cache=True, nogil=True)
+def _decode_forward(pv: np.ndarray, mv: np.ndarray, k: int, out: np.ndarray, m: int) -> None:
+    """``out[j] = ED(hyp[:k], r[:j])`` from the forward state after ``k`` words (``out[0] = k``)."""
+    d = k
+    out[0] = d
+    j = 1
+    for b in range(pv.shape[0]):
+        p = pv[b]
+        q = mv[b]
+        stop = min(m + 1, j + 64)
+        while j < stop:
+            d += np.int64(p & _ONE) - np.int64(q & _ONE)
+            p >>= _ONE
+            q >>= _ONE
+            out[j] = d
+            j += 1
+
+
+@njit(cache=True, nogil=True)
+def _decode_backward(pv: np.ndarray, mv: np.ndarray, length: int, out: np.ndarray, m: int) -> None:
+    """``out[j] = ED(suffix, r[j:])`` from the backward state of a suffix of ``length`` words (reversed pattern:
+    bit ``t - 1`` is the delta of ``ED(suffix, r[m-t:])``)."""
+    e = length
+    out[m] = e
+    t = 1
+    for b in range(pv.shape[0]):
+        p = pv[b]
+        q = mv[b]
+        stop = min(m + 1, t + 64)
+        while t < stop:
+            e += np.int64(p & _ONE) - np.int64(q & _ONE)
+            p >>= _ONE
+            q >>= _ONE
+            out[m - t] = e
+            t += 1
 
 
 @njit(cache=True, nogil=True)
@@ -341,6 +366,25 @@ def _cand_greater(hyp: np.ndarray, s1: int, length: int, p: int, best: np.ndarra
         if c != best[i]:
             return c > best[i]
     return False
+
+
+@njit(cache=True, nogil=True)
+def _inserted_distance(f_pv: np.ndarray, f_mv: np.ndarray, bwd: np.ndarray, peq: np.ndarray, hyp: np.ndarray,
+                       s1: int, length: int, at: int, last_bit: np.uint64, qv: np.ndarray, nv: np.ndarray,
+                       vcache: np.ndarray, s2: int, side: int) -> int:
+    """``ED(hyp[:at] + B + hyp[at:], r)`` for the block ``B = hyp[s1:s1+length]`` (memoised for one-word blocks
+    by ``(s2, side)``, which determine ``B = [r[s2]]`` and ``at``). The candidate is this sequence with the
+    original ``B`` deleted, so ``ED(cand) >= ED(inserted) - length``."""
+    if length == 1 and vcache[s2, side] >= 0:
+        return vcache[s2, side]
+    qv[:] = f_pv[at]
+    nv[:] = f_mv[at]
+    for t in range(length):
+        _advance(qv, nv, peq[hyp[s1 + t]], last_bit)
+    d = _combine_forward(qv, nv, at + length, bwd[at], bwd.shape[1] - 1)
+    if length == 1:
+        vcache[s2, side] = d
+    return d
 
 
 @njit(cache=True, nogil=True)
@@ -372,8 +416,19 @@ def shift_search(h: np.ndarray, r: np.ndarray, n_symbols: int) -> np.ndarray:
     f_mv = np.empty((n + 1, nblocks), np.uint64)
     b_pv = np.empty((n + 1, nblocks), np.uint64)
     b_mv = np.empty((n + 1, nblocks), np.uint64)
-    fwd = np.empty((n + 1, m + 1), np.int64)
-    bwd = np.empty((n + 1, m + 1), np.int64)
+    fwd = np.empty((n + 1, m + 1), np.int32)
+    bwd = np.empty((n + 1, m + 1), np.int32)
+    # positions of every symbol in r (counting sort), to enumerate the matches of hyp[s1] without scanning r
+    r_start = np.zeros(n_symbols + 1, np.int64)
+    for j in range(m):
+        r_start[r[j] + 1] += 1
+    for c in range(n_symbols):
+        r_start[c + 1] += r_start[c]
+    r_pos = np.empty(m, np.int64)
+    fill = r_start[:-1].copy()
+    for j in range(m):
+        r_pos[fill[r[j]]] = j
+        fill[r[j]] += 1
     pv = np.empty(nblocks, np.uint64)
     mv = np.empty(nblocks, np.uint64)
     qv = np.empty(nblocks, np.uint64)
@@ -381,35 +436,47 @@ def shift_search(h: np.ndarray, r: np.ndarray, n_symbols: int) -> np.ndarray:
     best = np.empty(n, h.dtype)
     cand_l = np.empty(m, np.int64)
     cand_p = np.empty(m, np.int64)
+    cand_s2 = np.empty(m, np.int64)
     order = np.empty(m, np.int64)
+    vcache = np.empty((m, 2), np.int64)  # ED of hyp with the one-word block r[s2] inserted (see below)
+    f_pv[0, :] = _ALL
+    f_mv[0, :] = 0
+    b_pv[n, :] = _ALL
+    b_mv[n, :] = 0
+    _decode_forward(f_pv[0], f_mv[0], 0, fwd[0], m)
+    _decode_backward(b_pv[n], b_mv[n], 0, bwd[n], m)
+    changed_lo = 0  # hyp[changed_lo:changed_hi] differs from the previous round's hypothesis
+    changed_hi = n
     while True:
-        # cached states of the current hypothesis
-        f_pv[0, :] = _ALL
-        f_mv[0, :] = 0
-        for k in range(n):
+        # cached states and decoded rows of the current hypothesis: forward rows k > changed_lo and backward rows
+        # k < changed_hi depend on the changed span; the others are unchanged from the previous round
+        for k in range(changed_lo, n):
             pv[:] = f_pv[k]
             mv[:] = f_mv[k]
             _advance(pv, mv, peq[hyp[k]], last_bit)
             f_pv[k + 1] = pv
             f_mv[k + 1] = mv
-        b_pv[n, :] = _ALL
-        b_mv[n, :] = 0
-        for k in range(n - 1, -1, -1):
+            _decode_forward(pv, mv, k + 1, fwd[k + 1], m)
+        for k in range(changed_hi - 1, -1, -1):
             pv[:] = b_pv[k + 1]
             mv[:] = b_mv[k + 1]
             _advance(pv, mv, peq_rev[hyp[k]], last_bit)
             b_pv[k] = pv
             b_mv[k] = mv
-        _dp_matrices(hyp, r, fwd, bwd)
-        pre = fwd[n, m]
+            _decode_backward(pv, mv, n - k, bwd[k], m)
+        pre = np.int64(fwd[n, m])
         have_best = False
         best_gain = 0
+        best_lo = 0
+        best_hi = n
+        vcache[:, :] = -1
         for s1 in range(n):
             w = hyp[s1]
             # this position's candidates: phrase length and insertion index
             nc = 0
-            for s2 in range(m):
-                if s1 == s2 or r[s2] != w:
+            for a in range(r_start[w], r_start[w + 1]):
+                s2 = r_pos[a]
+                if s1 == s2:
                     continue
                 length = 1
                 for step in range(1, n - s1):
@@ -419,6 +486,7 @@ def shift_search(h: np.ndarray, r: np.ndarray, n_symbols: int) -> np.ndarray:
                         break
                 cand_l[nc] = length
                 cand_p[nc] = min(s2, n - length)
+                cand_s2[nc] = s2
                 nc += 1
             if nc == 0:
                 continue
@@ -441,9 +509,14 @@ def shift_search(h: np.ndarray, r: np.ndarray, n_symbols: int) -> np.ndarray:
                     g1 += 1
                 # candidates of this (s1, length) are order[g0:g1], p ascending. Group bound: the candidate is the
                 # reduced hypothesis (B removed) plus L insertions, so ED(cand) >= ED(reduced) - L.
-                reduced = fwd[s1, 0] + bwd[s1 + length, 0]
+                if have_best and 2 * length < best_gain:  # every candidate's gain is at most 2L
+                    g0 = g1
+                    continue
+                frow = fwd[s1]
+                brow = bwd[s1 + length]
+                reduced = np.int64(frow[0]) + np.int64(brow[0])
                 for j in range(1, m + 1):
-                    v = fwd[s1, j] + bwd[s1 + length, j]
+                    v = np.int64(frow[j]) + np.int64(brow[j])
                     if v < reduced:
                         reduced = v
                 group_bound = pre - reduced + length
@@ -461,6 +534,11 @@ def shift_search(h: np.ndarray, r: np.ndarray, n_symbols: int) -> np.ndarray:
                     bound = min(2 * min(length, p - s1), group_bound)
                     if bound < 1 or (have_best and bound < best_gain):
                         continue
+                    ins = _inserted_distance(f_pv, f_mv, bwd, peq, hyp, s1, length, p + length, last_bit, qv, nv,
+                                             vcache, cand_s2[order[a]], 1)
+                    bound = min(bound, pre - ins + length)
+                    if bound < 1 or (have_best and bound < best_gain):
+                        continue
                     if have_best and bound == best_gain and not _cand_greater(hyp, s1, length, p, best):
                         continue
                     while pos < p:
@@ -476,6 +554,8 @@ def shift_search(h: np.ndarray, r: np.ndarray, n_symbols: int) -> np.ndarray:
                                       or (gain == best_gain and _cand_greater(hyp, s1, length, p, best))):
                         have_best = True
                         best_gain = gain
+                        best_lo = s1
+                        best_hi = p + length
                         for i in range(n):
                             best[i] = _cand_at(hyp, s1, length, p, i)
                 # backward stream for p < s1 (descending)
@@ -487,6 +567,11 @@ def shift_search(h: np.ndarray, r: np.ndarray, n_symbols: int) -> np.ndarray:
                     if p >= s1 or (a < g1 - 1 and cand_p[order[a + 1]] == p):
                         continue
                     bound = min(2 * min(length, s1 - p), group_bound)
+                    if bound < 1 or (have_best and bound < best_gain):
+                        continue
+                    ins = _inserted_distance(f_pv, f_mv, bwd, peq, hyp, s1, length, p, last_bit, qv, nv,
+                                             vcache, cand_s2[order[a]], 0)
+                    bound = min(bound, pre - ins + length)
                     if bound < 1 or (have_best and bound < best_gain):
                         continue
                     if have_best and bound == best_gain and not _cand_greater(hyp, s1, length, p, best):
@@ -504,12 +589,16 @@ def shift_search(h: np.ndarray, r: np.ndarray, n_symbols: int) -> np.ndarray:
                                       or (gain == best_gain and _cand_greater(hyp, s1, length, p, best))):
                         have_best = True
                         best_gain = gain
+                        best_lo = p
+                        best_hi = s1 + length
                         for i in range(n):
                             best[i] = _cand_at(hyp, s1, length, p, i)
                 g0 = g1
         if not have_best:
             return hyp
         hyp[:] = best
+        changed_lo = best_lo
+        changed_hi = best_hi
 
 
 @njit(cache=True, nogil=True)
@@ -565,12 +654,17 @@ def _joined(words: np.ndarray, wchars: np.ndarray, woff: np.ndarray, space: int)
 
 
 @njit(cache=True, nogil=True)
-def character_pair(h: np.ndarray, r: np.ndarray, word_len: np.ndarray, wchars: np.ndarray, woff: np.ndarray,
-                   space: int, n_chars: int) -> float:
-    """CharacTER (0..1) of one hypothesis/reference pair of word-id sequences (see the module docstring)."""
+def character_pair(h: np.ndarray, r: np.ndarray, woff: np.ndarray, wchars: np.ndarray, space: int,
+                   n_chars: int) -> float:
+    """CharacTER (0..1) of one hypothesis/reference pair of word-id sequences (see the module docstring).
+
+    Word ``i`` of the segment vocabulary has the character ids ``wchars[woff[i]:woff[i+1]]``; ``space`` is the
+    character id of the blank and character ids are below ``n_chars``.
+    """
     n = h.shape[0]
     if n == 0:
         return 0.0 if r.shape[0] == 0 else 1.0
+    word_len = woff[1:] - woff[:-1]
     shifted = shift_search(h, r, word_len.shape[0])
     cost = shift_cost(shifted, h, word_len)
     hyp_chars = _joined(shifted, wchars, woff, space)
@@ -579,27 +673,104 @@ def character_pair(h: np.ndarray, r: np.ndarray, word_len: np.ndarray, wchars: n
     return min(1.0, (edit + cost) / hyp_chars.shape[0])
 
 
+@njit(cache=True, nogil=True)
+def _character_batch(ids: np.ndarray, hyp_start: np.ndarray, hyp_end: np.ndarray, ref_start: np.ndarray,
+                     ref_end: np.ndarray, voc_start: np.ndarray, voc_end: np.ndarray, woff: np.ndarray,
+                     wchars: np.ndarray, n_chars: np.ndarray, out: np.ndarray) -> None:
+    """``out[k]`` = CharacTER of pair ``k`` (slices of the flat arrays built by :func:`_encode`)."""
+    for k in range(out.shape[0]):
+        out[k] = character_pair(ids[hyp_start[k]:hyp_end[k]], ids[ref_start[k]:ref_end[k]],
+                                woff[voc_start[k]:voc_end[k]], wchars, 0, n_chars[k])
+
+
+class _Encoded:
+    """Flat integer encoding of (hypothesis, reference) pairs for :func:`_character_batch`.
+
+    Per segment, the vocabulary (hypothesis and reference tokens) is sorted by code point, so that comparing
+    word-id sequences equals Python's comparison of the word lists; characters get segment-local ids with the blank
+    as id 0.
+    """
+
+    def __init__(self, hyps: Sequence[str], seg_refs: Sequence[Sequence[str]]):
+        ids: list[int] = []
+        woff: list[int] = []
+        wchars: list[int] = []
+        cols: dict[str, list[int]] = {k: [] for k in ("hs", "he", "rs", "re", "vs", "ve", "nc", "seg")}
+        for i, (hyp, refs) in enumerate(zip(hyps, seg_refs, strict=True)):
+            h_tokens = _tokens(hyp)
+            r_tokens = [_tokens(r) for r in refs]
+            vocab = sorted(set(h_tokens).union(*r_tokens))
+            word_id = {w: k for k, w in enumerate(vocab)}
+            char_id: dict[str, int] = {" ": 0}
+            v0 = len(woff)
+            woff.append(len(wchars))
+            for w in vocab:
+                wchars.extend(char_id.setdefault(c, len(char_id)) for c in w)
+                woff.append(len(wchars))
+            v1 = len(woff)
+            h0 = len(ids)
+            ids.extend(word_id[w] for w in h_tokens)
+            h1 = len(ids)
+            for rt in r_tokens:
+                r0 = len(ids)
+                ids.extend(word_id[w] for w in rt)
+                for key, value in (("hs", h0), ("he", h1), ("rs", r0), ("re", len(ids)), ("vs", v0), ("ve", v1),
+                                   ("seg", i)):
+                    cols[key].append(value)
+            cols["nc"].extend([len(char_id)] * len(r_tokens))
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self.woff = np.asarray(woff, dtype=np.int64)
+        self.wchars = np.asarray(wchars, dtype=np.int64)
+        self.cols = {k: np.asarray(v, dtype=np.int64) for k, v in cols.items()}
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.cols["hs"])
+
+    def run(self, lo: int, hi: int, out: np.ndarray) -> None:
+        """Score pairs ``lo:hi`` into ``out[lo:hi]`` (releases the GIL while computing)."""
+        c = self.cols
+        _character_batch(self.ids, c["hs"][lo:hi], c["he"][lo:hi], c["rs"][lo:hi], c["re"][lo:hi],
+                         c["vs"][lo:hi], c["ve"][lo:hi], self.woff, self.wchars, c["nc"][lo:hi], out[lo:hi])
+
+
+_CHUNK_PAIRS = 64
+
+
+def _resolve_jobs(n_jobs: int | None) -> int:
+    """Number of worker threads for ``n_jobs`` (``None`` = all usable cores)."""
+    if n_jobs is None:
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - non-Linux
+            return max(1, os.cpu_count() or 1)
+    if n_jobs < 1:
+        raise ValueError(f"n_jobs must be >= 1 or None, got {n_jobs}")
+    return n_jobs
+
+
+def character_scores(hyps: Sequence[str], seg_refs: Sequence[Sequence[str]], n_jobs: int | None = 1) -> np.ndarray:
+    """CharacTER (0..1) per segment, the minimum over each segment's references; ``n_jobs`` threads (``None`` =
+    all usable cores) score chunks of pairs concurrently — the result does not depend on it."""
+    enc = _Encoded(hyps, seg_refs)
+    n_pairs = enc.n_pairs
+    pair_scores = np.empty(n_pairs, dtype=np.float64)
+    jobs = _resolve_jobs(n_jobs)
+    if jobs == 1 or n_pairs <= _CHUNK_PAIRS:
+        if n_pairs:
+            enc.run(0, n_pairs, pair_scores)
+    else:
+        with ThreadPoolExecutor(max_workers=min(jobs, math.ceil(n_pairs / _CHUNK_PAIRS))) as pool:
+            list(pool.map(lambda lo: enc.run(lo, min(lo + _CHUNK_PAIRS, n_pairs), pair_scores),
+                          range(0, n_pairs, _CHUNK_PAIRS)))
+    best = np.full(len(hyps), np.inf)
+    np.minimum.at(best, enc.cols["seg"], pair_scores)
+    return best
+
+
 def character_sentence(hyp: str, refs: Sequence[str]) -> float:
     """CharacTER (0..1) of a token string against its references: the minimum over the references."""
-    h_tokens = _tokens(hyp)
-    r_tokens = [_tokens(r) for r in refs]
-    vocab = sorted(set(h_tokens).union(*r_tokens))
-    word_id = {w: i for i, w in enumerate(vocab)}
-    char_id: dict[str, int] = {" ": 0}
-    wchars: list[int] = []
-    woff = [0]
-    for w in vocab:
-        wchars.extend(char_id.setdefault(c, len(char_id)) for c in w)
-        woff.append(len(wchars))
-    word_len = np.diff(np.asarray(woff, dtype=np.int64))
-    wc = np.asarray(wchars, dtype=np.int64)
-    wo = np.asarray(woff, dtype=np.int64)
-    h = np.asarray([word_id[w] for w in h_tokens], dtype=np.int64)
-    best = np.inf
-    for rt in r_tokens:
-        r = np.asarray([word_id[w] for w in rt], dtype=np.int64)
-        best = min(best, character_pair(h, r, word_len, wc, wo, 0, len(char_id)))
-    return float(best)
+    return float(character_scores([hyp], [list(refs)])[0])
 
 
 class CharacTER(Metric):
@@ -608,9 +779,15 @@ class CharacTER(Metric):
     See the module docstring for the exact definition (reference-implementation shift search and shift cost,
     character Levenshtein distance over the space-joined tokens, normalised by the hypothesis length incl. spaces,
     capped at 1, best reference).
+
+    Args:
+        n_jobs: worker threads for :meth:`segment_statistics` (``None`` = all usable cores); the statistics do not
+            depend on it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, n_jobs: int | None = None) -> None:
+        self.n_jobs = n_jobs
+        _resolve_jobs(n_jobs)
         self.info = MetricInfo(
             name="character",
             label="CharacTER",
@@ -625,8 +802,7 @@ class CharacTER(Metric):
         """``(n, 2)`` rows ``[100 · CharacTER, 1]``."""
         seg_refs = _segment_refs(hyps, refs)
         out = np.ones((len(hyps), 2), dtype=np.float64)
-        for i, hyp in enumerate(hyps):
-            out[i, 0] = 100.0 * character_sentence(hyp, seg_refs[i])
+        out[:, 0] = 100.0 * character_scores(hyps, seg_refs, self.n_jobs)
         return out
 
     def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
