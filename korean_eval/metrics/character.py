@@ -16,9 +16,11 @@ is exactly the reference implementation on whitespace-split text).
      the lexicographically largest word list, as the reference's ``scores.sort(); scores[-1]``) is applied if
      its gain is > 0, otherwise the search stops.
 
-2. Shift cost: the reference's ``_shift_cost(shifted, original)`` — for every maximal run of original words that
-   re-appears later in the shifted sequence at a position where the words differ, the *average character length of
-   the words of that run*; summed over runs (so a shifted word costs about its length, not 1).
+2. Shift cost: the reference's ``_shift_cost(shifted, original)`` (same logic, see :func:`shift_cost`): scanning
+   original positions ``i`` with ``original[i] != shifted[i]``, it finds the first later shifted position where
+   ``original[i]`` re-appears, extends the run of following words that also agree, adds the *average character
+   length of the words of that run* and skips the run; positions whose word does not re-appear later add 0. So a
+   shifted word costs about its length in characters, not 1 (the shift cost is not a count of shifts).
 3. Edit distance: character-level Levenshtein distance (unit costs) between ``" ".join(shifted words)`` and
    ``" ".join(reference words)``.
 4. Score = ``min(1, (shift cost + edit distance) / len(" ".join(hyp words)))`` — normalised by the *hypothesis*
