@@ -602,3 +602,11 @@ def test_character_threads_do_not_change_results() -> None:
     np.testing.assert_array_equal(one, many)
     with pytest.raises(ValueError):
         CharacTER(n_jobs=0)
+
+
+def test_ribes_one_token_hypothesis() -> None:
+    # fewer than two aligned tokens: nltk's kendall_tau returns tau = -1, i.e. NKT = 0, so RIBES = 0 (no exception)
+    metric = Ribes()
+    stats = metric.segment_statistics(["가", "가 나", "다"], [["가 나", "나 가", "가 나"]])
+    np.testing.assert_array_equal(metric.segment_scores(stats), [0.0, 0.0, 0.0])
+    assert sentence_ribes([["가", "나"]], ["가"]) == 0.0
