@@ -159,7 +159,7 @@ def summary_text(results: Results, statistic: str = "pearson") -> str:
         if not corr.empty:
             table = corr.pivot_table(index=["level", "metric"], columns="granularity", values="value", sort=False)
             lines += [
-                f"{statistic.title()} correlation with humans (TER is an error rate: negative = agreement):",
+                f"{statistic.title()} correlation with humans (error rates TER, CharacTER, EED: negative = agreement):",
                 table.round(3).to_string(),
                 "",
             ]

@@ -85,14 +85,14 @@ _FACTORIES: dict[str, Callable[..., Metric]] = {
 
 
 def _register_extended() -> None:
-    """Register the extended metrics (NLTK-based, CharacTER, EED) if their modules import."""
-    try:
-        from korean_eval.metrics.extended_registry import EXTENDED_FACTORIES
-    except ImportError:
-        return
+    """Register the extended metrics (NLTK-based, CharacTER, EED)."""
+    from korean_eval.metrics.extended_registry import EXTENDED_FACTORIES, EXTENDED_OPTION_SPECS
+
     for name, factory in EXTENDED_FACTORIES.items():
         _FACTORIES[name] = factory
         OPTION_SPECS.setdefault(name, [])
+    for metric, option, default, low, high, text in EXTENDED_OPTION_SPECS:
+        OPTION_SPECS[metric].append(OptionSpec(metric, option, default, low, high, text))
 
 
 _register_extended()
