@@ -194,6 +194,19 @@ def prepare_level(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCa
 
 def tokenize_texts(level: TokenLevel, texts: Sequence[str], cache: NullCache) -> tuple[dict[str, str], float, int]:
     """Map each distinct text to its space-joined tokens; return (map, tokenizer seconds, fallbacks)."""
+    out, missing, missing_keys, level_key = _token_lookup(level, texts, cache)
+    seconds, fallbacks = 0.0, 0
+    if missing:
+        result = level.tokenize(missing)
+        seconds, fallbacks = result.seconds, result.fallbacks
+        _token_store(cache, level_key, out, missing, missing_keys, [" ".join(toks) for toks in result.tokens])
+    return out, seconds, fallbacks
+
+
+def _token_lookup(
+    level: TokenLevel, texts: Sequence[str], cache: NullCache
+) -> tuple[dict[str, str], list[str], list[bytes], str]:
+    """(cached tokens of the distinct texts, texts still to tokenise, their keys, the level key)."""
     unique = list(dict.fromkeys(texts))
     keys = [text_key(t) for t in unique]
     level_key = level.options_key()
@@ -207,14 +220,14 @@ def tokenize_texts(level: TokenLevel, texts: Sequence[str], cache: NullCache) ->
         else:
             missing.append(text)
             missing_keys.append(key)
-    seconds, fallbacks = 0.0, 0
-    if missing:
-        result = level.tokenize(missing)
-        seconds, fallbacks = result.seconds, result.fallbacks
-        joined = [" ".join(toks) for toks in result.tokens]
-        out.update(zip(missing, joined, strict=True))
-        cache.put_tokens(level_key, zip(missing_keys, joined, strict=True))
-    return out, seconds, fallbacks
+    return out, missing, missing_keys, level_key
+
+
+def _token_store(
+    cache: NullCache, level_key: str, out: dict[str, str], missing: list[str], keys: list[bytes], joined: list[str]
+) -> None:
+    out.update(zip(missing, joined, strict=True))
+    cache.put_tokens(level_key, zip(keys, joined, strict=True))
 
 
 def _pairs(evalset: EvalSet, tok: Mapping[str, str]) -> tuple[list[tuple[int, int]], list[str], list[list[str]]]:
@@ -367,14 +380,25 @@ def _with_cached_refs(obj, hyps: list[str], ref_index: list[int], unique_refs: l
         obj._ref_cache = []
 
 
+PORTABLE_LEVELS = ("word", "char", "jamo")  # model-free, pure-Python tokenizers: run in the worker processes
+
+
+def _task_tokenize(name: str, texts: list[str]):
+    """Tokens (space-joined) of ``texts`` at a model-free level, its tokenizer seconds and fallbacks."""
+    start = time.process_time()
+    result = get_level(name).tokenize(texts)
+    joined = [" ".join(toks) for toks in result.tokens]
+    return (joined, result.seconds, result.fallbacks), time.process_time() - start
+
+
 def _task_bleu(options: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
-    """BLEU statistics of a chunk (the same sacrebleu object as :class:`BleuMetric` uses); (array, seconds)."""
-    start = time.perf_counter()
+    """BLEU statistics of a chunk (the same sacrebleu object as :class:`BleuMetric` uses); (array, CPU seconds)."""
+    start = time.process_time()
     metric = make_metric("bleu", dict(options))
     assert isinstance(metric, BleuMetric)
     stats = _with_cached_refs(metric._corpus, hyps, ref_index, unique_refs)
     out = np.asarray(stats, dtype=np.float64).reshape(len(hyps), 2 + 2 * metric.max_ngram_order)
-    return out, time.perf_counter() - start
+    return out, time.process_time() - start
 
 
 def _chrf_object(spec: tuple):
@@ -386,19 +410,19 @@ def _chrf_object(spec: tuple):
 
 
 def _task_chrf(spec: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
-    """chrF statistic blocks of a chunk by sacrebleu's ``CHRF(*spec)``; (array, seconds)."""
-    start = time.perf_counter()
+    """chrF statistic blocks of a chunk by sacrebleu's ``CHRF(*spec)``; (array, CPU seconds)."""
+    start = time.process_time()
     stats = _with_cached_refs(_chrf_object(spec), hyps, ref_index, unique_refs)
     out = np.asarray(stats, dtype=np.float64).reshape(len(hyps), 3 * (spec[0] + spec[1]))
-    return out, time.perf_counter() - start
+    return out, time.process_time() - start
 
 
 def _task_generic(name: str, options: tuple, runtime: tuple, hyps: list[str], refs: list[list[str]]):
     """Any registered metric's ``segment_statistics`` (all the pairs in one call, as the metric expects)."""
-    start = time.perf_counter()
+    start = time.process_time()
     metric = make_metric(name, dict(options), **dict(runtime))
     out = np.asarray(metric.segment_statistics(hyps, refs), dtype=np.float64).reshape(len(hyps), -1)
-    return out, time.perf_counter() - start
+    return out, time.process_time() - start
 
 
 class _Job:
@@ -643,6 +667,12 @@ def _in_process(p: _MetricPlan, hyps: list[str], refs: list[list[str]], sched: _
     return compute
 
 
+def _work_order(levels: Sequence[str]) -> list[str]:
+    """Jamo and character levels first (longest token sequences: their statistics take longest), then the rest."""
+    first = [lv for lv in ("jamo", "char") if lv in levels]
+    return first + [lv for lv in levels if lv not in first]
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Whole-result cache
 
@@ -774,8 +804,6 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
     words = sum(len(t.split()) for t in texts)
     sys_index = np.array([s for s in range(n_sys)])
     sched = _Scheduler(_jobs(config.jobs))
-    if levels:
-        sched.pool(evalset.system_pairs())  # a large input starts the worker pool now: it imports while we tokenise
 
     def add_metric(level: str, name: str, seg_mat: np.ndarray, sys_scores: np.ndarray, signature: str, hib: bool) -> None:
         start = time.perf_counter()
@@ -812,41 +840,79 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
         flip_rows.extend(meta.flipped_pairs(level, name, systems, sys_scores, human_sys, hib))
         meta_rows.append({"stage": "meta", "level": level, "metric": name, "seconds": time.perf_counter() - start})
 
-    # 1. tokenise every level; each level's statistics start (in worker processes) as soon as it is tokenised
-    plans: list[_LevelPlan] = []
+    # 1. tokenise every level; each level's statistics start (in worker processes) as soon as it is tokenised,
+    # the levels with the longest token sequences (most statistics work) first
+    plans: dict[str, _LevelPlan] = {}
     tokenise_rows: dict[str, dict] = {}
-    for level_name in levels:
+    token_by_level: dict[str, dict] = {}
+    fallback_notes: dict[str, str] = {}
+    def finish_level(level_name: str, level: TokenLevel, tok: dict, tok_seconds: float, fallbacks: int, wall: float):
+        token_maps[level_name] = tok
+        n_tokens = sum(len(tok[t].split()) for t in texts)
+        token_by_level[level_name] = {
+            "level": level_name,
+            "family": level.family,
+            "version": level.version(),
+            "texts": len(texts),
+            "tokens": n_tokens,
+            "words": words,
+            "tokens_per_word": n_tokens / words if words else np.nan,
+            "tokenizer_seconds": tok_seconds,
+            "fallbacks": fallbacks,
+        }
+        tokenise_rows[level_name] = {"stage": "tokenise", "level": level_name, "metric": "", "seconds": wall}
+        if fallbacks:
+            fallback_notes[level_name] = (
+                f"{level.label}: {fallbacks} sentence(s) could not be analysed and were split on whitespace instead"
+            )
+        plans[level_name] = _plan_level(level_name, level, tok, evalset, config, cache, sched)
+
+    # model-free pure-Python levels are tokenised by the worker processes (when they run) while this process
+    # tokenises the others
+    order = _work_order(levels)
+    pool = sched.pool(evalset.system_pairs()) if levels else None
+    pending: dict[str, tuple] = {}
+    for level_name in order if pool is not None else []:
+        if level_name in PORTABLE_LEVELS:
+            start = time.perf_counter()
+            level = prepare_level(level_name, evalset, config, cache)
+            out, missing, missing_keys, level_key = _token_lookup(level, texts, cache)
+            job = sched.submit(_task_tokenize, (level_name, missing), (level_name, ""), pool) if missing else None
+            pending[level_name] = (level, out, missing, missing_keys, level_key, job, time.perf_counter() - start)
+
+    def collect_pending() -> None:
+        nonlocal done
+        for level_name in list(pending):
+            level, out, missing, missing_keys, level_key, job, wall = pending.pop(level_name)
+            _report(progress, done / steps, f"tokenising at level {level_name}")
+            start, waited = time.perf_counter(), sched.waited
+            tok_seconds, fallbacks = 0.0, 0
+            if job is not None:
+                joined, tok_seconds, fallbacks = job.result()
+                _token_store(cache, level_key, out, missing, missing_keys, joined)
+            wall += (time.perf_counter() - start) - (sched.waited - waited) + tok_seconds
+            done += 1
+            finish_level(level_name, level, out, tok_seconds, fallbacks, wall)
+
+    for n_main, level_name in enumerate(lv for lv in order if lv not in pending):
         _report(progress, done / steps, f"tokenising at level {level_name}")
         start = time.perf_counter()
         level = prepare_level(level_name, evalset, config, cache)
         tok, tok_seconds, fallbacks = tokenize_texts(level, texts, cache)
-        wall = time.perf_counter() - start
-        token_maps[level_name] = tok
-        n_tokens = sum(len(tok[t].split()) for t in texts)
-        token_rows.append(
-            {
-                "level": level_name,
-                "family": level.family,
-                "version": level.version(),
-                "texts": len(texts),
-                "tokens": n_tokens,
-                "words": words,
-                "tokens_per_word": n_tokens / words if words else np.nan,
-                "tokenizer_seconds": tok_seconds,
-                "fallbacks": fallbacks,
-            }
-        )
-        tokenise_rows[level_name] = {"stage": "tokenise", "level": level_name, "metric": "", "seconds": wall}
-        if fallbacks:
-            notes.append(
-                f"{level.label}: {fallbacks} sentence(s) could not be analysed and were split on whitespace instead"
-            )
         done += 1
-        plans.append(_plan_level(level_name, level, tok, evalset, config, cache, sched))
+        finish_level(level_name, level, tok, tok_seconds, fallbacks, time.perf_counter() - start)
+        if n_main == 0:
+            collect_pending()
+    collect_pending()
+    token_rows = [token_by_level[name] for name in levels]
+    notes += [fallback_notes[name] for name in levels if name in fallback_notes]
+    token_maps = {name: token_maps[name] for name in levels}
 
-    # 2. per level × metric: statistics (cached + computed), segment and system scores, meta-evaluation
-    for plan in plans:
-        level_name, level = plan.name, plan.level
+    # 2. per level × metric, in the configured order: statistics (cached + computed), segment and system scores,
+    # meta-evaluation
+    for level_name in levels:
+        plan = plans[level_name]
+        level = plan.level
         timing_rows.append(tokenise_rows[level_name])
         pos = np.array(plan.positions, dtype=int).reshape(-1, 2)
         for mp in plan.metrics:
