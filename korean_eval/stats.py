@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import permutations
 from typing import NamedTuple
 
@@ -1078,27 +1079,66 @@ def _groups(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, nogil=True)
-def _counts_matmul(cnt: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """``cnt @ m`` for a count matrix ``(n_rows, n_items)`` (zero counts skipped). A plain compiled loop: the
-    products here are small, and a multi-threaded BLAS can spend far longer waking its threads than computing."""
-    n_rows, n_items = cnt.shape
+def _counts_matmul_t(cnt_t: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``(cnt_t.T @ m).T`` — ``(k, n_rows)`` — for a transposed count matrix ``cnt_t`` ``(n_items, n_rows)``; the
+    innermost loop runs over the rows (contiguous, vectorised)."""
+    n_items, n_rows = cnt_t.shape
     k = m.shape[1]
-    out = np.zeros((n_rows, k))
-    for r in range(n_rows):
-        for i in range(n_items):
-            c = cnt[r, i]
-            if c != 0:
-                for j in range(k):
-                    out[r, j] += c * m[i, j]
+    out = np.zeros((k, n_rows))
+    for i in range(n_items):
+        for j in range(k):
+            mij = m[i, j]
+            if mij != 0:
+                for r in range(n_rows):
+                    out[j, r] += cnt_t[i, r] * mij
     return out
 
 
-def _count_means(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
+class _Counts:
+    """A non-negative integer count matrix ``(n_rows, n_columns)`` kept in both memory layouts, each made on demand:
+    ``rows`` (row-major, for the per-row kernel) and ``t`` (its transpose ``(n_columns, n_rows)``, for the kernels
+    whose innermost loop runs over the rows)."""
+
+    __slots__ = ("_rows", "_t")
+
+    def __init__(self, rows: np.ndarray | None = None, t: np.ndarray | None = None) -> None:
+        self._rows = None if rows is None else np.ascontiguousarray(rows, dtype=np.float64)
+        self._t = None if t is None else np.ascontiguousarray(t, dtype=np.float64)
+
+    @property
+    def rows(self) -> np.ndarray:
+        if self._rows is None:
+            self._rows = np.ascontiguousarray(self._t.T)
+        return self._rows
+
+    @property
+    def t(self) -> np.ndarray:
+        if self._t is None:
+            self._t = np.ascontiguousarray(self._rows.T)
+        return self._t
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self._rows.shape if self._rows is not None else self._t.shape[::-1]
+
+
+def _as_counts(counts: np.ndarray | _Counts) -> _Counts:
+    return counts if isinstance(counts, _Counts) else _Counts(rows=_rows2d(counts, "counts"))
+
+
+def _counts_matmul(cnt: np.ndarray | _Counts, m: np.ndarray) -> np.ndarray:
+    """``cnt @ m`` for a count matrix ``(n_rows, n_items)`` and a small ``m`` ``(n_items, k)``, as a compiled loop:
+    a multi-threaded BLAS can spend far longer waking its threads than computing these small products."""
+    cnt_t = _as_counts(cnt).t
+    return np.ascontiguousarray(_counts_matmul_t(cnt_t, np.ascontiguousarray(m, dtype=np.float64)).T)
+
+
+def _count_means(counts: np.ndarray | _Counts, values: np.ndarray) -> np.ndarray:
     """:func:`_weighted_means` (same definition) computed with :func:`_counts_matmul`."""
     values = np.asarray(values, dtype=np.float64)
     present = np.isfinite(values)
     both = np.ascontiguousarray(np.hstack([np.where(present, values, 0.0).T, present.T.astype(np.float64)]))
-    sums = _counts_matmul(np.ascontiguousarray(counts, dtype=np.float64), both)
+    sums = _counts_matmul(counts, both)
     num, den = sums[:, : values.shape[0]], sums[:, values.shape[0] :]
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
@@ -1156,11 +1196,11 @@ def weighted_correlations(
     rows = {xs.shape[0], ys.shape[0], cnt.shape[0]} - {1}
     if len(rows) > 1:
         raise ValueError(f"x, y and counts must have 1 or the same number of rows, got {sorted(rows)}")
-    return _weighted_correlations(statistic, xs, ys, cnt, cols)
+    return _weighted_correlations(statistic, xs, ys, _Counts(rows=cnt), cols)
 
 
 def _weighted_correlations(
-    statistic: str, xs: np.ndarray, ys: np.ndarray, cnt: np.ndarray, cols: np.ndarray
+    statistic: str, xs: np.ndarray, ys: np.ndarray, counts: _Counts, cols: np.ndarray
 ) -> np.ndarray:
     """:func:`weighted_correlations` on validated 2-d contiguous inputs (no checks)."""
     if xs.shape[0] == 1 and ys.shape[0] == 1:  # one point set, many weightings: drop absent points once
@@ -1168,13 +1208,14 @@ def _weighted_correlations(
         if not ok.all():
             xs, ys, cols = xs[:, ok], ys[:, ok], cols[ok]
         if statistic == "pearson":
-            return _pearson_fixed_points(xs[0], ys[0], cnt, cols)
+            return _pearson_fixed_points(xs[0], ys[0], counts, cols)
         if xs.shape[1] == 0:
-            return np.full(cnt.shape[0], np.nan)
+            return np.full(counts.shape[0], np.nan)
         ox, gx, _ = _groups(xs[0])
         oy, gy, yrank = _groups(ys[0])
-        cnt_t = np.ascontiguousarray(cnt.T)
-        return _fixed_points_rows(_STAT_CODES[statistic], ox, gx, oy, gy, yrank, np.ascontiguousarray(cols), cnt_t)
+        return _fixed_points_rows(
+            _STAT_CODES[statistic], ox, gx, oy, gy, yrank, np.ascontiguousarray(cols), counts.t
+        )
     code = _STAT_CODES[statistic]
     n = xs.shape[1]
     if code == 0:
@@ -1183,7 +1224,7 @@ def _weighted_correlations(
         ox = np.ascontiguousarray(np.argsort(xs, axis=1, kind="stable"), dtype=np.int64)
         oy = np.ascontiguousarray(np.argsort(ys, axis=1, kind="stable"), dtype=np.int64)
     return _correlation_rows(
-        code, np.ascontiguousarray(xs), np.ascontiguousarray(ys), ox, oy, cnt, np.ascontiguousarray(cols)
+        code, np.ascontiguousarray(xs), np.ascontiguousarray(ys), ox, oy, counts.rows, np.ascontiguousarray(cols)
     )
 
 
@@ -1191,7 +1232,7 @@ def _wc(
     statistic: str,
     x: np.ndarray,
     y: np.ndarray,
-    cnt: np.ndarray | None = None,
+    counts: np.ndarray | _Counts | None = None,
     cols: np.ndarray | None = None,
 ) -> np.ndarray:
     """Internal :func:`weighted_correlations` for counts already validated by :func:`_check_counts`."""
@@ -1200,24 +1241,25 @@ def _wc(
     xs, ys = _rows2d(x, "x"), _rows2d(y, "y")
     n = xs.shape[1]
     cols = np.arange(n, dtype=np.int64) if cols is None else np.ascontiguousarray(cols, dtype=np.int64)
-    return _weighted_correlations(statistic, xs, ys, np.ones((1, n)) if cnt is None else cnt, cols)
+    weights = _Counts(rows=np.ones((1, n))) if counts is None else _as_counts(counts)
+    return _weighted_correlations(statistic, xs, ys, weights, cols)
 
 
-def _pearson_fixed_points(x: np.ndarray, y: np.ndarray, cnt: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Pearson r of one finite point set under every row of weights ``cnt[:, cols]``, from weighted moments.
+def _pearson_fixed_points(x: np.ndarray, y: np.ndarray, counts: _Counts, cols: np.ndarray) -> np.ndarray:
+    """Pearson r of one finite point set under every row of weights ``counts[:, cols]``, from weighted moments.
 
-    The moments are linear in the weights, so all rows come from one product ``cnt @ M`` with ``M`` the per-column
+    The moments are linear in the weights, so all rows come from one product ``counts @ M`` with ``M`` the per-column
     sums of ``(1, x, y, xy, x², y²)``; x and y are first centred on their means (r is unchanged, cancellation in
     ``Σx² − (Σx)²/n`` is reduced). A row whose drawn x (or y) values are all equal is NaN, as ``correlate`` decides
     for a constant input (decided exactly by :func:`_correlation_rows`, see below).
     """
-    n_cols = cnt.shape[1]
+    n_rows, n_cols = counts.shape
     if x.size == 0:
-        return np.full(cnt.shape[0], np.nan)
+        return np.full(n_rows, np.nan)
     xc, yc = x - x.mean(), y - y.mean()
     feats = (np.ones_like(xc), xc, yc, xc * yc, xc * xc, yc * yc)
     moments = np.stack([np.bincount(cols, weights=f, minlength=n_cols) for f in feats], axis=1)
-    n, sx, sy, sxy, sxx, syy = _counts_matmul(cnt, np.ascontiguousarray(moments)).T
+    n, sx, sy, sxy, sxx, syy = _counts_matmul_t(counts.t, np.ascontiguousarray(moments))
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = sxy - sx * sy / n
         vx = sxx - sx * sx / n
@@ -1231,7 +1273,7 @@ def _pearson_fixed_points(x: np.ndarray, y: np.ndarray, cnt: np.ndarray, cols: n
     if suspect.any():
         dummy = np.zeros((1, x.size), dtype=np.int64)
         r[suspect] = _correlation_rows(
-            0, x[None, :].copy(), y[None, :].copy(), dummy, dummy, np.ascontiguousarray(cnt[suspect]), cols
+            0, x[None, :].copy(), y[None, :].copy(), dummy, dummy, np.ascontiguousarray(counts.rows[suspect]), cols
         )
     return r
 
@@ -1270,9 +1312,10 @@ def bootstrap_segment_correlations(
             f"metric and human must be equal (n_systems, n_items) matrices, got {metric.shape}, {human.shape}"
         )
     n_sys, n_items = metric.shape
-    counts = _check_counts(counts)
-    if counts.shape[1] != n_items:
-        raise ValueError(f"counts must have {n_items} columns, got {counts.shape}")
+    checked = _check_counts(counts)
+    if checked.shape[1] != n_items:
+        raise ValueError(f"counts must have {n_items} columns, got {checked.shape}")
+    counts = _Counts(rows=checked)  # both layouts made once, shared by every call below
     if grouping == "none":
         cols = np.tile(np.arange(n_items, dtype=np.int64), n_sys)
         return _wc(statistic, metric.ravel(), human.ravel(), counts, cols)
@@ -1356,6 +1399,22 @@ def bootstrap_system_correlations_from_scores(
     return system_correlations(resampled_means(counts, metric), resampled_means(counts, human), statistic)
 
 
+@lru_cache(maxsize=8)
+def _coin_weights(seed: int, n_permutations: int, n_units: int) -> tuple[np.ndarray, np.ndarray]:
+    """The coins of :func:`permutation_test` (``default_rng(seed).integers(2, size=(n_permutations, n_units),
+    dtype=bool)``) as the transposed weights ``(2·n_units, 1 + n_permutations)`` of (a's copies, b's copies) for
+    the permuted a and for the permuted b; column 0 is the identity (no swap). Cached and read-only: every pair of
+    a significance table uses the same coins."""
+    flips = np.random.default_rng(seed).integers(2, size=(n_permutations, n_units), dtype=bool)
+    heads_t = np.zeros((n_units, n_permutations + 1))
+    heads_t[:, 1:] = flips.T
+    tails_t = 1.0 - heads_t
+    keep_a, keep_b = np.vstack([tails_t, heads_t]), np.vstack([heads_t, tails_t])
+    keep_a.flags.writeable = False
+    keep_b.flags.writeable = False
+    return keep_a, keep_b
+
+
 def permutation_deltas(
     metric_a: np.ndarray,
     metric_b: np.ndarray,
@@ -1379,12 +1438,8 @@ def permutation_deltas(
     a, b, h, ok = _common(metric_a, metric_b, human, granularity)
     za, zb = _standardise(a, ok), _standardise(b, ok)
     n_units = a.shape[-1] if granularity == "segment" else a.shape[0]
-    rng = np.random.default_rng(seed)
-    flips = rng.integers(2, size=(n_permutations, n_units), dtype=bool)
-    heads = np.vstack([np.zeros((1, n_units)), flips.astype(np.float64)])  # row 0: the identity
-    tails = 1.0 - heads
-    keep_a = np.hstack([tails, heads])  # weights of (a's copies, b's copies) for the permuted a ...
-    keep_b = np.hstack([heads, tails])  # ... and for the permuted b
+    keep_a_t, keep_b_t = _coin_weights(seed, n_permutations, n_units)
+    keep_a, keep_b = _Counts(t=keep_a_t), _Counts(t=keep_b_t)
 
     def both(x: np.ndarray, y: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
         return _wc(statistic, x, y, keep_a, cols) - _wc(statistic, x, y, keep_b, cols)

@@ -8,16 +8,25 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from korean_eval.correlation import segment_correlation, system_correlation
+from korean_eval.correlation import correlate, segment_correlation, system_correlation
 from korean_eval.stats import (
     SYSTEM_PAIR_LABELS,
+    _permutation_deltas,
     bootstrap_indices,
+    bootstrap_segment_correlations,
+    bootstrap_system_correlations,
+    bootstrap_system_correlations_from_scores,
+    bootstrap_system_scores,
     compare_correlations,
     label_system_pair,
+    paired_bootstrap_from_resamples,
     paired_bootstrap_human,
+    paired_bootstrap_means,
     paired_bootstrap_metric,
     pairwise_accuracy,
     percentile_ci,
+    permutation_deltas,
+    permutation_p,
     permutation_test,
     rank_clusters,
     resample_counts,
@@ -25,6 +34,8 @@ from korean_eval.stats import (
     significance_matrix,
     system_correlation_ci,
     system_correlation_ci_from_scores,
+    system_correlations,
+    weighted_correlations,
     wilcoxon_ranksum_human,
     williams_test,
 )
@@ -452,3 +463,172 @@ def test_pairwise_accuracy_by_hand() -> None:
     # error-rate metric: lower is better
     assert pairwise_accuracy(np.array([30, 20, 10]), np.array([1, 2, 3]), higher_is_better=False) == 1.0
     assert np.isnan(pairwise_accuracy(np.array([1.0]), np.array([2.0])))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# vectorised equivalents: the same values as the reference loops above
+# ----------------------------------------------------------------------------------------------------------------
+
+STATISTICS = ("pearson", "spearman", "kendall")
+GROUPINGS = ("none", "item", "system")
+
+
+def _tied(n_systems: int = 4, n_items: int = 30, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Metric and human matrices with many ties (rounded), some human scores missing, one constant column."""
+    rng = np.random.default_rng(seed)
+    human = rng.normal(size=(n_systems, n_items)).round(1)
+    metric = (human + rng.normal(size=human.shape)).round(1)
+    human[rng.random(human.shape) < 0.15] = np.nan
+    metric[:, 3] = 0.5  # an item whose across-system correlation is undefined
+    return metric, human
+
+
+@pytest.mark.parametrize("statistic", STATISTICS)
+def test_weighted_correlations_equal_expanded_multiset(statistic: str) -> None:
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 6, size=25).astype(float)  # heavy ties
+    y = (x + rng.integers(0, 4, size=25)).astype(float)
+    x[2] = np.nan
+    counts = rng.integers(0, 3, size=(40, 25)).astype(float)
+    counts[0] = 0
+    counts[1] = 0
+    counts[1, :2] = 1  # two points: defined for Pearson/Spearman unless tied
+    counts[2] = 0
+    counts[2, [0, 5, 9]] = 2
+    got = weighted_correlations(x, y, statistic, counts)
+    for row, c in zip(got, counts, strict=True):
+        ok = np.isfinite(x) & (c > 0)
+        want = correlate(np.repeat(x[ok], c[ok].astype(int)), np.repeat(y[ok], c[ok].astype(int)), statistic)
+        assert (np.isnan(row) and np.isnan(want)) or row == pytest.approx(want, abs=1e-12), (row, want)
+    # a row per point set (x varies by row) goes through the general kernel: same definition
+    xs = np.vstack([x, x[::-1]])
+    both = weighted_correlations(xs, y, statistic, counts[3])
+    assert both[0] == pytest.approx(got[3], abs=1e-12)
+    ok = np.isfinite(xs[1])
+    c = counts[3].astype(int)
+    assert both[1] == pytest.approx(correlate(np.repeat(xs[1][ok], c[ok]), np.repeat(y[ok], c[ok]), statistic))
+
+
+def test_weighted_correlations_validates() -> None:
+    with pytest.raises(ValueError, match="non-negative integers"):
+        weighted_correlations(np.arange(3.0), np.arange(3.0), "pearson", np.array([1.0, 0.5, 1.0]))
+    with pytest.raises(ValueError, match="unknown correlation statistic"):
+        weighted_correlations(np.arange(3.0), np.arange(3.0), "tau")
+    constant = weighted_correlations(np.ones(4), np.arange(4.0), "pearson", np.ones((2, 4)))
+    assert np.isnan(constant).all()
+
+
+@pytest.mark.parametrize("statistic", STATISTICS)
+@pytest.mark.parametrize("grouping", GROUPINGS)
+def test_bootstrap_segment_correlations_equal_loop(statistic: str, grouping: str) -> None:
+    metric, human = _tied()
+    idx = bootstrap_indices(30, 120, seed=4)
+    loop = np.array([segment_correlation(metric[:, i], human[:, i], statistic, grouping)[0] for i in idx])
+    fast = bootstrap_segment_correlations(metric, human, statistic, grouping, resample_counts(idx, 30))
+    np.testing.assert_allclose(fast, loop, rtol=0, atol=1e-12)
+    # so the percentile interval of segment_correlation_ci is reproduced
+    assert percentile_ci(fast) == pytest.approx(segment_correlation_ci(metric, human, statistic, grouping, idx))
+
+
+@pytest.mark.parametrize("statistic", STATISTICS)
+def test_bootstrap_system_correlations_equal_loop(statistic: str) -> None:
+    rng = np.random.default_rng(5)
+    n_sys, n_items = 6, 40
+    length = rng.integers(5, 20, size=(n_sys, n_items)).astype(float)
+    matches = rng.binomial(length.astype(int), np.linspace(0.2, 0.6, n_sys)[:, None]).astype(float)
+    stats = np.stack([matches, length], axis=-1)
+    human = np.linspace(0, 1, n_sys)[:, None] + 0.5 * rng.normal(size=(n_sys, n_items))
+    human[rng.random(human.shape) < 0.2] = np.nan
+    idx = bootstrap_indices(n_items, 150, seed=2)
+    counts = resample_counts(idx, n_items)
+    fast = bootstrap_system_correlations(stats, _ratio, human, statistic, counts)
+    assert percentile_ci(fast) == pytest.approx(system_correlation_ci(stats, _ratio, human, statistic, idx))
+    naive = [
+        system_correlation(
+            np.array([_ratio(stats[s, row].sum(axis=0)) for s in range(n_sys)]),
+            np.array([np.nanmean(human[s, row]) for s in range(n_sys)]),
+            statistic,
+        )[0]
+        for row in idx
+    ]
+    np.testing.assert_allclose(fast, naive, rtol=0, atol=1e-12)
+    seg = matches / length
+    from_scores = bootstrap_system_correlations_from_scores(seg, human, statistic, counts)
+    assert percentile_ci(from_scores) == pytest.approx(
+        system_correlation_ci_from_scores(seg, human, statistic, idx)
+    )
+
+
+def test_bootstrap_system_scores_absent_rows_contribute_nothing() -> None:
+    stats = np.array(
+        [
+            [[1, 2], [np.nan, np.nan], [3, 4]],  # system 0 lacks item 1
+            [[1, 1], [2, 2], [0, 4]],
+        ],
+        dtype=float,
+    )
+    counts = np.array([[1, 1, 1], [0, 2, 0], [2, 0, 1]], dtype=float)
+    got = bootstrap_system_scores(stats, _ratio, counts)
+    np.testing.assert_allclose(got[0], [4 / 6, 3 / 7])  # full set: each system over its own segments
+    assert np.isnan(got[1, 0]) and got[1, 1] == pytest.approx(1.0)  # system 0 drew none of its segments
+    np.testing.assert_allclose(got[2], [5 / 8, 2 / 6])
+
+
+def test_system_correlations_min_systems() -> None:
+    m = np.array([[1.0, 2.0, 3.0], [1.0, 2.0, np.nan]])
+    h = np.array([1.0, 3.0, 2.0])
+    got = system_correlations(m, h, "pearson")
+    assert got[0] == pytest.approx(system_correlation(m[0], h, "pearson")[0])
+    assert np.isnan(got[1]) and np.isnan(system_correlation(m[1], h, "pearson")[0])  # two systems: undefined
+
+
+@pytest.mark.parametrize("statistic", STATISTICS)
+@pytest.mark.parametrize("grouping", GROUPINGS)
+def test_permutation_deltas_equal_loop(statistic: str, grouping: str) -> None:
+    metric, human = _tied(n_items=20, seed=3)
+    other = (metric + np.random.default_rng(8).normal(size=metric.shape)).round(1)
+    obs, deltas = permutation_deltas(metric, other, human, statistic, "segment", grouping, 150, seed=6)
+    ref_obs, ref_deltas = _permutation_deltas(metric, other, human, statistic, "segment", grouping, 150, 6)
+    assert obs == pytest.approx(ref_obs, abs=1e-12)
+    np.testing.assert_allclose(deltas, ref_deltas, rtol=0, atol=1e-12)
+    p = permutation_test(metric, other, human, statistic, "segment", grouping, 150, seed=6)
+    assert permutation_p(obs, deltas) == p
+    assert permutation_p(-obs, -deltas) == permutation_test(other, metric, human, statistic, "segment", grouping, 150, 6)
+
+
+@pytest.mark.parametrize("statistic", STATISTICS)
+def test_permutation_deltas_system_level(statistic: str) -> None:
+    rng = np.random.default_rng(12)
+    h = rng.normal(size=7)
+    a, b = h + 0.5 * rng.normal(size=7), h + rng.normal(size=7)
+    a[2] = np.nan
+    obs, deltas = permutation_deltas(a, b, h, statistic, "system", n_permutations=300, seed=1)
+    ref_obs, ref_deltas = _permutation_deltas(a, b, h, statistic, "system", "none", 300, 1)
+    assert obs == pytest.approx(ref_obs, abs=1e-12)
+    np.testing.assert_allclose(deltas, ref_deltas, rtol=0, atol=1e-12)
+    assert permutation_p(obs, deltas) == permutation_test(a, b, h, statistic, "system", n_permutations=300, seed=1)
+    obs2, deltas2 = permutation_deltas(a[:3], b[:3], h[:3], statistic, "system", n_permutations=50)
+    assert np.isnan(obs2) and np.isnan(deltas2).all()  # two common systems: undefined, as system_correlation
+
+
+def test_paired_bootstrap_means_and_from_resamples() -> None:
+    h_a = np.array([80.0, 70.0, 65.0, 60.0, 90.0, 75.0])
+    h_b = np.array([70.0, 72.0, 50.0, 61.0, 80.0, 65.0])
+    idx = bootstrap_indices(6, 400, seed=3)
+    # same items on both sides: the paired bootstrap of the human difference
+    got = paired_bootstrap_means(h_a, h_b, idx)
+    want = paired_bootstrap_human(h_a, h_b, idx)
+    assert got.diff == pytest.approx(want.diff) and got.p_value == want.p_value
+    assert (got.ci_low, got.ci_high) == pytest.approx((want.ci_low, want.ci_high))
+    # different items: each system's own mean (unlike paired_bootstrap_human, which keeps common items only)
+    h_b[0] = np.nan
+    assert paired_bootstrap_means(h_a, h_b, idx).diff == pytest.approx(h_a.mean() - np.nanmean(h_b))
+    # from resampled per-system scores: sacrebleu's p and interval, as paired_bootstrap_metric
+    stats_a = np.array([[1.0, 2.0], [2.0, 4.0], [0.0, 3.0], [3.0, 3.0], [1.0, 5.0], [2.0, 2.0]])
+    stats_b = stats_a[::-1].copy()
+    counts = resample_counts(idx, 6)
+    res = paired_bootstrap_from_resamples(
+        _ratio(stats_a.sum(0)) - _ratio(stats_b.sum(0)), _ratio(counts @ stats_a) - _ratio(counts @ stats_b)
+    )
+    assert res == paired_bootstrap_metric(stats_a, stats_b, _ratio, idx)
+    assert all(np.isnan(paired_bootstrap_from_resamples(float("nan"), np.ones(3))))
