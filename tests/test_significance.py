@@ -1,0 +1,508 @@
+"""Tests of korean_eval.significance: CIs for every correlation row, significance tables and clusters, system pairs,
+rankings and the plain-English comparison — on the study's document 1 and on synthetic results."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from korean_eval import meta
+from korean_eval import significance as sig
+from korean_eval.correlation import GROUPINGS, STATISTICS, segment_correlation, system_correlation
+from korean_eval.metrics.base import Metric, MetricInfo
+from korean_eval.pipeline import Results
+from korean_eval.stats import (
+    SYSTEM_PAIR_LABELS,
+    bootstrap_indices,
+    label_system_pair,
+    paired_bootstrap_human,
+    paired_bootstrap_metric,
+    pairwise_accuracy,
+    rank_clusters,
+    resample_counts,
+    significance_matrix,
+    wilcoxon_ranksum_human,
+)
+
+_TIMER: dict[str, float] = {}
+REPO = Path(__file__).resolve().parents[1]
+DOC1 = REPO.parent / "shared" / "data" / "kor_sacrebleu" / "doc1_with_text.csv"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# fixtures
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _file_timer() -> None:
+    """Start of this file's tests (module-scoped autouse fixtures are set up before any other fixture)."""
+    _TIMER["start"] = time.perf_counter()
+
+
+@pytest.fixture(scope="module")
+def doc1() -> Results:
+    """The study's document 1 (4 systems, Sys_B lacks 7 of 18 segments), human = Z_adequacy, word and char levels.
+
+    Skipped only when ../shared is absent, and a failure (not a skip) under CI=true."""
+    if not DOC1.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{DOC1} is missing on CI (CI=true): the study data must be beside the repo")
+        pytest.skip(f"{DOC1} not present (../shared is absent)")
+    from korean_eval.data import evalset_from_table
+    from korean_eval.pipeline import EvalConfig, evaluate
+
+    evalset = evalset_from_table(DOC1.read_bytes(), DOC1.name, human_col="Z_adequacy")
+    return evaluate(evalset, EvalConfig(levels=("word", "char")))
+
+
+@pytest.fixture(scope="module")
+def doc1_frame() -> pd.DataFrame:
+    if not DOC1.exists():
+        pytest.skip(f"{DOC1} not present")
+    return pd.read_csv(DOC1)
+
+
+class _Ratio(Metric):
+    """A minimal metric on statistics (matches, length): corpus score 100·Σmatches/Σlength; the error variant is
+    100 minus that (lower is better)."""
+
+    def __init__(self, name: str, error: bool = False) -> None:
+        self.info = MetricInfo(name, name.upper(), "test", not error)
+        self.error = error
+
+    def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
+        return np.zeros((len(hyps), 2))
+
+    def segment_scores(self, stats: np.ndarray) -> np.ndarray:
+        return self.scores_from_sums(stats)
+
+    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        sums = np.asarray(sums, dtype=np.float64)
+        score = 100.0 * sums[..., 0] / sums[..., 1]
+        return 100.0 - score if self.error else score
+
+    def signature(self, nrefs: int) -> str:
+        return f"{self.info.name}|test"
+
+
+def synthetic_results(
+    n_systems: int = 4,
+    n_items: int = 60,
+    levels: Sequence[str] = ("word", "char"),
+    metrics: Sequence[str] = ("ratio", "err"),
+    missing: bool = True,
+    human: bool = True,
+    seed: int = 0,
+) -> Results:
+    """Results as the pipeline builds them, from (matches, length) statistics; the last system lacks ~30% of the
+    segments (NaN statistics rows, NaN segment scores, no human score there); ``err`` is an error rate."""
+    rng = np.random.default_rng(seed)
+    systems = [f"S{s}" for s in range(n_systems)]
+    seg_ids = [str(i) for i in range(n_items)]
+    quality = np.linspace(0.3, 0.7, n_systems)[:, None] + 0.15 * rng.normal(size=(n_systems, n_items))
+    present = np.ones((n_systems, n_items), dtype=bool)
+    if missing:
+        present[-1] = rng.random(n_items) > 0.3
+    human_mat = np.where(present, quality + 0.2 * rng.normal(size=quality.shape), np.nan)
+    if not human:
+        human_mat[:] = np.nan
+    corr_rows, sys_rows = [], []
+    stats, objs, matrices = {}, {}, {}
+    for level in levels:
+        for name in metrics:
+            metric = _Ratio(name, error=name.startswith("err"))
+            length = rng.integers(5, 30, size=(n_systems, n_items)).astype(float)
+            p = np.clip(quality + 0.2 * rng.normal(size=quality.shape), 0.01, 0.99)
+            matches = rng.binomial(length.astype(int), p).astype(float)
+            cube = np.stack([matches, length], axis=-1)
+            cube[~present] = np.nan
+            seg = np.where(present, metric.segment_scores(np.nan_to_num(cube, nan=1.0)), np.nan)
+            sys_scores = np.array([metric.corpus_score(cube[s][present[s]]) for s in range(n_systems)])
+            stats[(level, name)], objs[(level, name)], matrices[(level, name)] = cube, metric, seg
+            corr_rows += meta.correlation_rows(level, name, seg, human_mat, sys_scores, STATISTICS, GROUPINGS)
+            sys_rows += [
+                {"system": systems[s], "level": level, "metric": name, "score": sys_scores[s], "signature": "",
+                 "n_segments": int(present[s].sum())}
+                for s in range(n_systems)
+            ]
+    correlations = pd.DataFrame(corr_rows, columns=meta.CORRELATION_COLUMNS)
+    correlations["higher_is_better"] = [not m.startswith("err") for m in correlations["metric"]]
+    empty = pd.DataFrame()
+    return Results(
+        segment_scores=empty,
+        system_scores=pd.DataFrame(sys_rows),
+        correlations=correlations,
+        rankings=empty,
+        flips=empty,
+        human_systems=empty,
+        token_stats=empty,
+        timings=empty,
+        systems=systems,
+        seg_ids=seg_ids,
+        stats=stats,
+        metrics=objs,
+        segment_matrices=matrices,
+        human_matrix=human_mat,
+        settings={},
+    )
+
+
+def _signed_inputs(res: Results, granularity: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Independently built comparison inputs: error-rate metrics negated."""
+    configs = {}
+    for (level, metric), mat in res.segment_matrices.items():
+        sign = -1.0 if metric == "ter" or metric.startswith("err") else 1.0
+        if granularity == "segment":
+            configs[f"{level}/{metric}"] = sign * mat
+        else:
+            df = res.system_scores.query("level == @level and metric == @metric").set_index("system")["score"]
+            configs[f"{level}/{metric}"] = sign * df.reindex(res.systems).to_numpy(float)
+    human = res.human_matrix if granularity == "segment" else np.nanmean(res.human_matrix, axis=1)
+    return configs, human
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the ranking view on the study's document 1
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_ranking_view_human_order_and_metric_orders(doc1: Results, doc1_frame: pd.DataFrame) -> None:
+    view = sig.ranking_view(doc1, n_resamples=300)
+    human = view[view["config"] == sig.HUMAN]
+    # the human order, independently: mean Z_adequacy per system over its judged segments, highest first
+    means = doc1_frame.groupby(["Sys", "SentID"])["Z_adequacy"].mean().groupby("Sys").mean()
+    assert list(human["system"]) == list(means.sort_values(ascending=False).index)
+    assert list(human["system"]) == ["Sys_B", "Sys_A", "Sys_P", "Sys_Q"]
+    np.testing.assert_allclose(human["score"], means.sort_values(ascending=False).to_numpy(), rtol=1e-12)
+    assert list(human["position"]) == [1, 2, 3, 4]
+
+    labelled = 0
+    for config, block in view[view["config"] != sig.HUMAN].groupby("config", sort=False):
+        level, metric = config.split("/")
+        scores = doc1.system_scores.query("level == @level and metric == @metric").set_index("system")["score"]
+        expected = scores.sort_values(ascending=(metric == "ter"), kind="stable").index  # TER: lower is better
+        assert list(block["system"]) == list(expected), config
+        assert list(block["human_position"]) == [list(human["system"]).index(s) + 1 for s in block["system"]]
+        assert block["vs_next"].iloc[-1] == ""
+        assert set(block["vs_next"].iloc[:-1]) <= set(SYSTEM_PAIR_LABELS)
+        labelled += len(block) - 1
+    assert labelled == 10 * 3
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# confidence intervals
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_confidence_intervals_doc1(doc1: Results) -> None:
+    before = doc1.correlations.copy()
+    ci = sig.add_confidence_intervals(doc1, n_resamples=1000, seed=12345)
+    pd.testing.assert_frame_equal(doc1.correlations, before)  # a copy; the input is untouched
+    assert list(ci.columns) == list(before.columns)
+    pd.testing.assert_frame_equal(ci.drop(columns=["ci_low", "ci_high"]), before.drop(columns=["ci_low", "ci_high"]))
+    assert ci.attrs["confidence_intervals"]["n_resamples"] == 1000
+    finite = ci["value"].notna()
+    assert finite.all() and ci.loc[finite, ["ci_low", "ci_high"]].notna().all().all()
+    # every interval contains its point estimate (the resampled values include the full-set pattern's neighbours)
+    tol = 1e-12
+    assert ((ci["ci_low"] <= ci["value"] + tol) & (ci["value"] <= ci["ci_high"] + tol)).all()
+    assert (ci["ci_high"] - ci["ci_low"] > 0).any()
+    # seeded: identical with the same seed, different with another
+    again = sig.add_confidence_intervals(doc1, n_resamples=1000, seed=12345)
+    pd.testing.assert_frame_equal(ci, again)
+    other = sig.add_confidence_intervals(doc1, n_resamples=1000, seed=7)
+    assert not np.allclose(other["ci_low"], ci["ci_low"])
+    # threads do not change anything
+    pd.testing.assert_frame_equal(sig.add_confidence_intervals(doc1, n_resamples=1000, jobs=2), ci)
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_bootstrap_identity_reproduces_point_estimates(missing: bool) -> None:
+    res = synthetic_results(missing=missing)
+    values = sig.bootstrap_correlations(res, np.ones((1, len(res.seg_ids))))[:, 0]
+    np.testing.assert_allclose(values, res.correlations["value"].to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_bootstrap_identity_doc1(doc1: Results) -> None:
+    values = sig.bootstrap_correlations(doc1, np.ones((1, len(doc1.seg_ids))))[:, 0]
+    np.testing.assert_allclose(values, doc1.correlations["value"].to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_segment_rows_equal_resampling_loop() -> None:
+    res = synthetic_results(n_items=25)
+    idx = bootstrap_indices(25, 40, seed=3)
+    got = sig.bootstrap_correlations(res, resample_counts(idx, 25))
+    corr = res.correlations
+    for pos in np.flatnonzero((corr["granularity"] == "segment").to_numpy())[::5]:
+        row = corr.iloc[pos]
+        seg = res.segment_matrices[(row["level"], row["metric"])]
+        loop = [
+            segment_correlation(seg[:, i], res.human_matrix[:, i], row["statistic"], row["grouping"])[0] for i in idx
+        ]
+        np.testing.assert_allclose(got[pos], loop, rtol=0, atol=1e-12)
+
+
+def _naive_system_value(res: Results, key: tuple[str, str], statistic: str, items: np.ndarray) -> float:
+    """System-level correlation of one resample, the slow way: each system's drawn *present* rows summed, then
+    scored; human = mean over its drawn scored items; systems drawing nothing are dropped."""
+    cube, metric = res.stats[key], res.metrics[key]
+    m, h = [], []
+    for s in range(len(res.systems)):
+        rows = cube[s, items]
+        rows = rows[np.isfinite(rows).all(axis=1)]
+        m.append(float(metric.scores_from_sums(rows.sum(axis=0))) if len(rows) else np.nan)
+        hs = res.human_matrix[s, items]
+        h.append(float(np.nanmean(hs)) if np.isfinite(hs).any() else np.nan)
+    return system_correlation(np.array(m), np.array(h), statistic)[0]
+
+
+def test_system_ci_uses_summed_statistics() -> None:
+    # Two systems' statistics where the ratio of sums and the mean of segment ratios order the systems differently.
+    res = synthetic_results(n_systems=3, n_items=2, levels=("word",), metrics=("ratio",), missing=False)
+    res.stats[("word", "ratio")][:] = np.array([[[1, 1], [0, 9]], [[2, 10], [2, 10]], [[3, 10], [3, 10]]], float)
+    res.human_matrix[:] = np.array([[0.1, 0.1], [0.2, 0.2], [0.3, 0.3]])
+    every_item_once = np.ones((3, 2))
+    rows = res.correlations.query("granularity == 'system' and statistic == 'spearman'").index
+    got = sig.bootstrap_correlations(res, every_item_once)[rows[0]]
+    assert got == pytest.approx([1.0, 1.0, 1.0])  # sums: 10%, 20%, 30% — averaging would give 50%, 20%, 30%
+    resampled = sig.resampled_system_scores(res, "word/ratio", np.array([[2.0, 0.0], [0.0, 1.0]]))
+    np.testing.assert_allclose(resampled, [[100.0, 20.0, 30.0], [0.0, 20.0, 30.0]])
+
+
+@pytest.mark.parametrize("statistic", ["pearson", "kendall"])
+def test_system_rows_equal_naive_resampling(statistic: str, doc1: Results) -> None:
+    idx = bootstrap_indices(len(doc1.seg_ids), 60, seed=11)
+    got = sig.bootstrap_correlations(doc1, resample_counts(idx, len(doc1.seg_ids)))
+    corr = doc1.correlations
+    for key in [("word", "bleu"), ("char", "chrf++"), ("char", "ter")]:
+        pos = corr.index[
+            (corr["level"] == key[0]) & (corr["metric"] == key[1]) & (corr["granularity"] == "system")
+            & (corr["statistic"] == statistic)
+        ][0]
+        naive = [_naive_system_value(doc1, key, statistic, items) for items in idx]
+        np.testing.assert_allclose(got[pos], naive, rtol=0, atol=1e-12)
+
+
+def test_without_human_scores() -> None:
+    res = synthetic_results(human=False)
+    ci = sig.add_confidence_intervals(res, n_resamples=50)
+    assert ci[["ci_low", "ci_high"]].isna().all().all()
+    assert sig.significance_table(res).empty
+    assert list(sig.significance_table(res).columns) == sig.SIGNIFICANCE_COLUMNS
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# which configuration agrees more with the humans
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("statistic", "granularity", "grouping"),
+    [("pearson", "segment", "none"), ("kendall", "segment", "item"), ("spearman", "segment", "system"),
+     ("pearson", "system", "none")],
+)
+def test_significance_table_equals_stats_matrix(doc1: Results, statistic: str, granularity: str, grouping: str) -> None:
+    # the reference (stats.significance_matrix: one scipy call per permutation) is slow: four configurations
+    subset = ["word/bleu", "word/ter", "char/chrf++", "char/ter"]
+    tests = ("williams", "williams_n2", "permutation")
+    table = sig.significance_table(doc1, statistic, granularity, grouping, 150, 5, tests, configs=subset)
+    assert list(table.columns) == sig.SIGNIFICANCE_COLUMNS
+    configs, human = _signed_inputs(doc1, granularity)
+    configs = {name: configs[name] for name in subset}
+    ref = significance_matrix(configs, human, statistic, granularity, grouping, tests, 150, 5)
+    assert len(table) == len(ref) == 4 * 3 * 3
+    for got, want in zip(table.to_dict("records"), ref, strict=True):
+        assert (got["config_a"], got["config_b"], got["test"]) == (want["config_a"], want["config_b"], want["test"])
+        if np.isnan(want["p_value"]):
+            assert np.isnan(got["p_value"])
+        elif got["test"] == "permutation":
+            assert got["p_value"] == want["p_value"]
+        else:
+            assert got["p_value"] == pytest.approx(want["p_value"], abs=1e-12)
+    assert (table["granularity"] == granularity).all() and (table["statistic"] == statistic).all()
+
+
+def test_error_rate_metrics_are_compared_by_agreement(doc1: Results) -> None:
+    table = sig.significance_table(doc1, n_permutations=200)
+    ter = table[(table["config_a"] == "char/ter") & (table["config_b"] == "char/bleu")]
+    assert set(ter["sign"]) == {"-1/+1"} and set(ter["sign_a"]) == {-1.0}
+    raw = doc1.correlations.query(
+        "granularity == 'segment' and grouping == 'none' and statistic == 'pearson' and level == 'char' and metric == 'ter'"
+    )["value"].iloc[0]
+    assert raw < 0 and ter["r_a"].iloc[0] == pytest.approx(-raw)  # agreement = -r
+    # p(TER beats BLEU) + p(BLEU beats TER) ≈ 1 for Williams: one-sided tests of the same signed difference
+    back = table[(table["config_a"] == "char/bleu") & (table["config_b"] == "char/ter") & (table["test"] == "williams")]
+    assert ter.query("test == 'williams'")["p_value"].iloc[0] + back["p_value"].iloc[0] == pytest.approx(1.0)
+
+
+def test_rank_clusters_table(doc1: Results) -> None:
+    table = sig.significance_table(doc1, n_permutations=300)
+    clusters = sig.rank_clusters_table(doc1, table=table)
+    assert list(clusters.columns) == sig.CLUSTER_COLUMNS
+    assert clusters["cluster"].iloc[0] == 1 and clusters["cluster"].is_monotonic_increasing
+    assert clusters["correlation"].is_monotonic_decreasing
+    np.testing.assert_allclose(clusters["correlation"], clusters["sign"] * clusters["value"])
+    assert set(clusters.loc[clusters["metric"] == "ter", "sign"]) == {-1.0}
+    perm = table[table["test"] == "permutation"]
+    pvalues = {(a, b): p for a, b, p in zip(perm["config_a"], perm["config_b"], perm["p_value"], strict=True)}
+    expected = rank_clusters(dict(zip(clusters["config"], clusters["correlation"], strict=True)), pvalues)
+    assert dict(zip(clusters["config"], clusters["cluster"], strict=True)) == expected
+    # computed on demand from the same seed: the same clusters
+    pd.testing.assert_frame_equal(sig.rank_clusters_table(doc1, n_permutations=300), clusters)
+
+
+def test_compare_two(doc1: Results) -> None:
+    table = sig.significance_table(doc1, n_permutations=1000)
+    out = sig.compare_two(doc1, "char/ter", "char/bleu")
+    better, worse = out["better"], out["worse"]
+    row = table[(table["config_a"] == better) & (table["config_b"] == worse)].set_index("test")["p_value"]
+    assert out["p_williams"] == pytest.approx(row["williams"]) and out["p_permutation"] == row["permutation"]
+    assert out["r_a"] < 0 and out["agreement_a"] == pytest.approx(-out["r_a"]) and out["sign_a"] == -1.0
+    s = out["sentence"]
+    labels = {"char/ter": "TER@char", "char/bleu": "BLEU@char"}
+    assert s.startswith(f"{labels[better]} correlates more strongly with humans than {labels[worse]}")
+    assert "error rate" in s and "Williams p" in s and "permutation p" in s and "α = 0.05" in s
+    assert out["significant"] == all(p < 0.05 for p in (out["p_williams"], out["p_permutation"]))
+    assert ("is significant" in s) == out["significant"]
+
+    # chrF ignores whitespace: word and char chrF are identical
+    same = sig.compare_two(doc1, "word/chrf", "char/chrf")
+    assert same["r_a"] == same["r_b"] and not same["significant"] and "equally" in same["sentence"]
+
+    grouped = sig.compare_two(doc1, "word/bleu", "char/bleu", statistic="kendall", grouping="item")
+    assert np.isnan(grouped["p_williams"]) and "Williams" not in grouped["sentence"]
+    assert "averaged per item" in grouped["sentence"]
+    system = sig.compare_two(doc1, ("word", "bleu"), ("char", "bleu"), granularity="system")
+    assert system["n"] == 4 and "at the system level" in system["sentence"]
+    with pytest.raises(ValueError, match="unknown configuration"):
+        sig.compare_two(doc1, "word/bleu", "word/nope")
+
+
+def test_compare_two_significant_case() -> None:
+    res = synthetic_results(n_items=300, seed=3)
+    res.segment_matrices[("char", "ratio")] = res.segment_matrices[("word", "ratio")] + 40 * np.random.default_rng(
+        1
+    ).normal(size=res.human_matrix.shape)
+    out = sig.compare_two(res, "word/ratio", "char/ratio")
+    assert out["better"] == "word/ratio" and out["significant"]
+    assert out["sentence"].endswith("the difference is significant at α = 0.05.")
+    assert "p < 0.001" in out["sentence"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# system pairs
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_system_pairs_doc1(doc1: Results) -> None:
+    pairs = sig.system_pairs_table(doc1, n_resamples=1000, seed=12345)
+    assert list(pairs.columns) == sig.SYSTEM_PAIR_COLUMNS
+    assert len(pairs) == 10 * 6 and set(pairs["label"]) <= set(SYSTEM_PAIR_LABELS)
+    idx = bootstrap_indices(len(doc1.seg_ids), 1000, 12345)
+    means = sig.human_means(doc1)
+    systems = doc1.systems
+    for r in pairs.itertuples():
+        i, j = systems.index(r.system_a), systems.index(r.system_b)
+        scores = sig.system_scores(doc1, (r.level, r.metric))
+        assert r.metric_diff == pytest.approx(scores[i] - scores[j])
+        assert r.human_diff == pytest.approx(means[i] - means[j])
+        sign = -1.0 if r.metric == "ter" else 1.0
+        assert r.label == label_system_pair(sign * r.metric_diff, r.metric_p, r.human_diff, r.human_p)
+        assert r.metric_better == (r.system_a if sign * r.metric_diff > 0 else r.system_b)
+        assert r.metric_ci_low <= r.metric_diff <= r.metric_ci_high
+    # systems with every segment: exactly sacrebleu's paired bootstrap, and the paired human bootstrap
+    a, p = systems.index("Sys_A"), systems.index("Sys_P")
+    for key in [("word", "bleu"), ("char", "ter"), ("char", "chrf")]:
+        row = pairs.query("level == @key[0] and metric == @key[1] and system_a == 'Sys_A' and system_b == 'Sys_P'")
+        cube = doc1.stats[key]
+        want = paired_bootstrap_metric(cube[a], cube[p], doc1.metrics[key].scores_from_sums, idx)
+        got = row[["metric_diff", "metric_p", "metric_ci_low", "metric_ci_high"]].iloc[0].tolist()
+        assert got == pytest.approx(list(want), abs=1e-9)
+        assert row["metric_p"].iloc[0] == want.p_value
+        h = paired_bootstrap_human(doc1.human_matrix[a], doc1.human_matrix[p], idx)
+        assert row["human_p"].iloc[0] == h.p_value and row["human_diff"].iloc[0] == pytest.approx(h.diff)
+    # an error rate prefers the lower score
+    ter = pairs.query("level == 'char' and metric == 'ter'")
+    for r in ter.itertuples():
+        assert r.metric_better == (r.system_a if r.metric_diff < 0 else r.system_b)
+    # deterministic
+    pd.testing.assert_frame_equal(sig.system_pairs_table(doc1, n_resamples=1000, seed=12345), pairs)
+    assert not sig.system_pairs_table(doc1, n_resamples=1000, seed=1)["metric_p"].equals(pairs["metric_p"])
+
+
+def test_system_pairs_wilcoxon(doc1: Results) -> None:
+    pairs = sig.system_pairs_table(doc1, n_resamples=200, human_test="wilcoxon", configs=["word/bleu"])
+    assert len(pairs) == 6 and pairs["human_ci_low"].isna().all()
+    for r in pairs.itertuples():
+        i, j = doc1.systems.index(r.system_a), doc1.systems.index(r.system_b)
+        w = wilcoxon_ranksum_human(doc1.human_matrix[i], doc1.human_matrix[j])
+        assert (r.human_diff, r.human_p) == pytest.approx((w.diff, w.p_value))
+    with pytest.raises(ValueError, match="human_test"):
+        sig.system_pairs_table(doc1, human_test="t-test")
+
+
+def test_pairwise_accuracy_table(doc1: Results) -> None:
+    acc = sig.pairwise_accuracy_table(doc1)
+    assert list(acc.columns) == sig.ACCURACY_COLUMNS and len(acc) == 10
+    assert (acc["n_pairs"] == 6).all()
+    for r in acc.itertuples():
+        want = pairwise_accuracy(sig.system_scores(doc1, (r.level, r.metric)), sig.human_means(doc1), r.metric != "ter")
+        assert r.pairwise_accuracy == want
+    # consistent with the labels: accuracy = share of pairs whose better system is the humans' better system
+    pairs = sig.system_pairs_table(doc1, n_resamples=100)
+    agree = (pairs["metric_better"] == pairs["human_better"]).groupby([pairs["level"], pairs["metric"]]).mean()
+    merged = acc.set_index(["level", "metric"])["pairwise_accuracy"]
+    np.testing.assert_allclose(merged.loc[agree.index], agree.to_numpy())
+
+
+def test_missing_segments_in_pairs() -> None:
+    res = synthetic_results(n_items=80, seed=4)
+    pairs = sig.system_pairs_table(res, n_resamples=300, configs=["word/ratio"])
+    last = res.systems[-1]
+    with_last = pairs[pairs["system_b"] == last]
+    scores = sig.system_scores(res, "word/ratio")
+    np.testing.assert_allclose(with_last["metric_diff"], scores[:-1] - scores[-1])  # own segments, summed
+    means = np.nanmean(res.human_matrix, axis=1)
+    np.testing.assert_allclose(with_last["human_diff"], means[:-1] - means[-1])
+    assert with_last[["metric_p", "human_p"]].notna().all().all()
+
+
+def test_unordered_pairs_are_all_present(doc1: Results) -> None:
+    table = sig.significance_table(doc1, granularity="system", n_permutations=100)
+    names = sig.configurations(doc1)
+    for a, b in combinations(names, 2):
+        assert ((table["config_a"] == a) & (table["config_b"] == b)).sum() == 2
+        assert ((table["config_a"] == b) & (table["config_b"] == a)).sum() == 2
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# speed
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_confidence_intervals_fast_enough() -> None:
+    """5 levels × 5 metrics × 3 statistics × (3 groupings + system) = 300 rows on 4 systems × 500 items, 1000
+    resamples (the dashboard's default) — well under 10 s (about 1 s here; sacrebleu metrics add ~1 s)."""
+    res = synthetic_results(
+        n_items=500, levels=("word", "mecab", "kiwi", "char", "jamo"), metrics=("r1", "r2", "r3", "r4", "err")
+    )
+    assert len(res.correlations) == 300
+    sig.add_confidence_intervals(res, n_resamples=20)  # compile the kernels if needed
+    start = time.perf_counter()
+    ci = sig.add_confidence_intervals(res, n_resamples=1000)
+    elapsed = time.perf_counter() - start
+    assert ci[["ci_low", "ci_high"]].notna().all().all()
+    assert elapsed < 10.0, elapsed
+
+
+def test_zz_whole_file_under_a_minute() -> None:
+    """Runs last (file order): the whole file, fixtures included, stays under 60 s."""
+    assert time.perf_counter() - _TIMER["start"] < 60.0
