@@ -39,7 +39,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations, permutations
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -64,6 +64,9 @@ from korean_eval.stats import (
     wilcoxon_ranksum_human,
     williams_test,
 )
+
+if TYPE_CHECKING:
+    from korean_eval.pipeline import Results
 
 Config = str | tuple[str, str]
 T = TypeVar("T")
@@ -129,12 +132,12 @@ def _key(config: Config) -> tuple[str, str]:
     return level, metric
 
 
-def configurations(results: Any) -> list[str]:
+def configurations(results: Results) -> list[str]:
     """All configurations of ``results`` in pipeline order (levels × metrics, then bring-your-own metrics)."""
     return [config_name(*key) for key in results.segment_matrices]
 
 
-def config_label(results: Any, config: Config) -> str:
+def config_label(results: Results, config: Config) -> str:
     """Display name ``"chrF@char"`` (metric label @ level); bring-your-own metrics show their own name."""
     level, metric = _key(config)
     obj = results.metrics.get((level, metric))
@@ -142,7 +145,7 @@ def config_label(results: Any, config: Config) -> str:
     return f"{label}@{level}"
 
 
-def higher_is_better(results: Any, config: Config) -> bool:
+def higher_is_better(results: Results, config: Config) -> bool:
     """Whether higher scores of ``config``'s metric are better (False for error rates such as TER)."""
     key = _key(config)
     obj = results.metrics.get(key)
@@ -156,18 +159,18 @@ def higher_is_better(results: Any, config: Config) -> bool:
     return True
 
 
-def _sign(results: Any, config: Config) -> float:
+def _sign(results: Results, config: Config) -> float:
     return 1.0 if higher_is_better(results, config) else -1.0
 
 
-def _check_config(results: Any, config: Config) -> tuple[str, str]:
+def _check_config(results: Results, config: Config) -> tuple[str, str]:
     key = _key(config)
     if key not in results.segment_matrices:
         raise ValueError(f"unknown configuration {config_name(*key)!r}; known: {', '.join(configurations(results))}")
     return key
 
 
-def system_scores(results: Any, config: Config) -> np.ndarray:
+def system_scores(results: Results, config: Config) -> np.ndarray:
     """Reported system scores of ``config`` in ``results.systems`` order (NaN where a system has none)."""
     level, metric = _key(config)
     df = results.system_scores
@@ -176,7 +179,7 @@ def system_scores(results: Any, config: Config) -> np.ndarray:
     return np.array([by_system.get(s, np.nan) for s in results.systems], dtype=np.float64)
 
 
-def human_means(results: Any) -> np.ndarray:
+def human_means(results: Results) -> np.ndarray:
     """Mean human score of every system over its own scored items (NaN if none), ``results.systems`` order."""
     h = np.asarray(results.human_matrix, dtype=np.float64)
     present = np.isfinite(h)
@@ -185,7 +188,7 @@ def human_means(results: Any) -> np.ndarray:
         return np.where(n > 0, np.where(present, h, 0.0).sum(axis=1) / np.maximum(n, 1), np.nan)
 
 
-def _has_human(results: Any) -> bool:
+def _has_human(results: Results) -> bool:
     h = np.asarray(results.human_matrix, dtype=np.float64)
     return h.size > 0 and bool(np.isfinite(h).any())
 
@@ -211,7 +214,7 @@ def bootstrap_counts(n_items: int, n_resamples: int = 1000, seed: int = 12345) -
     return resample_counts(bootstrap_indices(n_items, n_resamples, seed), n_items)
 
 
-def resampled_system_scores(results: Any, config: Config, counts: np.ndarray) -> np.ndarray:
+def resampled_system_scores(results: Results, config: Config, counts: np.ndarray) -> np.ndarray:
     """Every system's metric score of ``config`` in every resample, ``(n_resamples, n_systems)``.
 
     From summed statistics (:func:`korean_eval.stats.bootstrap_system_scores`: NaN statistics rows are absent and
@@ -224,7 +227,7 @@ def resampled_system_scores(results: Any, config: Config, counts: np.ndarray) ->
     return resampled_means(counts, results.segment_matrices[key])
 
 
-def bootstrap_correlations(results: Any, counts: np.ndarray, jobs: int | None = 1) -> np.ndarray:
+def bootstrap_correlations(results: Results, counts: np.ndarray, jobs: int | None = 1) -> np.ndarray:
     """Resampled correlation of every row of ``results.correlations``: ``(n_rows, n_resamples)``, row order kept.
 
     Resample ``r`` weights item ``i`` by ``counts[r, i]`` (all systems of an item together):
@@ -272,7 +275,7 @@ def bootstrap_correlations(results: Any, counts: np.ndarray, jobs: int | None = 
 
 
 def add_confidence_intervals(
-    results: Any,
+    results: Results,
     n_resamples: int = 1000,
     seed: int = 12345,
     alpha: float = 0.05,
@@ -320,7 +323,7 @@ def add_confidence_intervals(
 
 
 def _comparison_data(
-    results: Any, key: tuple[str, str], granularity: str
+    results: Results, key: tuple[str, str], granularity: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """Signed scores of one configuration and the human scores they are correlated with."""
     sign = _sign(results, key)
@@ -358,7 +361,7 @@ def _fmt_sign(sign: float) -> str:
 
 
 def significance_table(
-    results: Any,
+    results: Results,
     statistic: str = "pearson",
     granularity: str = "segment",
     grouping: str = "none",
@@ -448,7 +451,7 @@ def significance_table(
     return pd.DataFrame(rows, columns=SIGNIFICANCE_COLUMNS)
 
 
-def _point_value(results: Any, key: tuple[str, str], statistic: str, granularity: str, grouping: str) -> float:
+def _point_value(results: Results, key: tuple[str, str], statistic: str, granularity: str, grouping: str) -> float:
     corr = results.correlations
     rows = corr[
         (corr["level"] == key[0])
@@ -464,7 +467,7 @@ def _point_value(results: Any, key: tuple[str, str], statistic: str, granularity
 
 
 def rank_clusters_table(
-    results: Any,
+    results: Results,
     statistic: str = "pearson",
     granularity: str = "segment",
     grouping: str = "none",
@@ -533,7 +536,7 @@ def _better(diff: float, a: str, b: str) -> str:
 
 
 def human_pair_tests(
-    results: Any, indices: np.ndarray, human_test: str = "bootstrap"
+    results: Results, indices: np.ndarray, human_test: str = "bootstrap"
 ) -> dict[tuple[int, int], tuple[float, float, float, float]]:
     """Human-side test of every system pair ``(i, j)``, ``i < j``: ``(diff, p, ci_low, ci_high)``.
 
@@ -556,7 +559,7 @@ def human_pair_tests(
 
 
 def system_pairs_table(
-    results: Any,
+    results: Results,
     n_resamples: int = 1000,
     seed: int = 12345,
     human_test: str = "bootstrap",
@@ -625,7 +628,7 @@ def system_pairs_table(
     return pd.DataFrame(rows, columns=SYSTEM_PAIR_COLUMNS)
 
 
-def pairwise_accuracy_table(results: Any, configs: Iterable[Config] | None = None) -> pd.DataFrame:
+def pairwise_accuracy_table(results: Results, configs: Iterable[Config] | None = None) -> pd.DataFrame:
     """Pairwise (system-ranking) accuracy of every configuration (Kocmi et al. 2021,
     :func:`korean_eval.stats.pairwise_accuracy`): the fraction of system pairs the metric orders as the humans'
     mean scores do (ties count as disagreement; error-rate metrics: lower is better). ``n_pairs`` = pairs of systems
@@ -656,7 +659,7 @@ def _order(scores: np.ndarray, higher: bool) -> list[int]:
 
 
 def ranking_view(
-    results: Any,
+    results: Results,
     pairs: pd.DataFrame | None = None,
     n_resamples: int = 1000,
     seed: int = 12345,
@@ -737,7 +740,7 @@ def _fmt_p(p: float) -> str:
 
 
 def compare_two(
-    results: Any,
+    results: Results,
     config_a: Config,
     config_b: Config,
     statistic: str = "pearson",

@@ -1399,7 +1399,7 @@ def bootstrap_system_correlations_from_scores(
     return system_correlations(resampled_means(counts, metric), resampled_means(counts, human), statistic)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=4)
 def _coin_weights(seed: int, n_permutations: int, n_units: int) -> tuple[np.ndarray, np.ndarray]:
     """The coins of :func:`permutation_test` (``default_rng(seed).integers(2, size=(n_permutations, n_units),
     dtype=bool)``) as the transposed weights ``(2·n_units, 1 + n_permutations)`` of (a's copies, b's copies) for
