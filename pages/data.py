@@ -110,7 +110,7 @@ if mode == "Text files":
             lambda: build_from_texts(
                 [Upload.of(f) for f in refs], [Upload.of(f) for f in systems], names, _upload(human), _upload(given), _upload(src)
             ),
-            ", ".join(f.name for f in systems[:3]) + (" …" if len(systems) > 3 else ""),
+            f"{refs[0].name} + {len(systems)} system file{'s' if len(systems) > 1 else ''}",
         )
 
 elif mode == "One long table":

@@ -24,6 +24,9 @@ if data.human is not None:
     extra["human_scores.csv"] = data.human
 if data.report.excluded:
     extra["excluded_rows.csv"] = data.report.excluded_frame()
+with_ci = state.cached_confidence_intervals(ctx)
+if with_ci is not None:
+    extra["correlations_with_ci.csv"] = with_ci
 tables = report.result_tables(res, extra)
 
 st.download_button(

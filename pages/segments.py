@@ -1,5 +1,6 @@
 """Segments: metric vs human score per segment, and the segments where they disagree most."""
 
+import pandas as pd
 import streamlit as st
 
 from ui import charts, state, views
@@ -25,7 +26,12 @@ table = views.disagreements(res, ctx.evalset, level, metric)
 if table.empty:
     st.info("No segment has both a metric and a human score at this level.")
     st.stop()
-chart(charts.segment_scatter(table, views.metric_label(metric), level), f"segments-{level}-{metric}")
+view = views.correlation_view(res, ctx.settings.statistic, "none", agreement=False)
+row = view[(view["granularity"] == "segment") & (view["level"] == level) & (view["metric"] == metric)]
+note = ""
+if len(row) and pd.notna(row["value"].iloc[0]):
+    note = f"{views.STATISTIC_SYMBOLS[ctx.settings.statistic]} = {row['value'].iloc[0]:.3f} over {int(row['n'].iloc[0]):,} pairs"
+chart(charts.segment_scatter(table, views.metric_label(metric), level, note=note), f"segments-{level}-{metric}")
 st.caption("Each point is one (system, segment) pair. Hover a point to read the hypothesis and the reference.")
 
 st.subheader("Largest disagreements")
@@ -43,7 +49,7 @@ st.dataframe(
         "metric": st.column_config.NumberColumn(views.metric_label(metric), format="%.2f"),
         "metric_pct": st.column_config.NumberColumn("metric pct", format="%.2f"),
         "human_pct": st.column_config.NumberColumn("human pct", format="%.2f"),
-        "difference": st.column_config.ProgressColumn("difference", min_value=-1.0, max_value=1.0, format="%+.2f"),
+        "difference": st.column_config.NumberColumn("difference", format="%+.2f"),
         "hyp": st.column_config.TextColumn("hypothesis", width="large"),
         "ref": st.column_config.TextColumn("reference", width="large"),
     },

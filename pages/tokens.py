@@ -46,7 +46,9 @@ st.text(text)
 if tokens:
     table = views.tokens_side_by_side(tokens)
     table["tokens"] = [token_chips(tokens[lv], views.level_family(lv)) for lv in table["level"]]
-    table["level"] = [f"**{lv}** · {fam}" for lv, fam in zip(table["level"], table["family"], strict=True)]
+    table["level"] = [
+        f"**{lv}**" + ("" if fam == lv else f" · {fam}") for lv, fam in zip(table["level"], table["family"], strict=True)
+    ]
     st.table(table[["level", "count", "tokens"]], hide_index=True, border="horizontal")
 
 st.subheader("Over the whole data")

@@ -40,12 +40,13 @@ def wrap(text: object, width: int = 48, lines: int = 4) -> str:
     return "<br>".join(esc(p) for p in parts)
 
 
-def _base(fig: go.Figure, height: int, title: str | None = None) -> go.Figure:
+def _base(fig: go.Figure, height: int, title: str | None = None, legend: bool = True) -> go.Figure:
+    """Common look; ``legend`` leaves room for a horizontal legend between the title and the plot."""
     fig.update_layout(
         template="plotly_white",
         font=FONT,
         height=height,
-        margin=dict(l=60, r=20, t=95 if title else 40, b=40),
+        margin=dict(l=60, r=20, t=(95 if legend else 55) if title else 40, b=40),
         title=dict(text=title, x=0, xanchor="left", y=0.985, yanchor="top", yref="container", font=dict(size=16))
         if title
         else None,
@@ -151,10 +152,10 @@ def correlation_heatmap(view: pd.DataFrame, granularity: str, statistic: str) ->
         )
     )
     fig.update_yaxes(autorange="reversed")
-    return _base(fig, 120 + 38 * len(metrics), f"{granularity.capitalize()} level, {STATISTIC_LABELS[statistic]}")
+    return _base(fig, 100 + 38 * len(metrics), f"{granularity.capitalize()} level, {STATISTIC_LABELS[statistic]}", legend=False)
 
 
-def bump_chart(paths: pd.DataFrame, metric_label: str, higher_is_better: bool = True) -> go.Figure:
+def bump_chart(paths: pd.DataFrame, metric_label: str) -> go.Figure:
     """System ranks by the humans, then by the metric at each token level (1 = best at the top).
 
     Points where the metric's rank differs from the human rank are drawn as open red rings.
@@ -172,7 +173,7 @@ def bump_chart(paths: pd.DataFrame, metric_label: str, higher_is_better: bool = 
             y=sub["rank"],
             mode="lines+markers",
             name=name,
-            line=dict(color=color, width=3, shape="spline", smoothing=0.6),
+            line=dict(color=color, width=3),
             marker=dict(
                 size=16,
                 color=["white" if d else color for d in sub["differs"].fillna(False)],
@@ -191,9 +192,8 @@ def bump_chart(paths: pd.DataFrame, metric_label: str, higher_is_better: bool = 
         autorange=False, range=[n + 0.5, 0.5], dtick=1, title_text="rank (1 = best)", gridcolor="#f0f0f0", zeroline=False
     )
     fig.update_xaxes(showgrid=False, title_text="")
-    fig.update_layout(showlegend=False, margin=dict(l=130, r=130, t=70, b=40))
-    _base(fig, 110 + 60 * n, f"System ranking: humans vs {esc(metric_label)} at each token level")
-    fig.update_layout(margin=dict(l=140, r=140))
+    _base(fig, 90 + 60 * n, f"System ranking: humans vs {esc(metric_label)} at each token level", legend=False)
+    fig.update_layout(showlegend=False, margin=dict(l=140, r=140))
     return fig
 
 
@@ -218,10 +218,12 @@ def flip_heatmap(counts: pd.DataFrame, n_pairs: int) -> go.Figure:
         )
     )
     fig.update_yaxes(autorange="reversed")
-    return _base(fig, 140 + 40 * len(counts), f"Flipped system pairs (of {n_pairs}) — metric vs human order")
+    return _base(fig, 110 + 40 * len(counts), f"Flipped system pairs (of {n_pairs}) — metric vs human order", legend=False)
 
 
-def segment_scatter(df: pd.DataFrame, metric_label: str, level: str, human_label: str = "human score") -> go.Figure:
+def segment_scatter(
+    df: pd.DataFrame, metric_label: str, level: str, human_label: str = "human score", note: str = ""
+) -> go.Figure:
     """Metric score vs human score per segment, coloured by system; hover shows the texts."""
     fig = go.Figure()
     for k, (system, sub) in enumerate(df.groupby("system", sort=True)):
@@ -248,7 +250,10 @@ def segment_scatter(df: pd.DataFrame, metric_label: str, level: str, human_label
         )
     fig.update_xaxes(title_text=human_label, gridcolor="#eee")
     fig.update_yaxes(title_text=f"{esc(metric_label)} at {level} (segment)", gridcolor="#eee")
-    return _base(fig, 520, f"{esc(metric_label)} at level {level} vs human, per segment")
+    title = f"{esc(metric_label)} at level {level} vs human, per segment"
+    if note:
+        title += f" <span style='font-size:12px;color:#777'>({note})</span>"
+    return _base(fig, 520, title)
 
 
 def level_bars(df: pd.DataFrame, value: str, title: str, axis_title: str, fmt: str = ".2f") -> go.Figure:
@@ -290,7 +295,9 @@ def timing_heatmap(seconds: pd.DataFrame) -> go.Figure:
         )
     )
     fig.update_yaxes(autorange="reversed")
-    return _base(fig, 140 + 38 * len(seconds), "Scoring time per metric × level (seconds, this run; cached work is fast)")
+    return _base(
+        fig, 110 + 38 * len(seconds), "Scoring time per metric × level (seconds, this run; cached work is fast)", legend=False
+    )
 
 
 def distribution(before: Sequence[float], after: Sequence[float], label: str) -> go.Figure:

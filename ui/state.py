@@ -232,6 +232,11 @@ def _ci_store() -> _Store:
     return _Store(MAX_RESULTS)
 
 
+def cached_confidence_intervals(ctx: Context, n_resamples: int = 1000):
+    """The intervals of :func:`correlations_with_ci` if they were computed already (never computes)."""
+    return _ci_store().get(f"{ctx.key}|{n_resamples}")
+
+
 def correlations_with_ci(ctx: Context, n_resamples: int = 1000):
     """``results.correlations`` with bootstrap 95% intervals (cached per result); None if the module is missing."""
     try:
