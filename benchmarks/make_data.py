@@ -352,6 +352,32 @@ def write(dataset: Dataset, out: Path) -> dict[str, Path]:
     return paths
 
 
+def read(directory: Path) -> Dataset:
+    """A data set written by :func:`write` (edits are not read back)."""
+    refs = (directory / "ref.txt").read_text(encoding="utf-8").splitlines()
+    systems = {p.stem: p.read_text(encoding="utf-8").splitlines() for p in sorted((directory / "systems").glob("*.txt"))}
+    human = []
+    for line in (directory / "human.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        name, seg_id, score = line.split("\t")
+        human.append((name, int(seg_id), int(score)))
+    return Dataset(refs, systems, human, [])
+
+
+def n_pairs_in(directory: Path) -> int:
+    return len(read(directory).refs) * len(SYSTEMS)
+
+
+def subset(dataset: Dataset, pairs: int) -> Dataset:
+    """The first ``pairs // n_systems`` references with their hypotheses and human scores."""
+    n = max(1, pairs // len(dataset.systems))
+    return Dataset(
+        dataset.refs[:n],
+        {name: hyps[:n] for name, hyps in dataset.systems.items()},
+        [row for row in dataset.human if row[1] < n],
+        [row for row in dataset.edits if row[1] < n],
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=8192, help="number of (system, segment) pairs (4 systems)")

@@ -93,7 +93,14 @@ def grouped_correlations(m: np.ndarray, h: np.ndarray, k: np.ndarray, statistic:
     out = np.full(n_groups, np.nan)
     if n_groups == 0 or m.ndim != 2 or m.shape[1] < 2:
         return [float(v) for v in out]
-    patterns, inverse = np.unique(k, axis=0, return_inverse=True)
+    if k.shape[1] < 63:  # one integer per mask row: a 1-d unique is much faster than unique(axis=0)
+        codes = (k.astype(np.int64) << np.arange(k.shape[1], dtype=np.int64)).sum(axis=1)
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    else:  # few long rows (e.g. per system across items)
+        seen: dict[bytes, int] = {}
+        inverse = np.array([seen.setdefault(row.tobytes(), len(seen)) for row in k], dtype=np.int64)
+        first = np.unique(inverse, return_index=True)[1]
+    patterns = k[first]
     inverse = np.asarray(inverse).reshape(-1)
     for p, pattern in enumerate(patterns):
         cols = np.flatnonzero(pattern)

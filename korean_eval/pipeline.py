@@ -894,13 +894,20 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
             done += 1
             finish_level(level_name, level, out, tok_seconds, fallbacks, wall)
 
-    for n_main, level_name in enumerate(lv for lv in order if lv not in pending):
+    # the other levels here; their analyzers load first (Kiwi's model, a JVM), while the workers start up
+    in_main = [lv for lv in order if lv not in pending]
+    prepared: dict[str, tuple[TokenLevel, float]] = {}
+    for level_name in in_main if pending else in_main[:1]:
+        start = time.perf_counter()
+        prepared[level_name] = (prepare_level(level_name, evalset, config, cache), time.perf_counter() - start)
+    for n_main, level_name in enumerate(in_main):
         _report(progress, done / steps, f"tokenising at level {level_name}")
         start = time.perf_counter()
-        level = prepare_level(level_name, evalset, config, cache)
+        level, prepare_seconds = prepared.pop(level_name, (None, 0.0))
+        level = level or prepare_level(level_name, evalset, config, cache)
         tok, tok_seconds, fallbacks = tokenize_texts(level, texts, cache)
         done += 1
-        finish_level(level_name, level, tok, tok_seconds, fallbacks, time.perf_counter() - start)
+        finish_level(level_name, level, tok, tok_seconds, fallbacks, time.perf_counter() - start + prepare_seconds)
         if n_main == 0:
             collect_pending()
     collect_pending()
