@@ -27,13 +27,7 @@ NONE = "—"
 FLASH_KEY = "data_flash"
 TABLE_TYPES = ["csv", "tsv", "jsonl", "json", "txt"]
 
-st.title("Data")
-st.caption(
-    "Load references and one file per system, or one long table; add human scores (or quality-control raw "
-    "judgments below) and, if you have them, your own metric scores (e.g. COMET computed elsewhere). Files are "
-    "decoded (UTF-8 with or without BOM, CP949/EUC-KR, UTF-16), NFC-normalised and checked; anything dropped is "
-    "listed with its reason."
-)
+# ------------------------------------------------------------------------------------------------ helpers
 
 
 def _upload(file) -> Upload | None:
@@ -64,21 +58,10 @@ def _apply(build, label: str) -> None:
     st.rerun()
 
 
-if FLASH_KEY in st.session_state:
-    st.success(st.session_state.pop(FLASH_KEY), icon=":material/check_circle:")
+# ----------------------------------------------------------------------------------------------- panels
 
-# ----------------------------------------------------------------------------------------------- sources
 
-mode = st.segmented_control(
-    "Source",
-    ["Text files", "One long table", "Bundled sample"],
-    key="data_mode",
-    required=True,
-    default="Text files",
-    persist_state="session",
-)
-
-if mode == "Text files":
+def _texts_panel() -> None:
     c1, c2 = st.columns(2)
     refs = c1.file_uploader(
         "Reference file(s) — one segment per line; several files = several references",
@@ -113,7 +96,8 @@ if mode == "Text files":
             f"{refs[0].name} + {len(systems)} system file{'s' if len(systems) > 1 else ''}",
         )
 
-elif mode == "One long table":
+
+def _table_panel() -> None:
     table = st.file_uploader(
         "One table with a row per (system, segment): CSV, TSV or JSONL", type=TABLE_TYPES, key="up_table"
     )
@@ -123,7 +107,7 @@ elif mode == "One long table":
             head = _head(up.name, up.data)
         except (InputError, ValueError) as err:
             input_error(err)
-            st.stop()
+            return
         columns = list(head.columns)
         guess = guess_table_roles(columns)
         k = "tbl_" + hashlib.sha1("|".join(columns).encode()).hexdigest()[:8] + "_"
@@ -163,7 +147,8 @@ elif mode == "One long table":
         if st.button("Use this table", type="primary", key="use_table"):
             _apply(lambda: build_from_table(up, roles, _upload(human), _upload(given)), up.name)
 
-else:
+
+def _sample_panel() -> None:
     st.markdown(
         "The bundled sample: 120 English→Korean news-style segments, five simulated MT systems (each made by "
         "rule-based edits of the reference: particles, endings, word order, spacing, dropped words…) and "
@@ -175,23 +160,23 @@ else:
         state.use_sample()
         st.rerun()
 
-# ------------------------------------------------------------------------------------------------ QC panel
 
-st.divider()
-st.subheader("Quality control of raw human judgments")
-st.caption(
-    "Upload one row per judgment (rater, item, system, score). The study's procedure is preselected: drop each "
-    "rater's first 10 judgments, z-score per rater, Tukey fences (k = 1.5) on every score column, average repeats. "
-    "The resulting per-item scores can replace the human scores of the current data."
-)
-raw = st.file_uploader("Raw judgments (CSV or TSV)", type=["csv", "tsv", "txt"], key="up_judgments")
-if raw is not None:
+def _qc_panel() -> None:
+    st.subheader("Quality control of raw human judgments")
+    st.caption(
+        "Upload one row per judgment (rater, item, system, score). The study's procedure is preselected: drop each "
+        "rater's first 10 judgments, z-score per rater, Tukey fences (k = 1.5) on every score column, average repeats. "
+        "The resulting per-item scores can replace the human scores of the current data."
+    )
+    raw = st.file_uploader("Raw judgments (CSV or TSV)", type=["csv", "tsv", "txt"], key="up_judgments")
+    if raw is None:
+        return
     up = Upload.of(raw)
     try:
         judgments = _judgments(up.name, up.data)
     except ValueError as err:
         input_error(err)
-        st.stop()
+        return
     cols = [str(c) for c in judgments.columns]
     det = human_qc.detect_columns(judgments)
     k = "qc_" + hashlib.sha1("|".join(cols).encode()).hexdigest()[:8] + "_"
@@ -224,7 +209,7 @@ if raw is not None:
         result = human_qc.run_qc(judgments, options)
     except ValueError as err:
         input_error(err)
-        st.stop()
+        return
     rep = result.report
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Judgments read", f"{rep.n_input:,}")
@@ -257,34 +242,63 @@ if raw is not None:
         if current is not None:
             _apply(lambda: with_human_scores(current, scores, up.name), f"{state.source()} + QC'd {up.name}")
 
-# --------------------------------------------------------------------------------------- validation report
 
+def _report() -> None:
+    """The current data: summary counts, notes, excluded rows with reasons, human coverage, a preview."""
+    current = state.evalset()
+    if current is None:
+        return
+    st.subheader("Current data: validation report")
+    st.caption(f"Source: {md_escape(state.source())}")
+    human_note(current)
+    summary = current.summary()
+    cols = st.columns(4)
+    for i, (label, value) in enumerate(summary.items()):
+        cols[i % 4].metric(label, f"{value:,}" if isinstance(value, int) else str(value))
+    if current.report.notes:
+        st.markdown("**Notes**")
+        st.markdown("\n".join(f"- {md_escape(n)}" for n in current.report.notes))
+    excluded = current.report.excluded_frame()
+    if len(excluded):
+        st.markdown(f"**Excluded rows** ({len(excluded):,}), by file and reason")
+        st.dataframe(current.report.excluded_summary(), hide_index=True)
+        with st.expander("Every excluded row"):
+            st.dataframe(excluded, hide_index=True, width="stretch")
+    else:
+        st.caption("No row was excluded.")
+    if current.human is not None:
+        st.markdown("**Human scores per system**")
+        st.dataframe(views.human_overview(current), hide_index=True)
+    if current.given is not None:
+        st.markdown("**Your own metric scores**: " + ", ".join(md_escape(m) for m in current.given["metric"].unique()))
+    st.markdown("**Preview** (first 20 segments)")
+    st.dataframe(views.preview(current), hide_index=True, width="stretch")
+
+
+# ------------------------------------------------------------------------------------------------- page
+
+st.title("Data")
+st.caption(
+    "Load references and one file per system, or one long table; add human scores (or quality-control raw "
+    "judgments below) and, if you have them, your own metric scores (e.g. COMET computed elsewhere). Files are "
+    "decoded (UTF-8 with or without BOM, CP949/EUC-KR, UTF-16), NFC-normalised and checked; anything dropped is "
+    "listed with its reason."
+)
+
+
+if FLASH_KEY in st.session_state:
+    st.success(st.session_state.pop(FLASH_KEY), icon=":material/check_circle:")
+
+mode = st.segmented_control(
+    "Source",
+    ["Text files", "One long table", "Bundled sample"],
+    key="data_mode",
+    required=True,
+    default="Text files",
+    persist_state="session",
+)
+{"Text files": _texts_panel, "One long table": _table_panel}.get(mode, _sample_panel)()
 st.divider()
-current = state.evalset()
-if current is None:
-    st.stop()
-st.subheader("Current data: validation report")
-st.caption(f"Source: {md_escape(state.source())}")
-human_note(current)
-summary = current.summary()
-cols = st.columns(4)
-for i, (label, value) in enumerate(summary.items()):
-    cols[i % 4].metric(label, f"{value:,}" if isinstance(value, int) else str(value))
-if current.report.notes:
-    st.markdown("**Notes**")
-    st.markdown("\n".join(f"- {md_escape(n)}" for n in current.report.notes))
-excluded = current.report.excluded_frame()
-if len(excluded):
-    st.markdown(f"**Excluded rows** ({len(excluded):,}), by file and reason")
-    st.dataframe(current.report.excluded_summary(), hide_index=True)
-    with st.expander("Every excluded row"):
-        st.dataframe(excluded, hide_index=True, width="stretch")
-else:
-    st.caption("No row was excluded.")
-if current.human is not None:
-    st.markdown("**Human scores per system**")
-    st.dataframe(views.human_overview(current), hide_index=True)
-if current.given is not None:
-    st.markdown("**Your own metric scores**: " + ", ".join(md_escape(m) for m in current.given["metric"].unique()))
-st.markdown("**Preview** (first 20 segments)")
-st.dataframe(views.preview(current), hide_index=True, width="stretch")
+_qc_panel()
+st.divider()
+_report()
