@@ -116,6 +116,7 @@ def machine_info() -> dict:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "korean_eval commit": commit,
+        "load average at start (1, 5, 15 min)": [round(x, 2) for x in os.getloadavg()],
         "libraries": versions,
     }
 
@@ -357,7 +358,9 @@ def build_report(m: dict) -> str:
     info, stage_rows = m["machine"], m["stages"]
     lines = [
         f"Machine: {info['cpu']}, {info['usable cores (affinity)']} cores, {info['memory MB']:,} MB RAM; "
-        f"Python {info['python']}; korean_eval {info['korean_eval commit']}",
+        f"Python {info['python']}; korean_eval {info['korean_eval commit']}; load average at start "
+        f"{info['load average at start (1, 5, 15 min)']}, at end {info.get('load average at end (1, 5, 15 min)')} "
+        "(other work on the machine slows every figure)",
         "Libraries: " + ", ".join(f"{k} {v}" for k, v in info["libraries"].items()),
         "",
         f"Data: {m['data']['pairs']:,} distinct pairs ({m['data']['references']:,} references × "
@@ -550,6 +553,7 @@ def main(argv: list[str] | None = None) -> int:
     if extra_levels:
         print("other levels …", file=sys.stderr, flush=True)
         m["extra"] = run_extra(data, args.extra_pairs or n_pairs, args.jobs, extra_levels, tmp)
+    m["machine"]["load average at end (1, 5, 15 min)"] = [round(x, 2) for x in os.getloadavg()]
     report = build_report(m)
     print(report)
     if args.out:

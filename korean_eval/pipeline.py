@@ -43,7 +43,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -342,8 +342,8 @@ def _executor(workers: int) -> ProcessPoolExecutor | None:
     with _POOL_LOCK:
         if _POOL is not None and _POOL_WORKERS == workers:
             return _POOL
-        if _POOL is not None:
-            _POOL.shutdown(wait=False, cancel_futures=True)
+        if _POOL is not None:  # another worker count: the old pool finishes the work it has, then ends
+            _POOL.shutdown(wait=False, cancel_futures=False)
             _POOL, _POOL_WORKERS = None, 0
         try:
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
@@ -431,8 +431,13 @@ class _Job:
     def __init__(self, fn: Callable, args: tuple, owner: tuple[str, str], sched: _Scheduler, pool):
         self.fn, self.args, self.owner, self.sched = fn, args, owner, sched
         self.pool = pool
-        self.future: Future | None = pool.submit(fn, *args) if pool is not None else None
+        self.future: Future | None = None
         self._value: np.ndarray | None = None
+        if pool is not None:
+            try:
+                self.future = pool.submit(fn, *args)
+            except (BrokenProcessPool, RuntimeError):  # a broken or shut-down pool: run here when needed
+                _discard_pool(pool)
 
     def result(self) -> np.ndarray:
         if self._value is None:
@@ -441,7 +446,7 @@ class _Job:
                 start = time.perf_counter()
                 try:
                     value, seconds = self.future.result()
-                except BrokenProcessPool:  # a worker died (e.g. killed): recompute here
+                except (BrokenProcessPool, CancelledError):  # a worker died (e.g. killed): recompute here
                     _discard_pool(self.pool)
                 self.sched.waited += time.perf_counter() - start
             if value is None:

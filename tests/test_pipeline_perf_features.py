@@ -221,3 +221,19 @@ def test_trained_spm_model_is_cached(sample, tmp_path):
     assert first.version() == again.version() == fresh.version()
     text = sample.refs[0][0]
     assert again.tokenize_one(text) == fresh.tokenize_one(text)
+
+
+@pytest.mark.slow
+def test_a_killed_worker_only_costs_time(sample, serial, monkeypatch):
+    import os
+    import signal
+    import time
+
+    monkeypatch.setattr(pl, "PARALLEL_MIN_PAIRS", 1)
+    pool = pl._executor(2)
+    assert pool is not None
+    pool.submit(int, 0).result()  # the workers are up
+    os.kill(next(iter(pool._processes)), signal.SIGKILL)
+    time.sleep(0.5)
+    results = evaluate(sample, EvalConfig(levels=LEVELS, metrics=METRICS, jobs=2), cache=NullCache())
+    assert_same_results(results, serial)
