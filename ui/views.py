@@ -46,13 +46,6 @@ def level_family(level: str) -> str:
 
 
 @functools.cache
-def level_label(level: str) -> str:
-    if level == GIVEN_LEVEL:
-        return "given"
-    return get_level(level).label
-
-
-@functools.cache
 def _registered_info(metric: str):
     return metric_info(metric) if metric in METRIC_NAMES else None
 
@@ -66,11 +59,6 @@ def metric_label(metric: str) -> str:
 def higher_is_better(metric: str) -> bool:
     info = _registered_info(metric)
     return info.higher_is_better if info else True
-
-
-def agreement_label(metric: str) -> str:
-    """The label of a metric's *agreement* (error rates negated: ``TER`` → ``−TER``)."""
-    return metric_label(metric) if higher_is_better(metric) else f"−{metric_label(metric)}"
 
 
 def _level_rank(levels: pd.Series) -> pd.Series:
@@ -305,11 +293,6 @@ def segment_texts(evalset: EvalSet) -> pd.DataFrame:
             if hyp is not None:
                 rows.append((name, evalset.seg_ids[i], hyp, ref0[i]))
     return pd.DataFrame(rows, columns=["system", "seg_id", "hyp", "ref"])
-
-
-def scatter_frame(results: Results, evalset: EvalSet, level: str, metric: str) -> pd.DataFrame:
-    """Per segment: ``system, seg_id, human, metric, hyp, ref`` for pairs with both scores."""
-    return disagreements(results, evalset, level, metric)[["system", "seg_id", "human", "metric", "difference", "hyp", "ref"]]
 
 
 def preview(evalset: EvalSet, rows: int = 20) -> pd.DataFrame:
