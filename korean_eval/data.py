@@ -39,6 +39,8 @@ __all__ = [
     "attach_given_scores",
     "attach_human",
     "attach_human_frame",
+    "detect_table_columns",
+    "system_name",
     "evalset_from_table",
     "evalset_from_texts",
     "given_only_evalset",
@@ -151,6 +153,16 @@ class EvalSet:
 
 # ---------------------------------------------------------------------------------------------------------------
 # Text-file inputs
+
+
+def system_name(file_name: str) -> str:
+    """The system name a system file gets by default: its file stem (``outputs/sys_A.txt`` → ``sys_A``)."""
+    return _stem(file_name)
+
+
+def detect_table_columns(columns: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Auto-detected columns per role (system, seg_id, hyp, ref, src, score, rater); empty tuple = not found."""
+    return {role: _resolve(list(columns), ColumnMap(), role, "table", False) for role in _ALIASES}
 
 
 def _stem(name: str) -> str:

@@ -42,7 +42,7 @@ class Upload:
 
 def default_system_name(file_name: str) -> str:
     """The name the backend gives a system file (its stem, e.g. ``sys_a.txt`` → ``sys_a``)."""
-    return kdata._stem(file_name)
+    return kdata.system_name(file_name)
 
 
 def build_from_texts(
@@ -71,12 +71,8 @@ def table_head(upload: Upload, rows: int = 20) -> pd.DataFrame:
 
 def guess_table_roles(columns: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """Prefill for the column pickers: role → columns the backend would pick by itself (possibly empty)."""
-    out: dict[str, tuple[str, ...]] = {}
-    for role in TABLE_ROLES:
-        try:
-            out[role] = tuple(kdata._resolve(list(columns), ColumnMap(), role, "table", False))
-        except kdata.InputError:
-            out[role] = ()
+    detected = kdata.detect_table_columns(columns)
+    out: dict[str, tuple[str, ...]] = {role: detected.get(role, ()) for role in TABLE_ROLES}
     # A column picked for one role is not offered as the default of a later one (e.g. "id" as seg_id and score).
     used: set[str] = set()
     for role in TABLE_ROLES:
