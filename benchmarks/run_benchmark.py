@@ -22,7 +22,7 @@ What is measured, in one process (the extra levels each in a fresh child process
    process (segment scores, cache writes, system scores; TER runs here on threads), ``meta`` = wall seconds of the
    correlations, rankings and flipped pairs. Stages overlap (workers score one level while the main process
    tokenises the next), so they add up to more than the wall time of the run.
-4. Naive loop, same run, on a random subset of the same pairs (``--naive-subset``, default 64 pairs, seeded): per
+4. Naive loop, same run, on a random subset of the same pairs (``--naive-subset``, default 256 pairs, seeded): per
    pair ``sacrebleu.sentence_bleu`` / ``sentence_chrf`` (word_order 0, 1, 2) / ``sentence_ter`` on the pipeline's
    token strings, plus ``corpus_bleu`` / ``corpus_chrf`` / ``corpus_ter`` per system over that system's subset
    pairs; extrapolated linearly to all pairs. The naive meta-evaluation is the per-group scipy loop (one scipy call
@@ -130,6 +130,15 @@ def _status(pid: int, field: str) -> int:
     except OSError:
         pass
     return 0
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (``/proc/<pid>/stat``; 0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _worker_pids() -> list[int]:
@@ -424,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=8192, help="(system, segment) pairs, 4 systems (default 8192)")
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
     parser.add_argument("--out", type=Path, help="also write the report: FILE.md (markdown) or FILE.json")
-    parser.add_argument("--naive-subset", type=int, default=64, help="pairs for the naive loop (default 64)")
+    parser.add_argument("--naive-subset", type=int, default=256, help="pairs for the naive loop (default 256)")
     parser.add_argument("--extra-pairs", type=int, default=None, help="pairs for the other levels (default: all)")
     parser.add_argument("--extra-levels", default=",".join(EXTRA_LEVELS), help="other levels ('' = none)")
     parser.add_argument("--data", type=Path, help="keep the generated data in this directory")
@@ -461,9 +470,11 @@ def main(argv: list[str] | None = None) -> int:
         print("cold run …", file=sys.stderr, flush=True)
         config = EvalConfig(levels=LEVELS, metrics=METRICS, jobs=args.jobs)
         cache_dir = tmp / "cache"
-        start = time.perf_counter()
+        start, cpu_main = time.perf_counter(), _cpu_seconds(os.getpid())
         cold = evaluate(evalset, config, mem.progress, DiskCache(cache_dir))
         cold_wall = time.perf_counter() - start
+        cpu_main = _cpu_seconds(os.getpid()) - cpu_main
+        cpu_workers = sum(_cpu_seconds(p) for p in _worker_pids())  # started by this run
         mem.stage = "after"
         peak_cold = mem.peak
         main_hwm = _status(os.getpid(), "VmHWM") / 1024
@@ -524,6 +535,7 @@ def main(argv: list[str] | None = None) -> int:
     m["naive"] = {f"{k[0]}/{k[1]}": v for k, v in naive.items()}
     m["jamo ter"] = ter
     m["cold wall seconds"] = cold_wall
+    m["cold CPU seconds"] = {"main process (all threads)": cpu_main, "worker processes": cpu_workers}
     m["warm wall seconds"] = warm_wall
     m["warm (caches only) wall seconds"] = warm_items_wall
     m["peak RSS MB"] = {
@@ -545,6 +557,9 @@ def main(argv: list[str] | None = None) -> int:
         f"extrapolated ×{n_pairs / len(subset):,.0f}; every subset segment and corpus score equal to the pipeline's: "
         f"{all_equal}. Naive meta-evaluation: the per-group scipy loop, timed on {LEVELS[0]} × {METRICS[0]} "
         f"({meta_one:.2f} s, values equal: {meta_equal}) × {n_cells}.",
+        f"CPU during the cold run: main process {cpu_main:.1f} s (all its threads), worker processes "
+        f"{cpu_workers:.1f} s: {cpu_main + cpu_workers:.1f} CPU-seconds in {cold_wall:.1f} s wall = "
+        f"{(cpu_main + cpu_workers) / cold_wall:.2f} cores busy on average (of {jobs}).",
         f"Peak RSS: sampled total (main + workers, /proc VmRSS every 20 ms) {peak_cold:,.0f} MB during the cold "
         f"run; kernel peaks (VmHWM): main {main_hwm:,.0f} MB, workers "
         + ", ".join(f"{w:,.0f}" for w in worker_hwm) + f" MB (sum {main_hwm + sum(worker_hwm):,.0f} MB).",
