@@ -67,13 +67,26 @@ if "spread" in top:
         border=True,
     )
 left, right = st.columns(2, gap="medium")
+undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in ("segment", "system")}
 with left:
-    chart(charts.correlation_bars(view, "segment", s.statistic, f"grouping: {s.grouping}"), "correlation-segment")
+    if undefined["segment"]:
+        st.warning(f"**Segment level**: {undefined['segment']}", icon=":material/block:")
+    else:
+        chart(charts.correlation_bars(view, "segment", s.statistic, f"grouping: {s.grouping}"), "correlation-segment")
 with right:
-    chart(charts.correlation_bars(view, "system", s.statistic), "correlation-system")
+    if undefined["system"]:
+        st.warning(f"**System level**: {undefined['system']}", icon=":material/block:")
+    else:
+        chart(charts.correlation_bars(view, "system", s.statistic), "correlation-system")
+partly = view[view["value"].isna() & ~view["granularity"].map(lambda g: bool(undefined[g]))]
+if len(partly):
+    st.caption(
+        f"n/a = undefined: {len(partly)} configuration(s) have constant scores over the scored pairs "
+        "(e.g. every hypothesis identical to the reference), so their correlation is not defined."
+    )
 
 best = views.best_level_sentences(res, s.statistic, s.grouping)
-n_sys = len(res.systems)
+n_sys = int(res.human_systems["human_mean"].notna().sum())
 b1, b2 = st.columns(2, gap="medium")
 with b1:
     st.markdown("**Best token level per metric, segment level**")
@@ -88,8 +101,8 @@ with b2:
     st.markdown("**Best token level per metric, system level**")
     st.markdown("\n".join(f"- {md_escape(line)}" for line in best["system"]) or "–")
     st.caption(
-        f"System level: each system's corpus score against its mean human score — {n_sys} systems, so each "
-        f"correlation rests on {n_sys} points; read it as indicative."
+        f"System level: each system's corpus score against its mean human score — {n_sys} systems with human "
+        f"scores, so each correlation rests on {n_sys} points; read it as indicative."
     )
 
 notes = []
@@ -106,6 +119,87 @@ if any(m.startswith("chrf") for m in view["metric"].unique()):
     )
 for line in notes:
     st.markdown(line)
+
+st.subheader("Which configurations agree significantly more with the humans?")
+st.caption(
+    "Every pair of configurations (metric × token level) is tested on the same (system, segment) pairs: cell "
+    "(row, column) is the one-sided p-value that the **row agrees with the humans more than the column**. "
+    "Configurations are sorted best first and grouped into WMT-style significance clusters ([1] = best): a "
+    "configuration starts a new cluster when a member of the current one beats it at α = "
+    f"{state.ALPHA:g}. Error rates (TER) are compared by their agreement (−r)."
+)
+g1, g2, g3 = st.columns([2, 1, 2])
+sig_on = g1.toggle(
+    "Compute the significance matrix",
+    value=False,
+    key="sig_on",
+    persist_state="session",
+    help=f"{state.N_RESAMPLES} seeded permutations per pair of configurations; a second or two for Pearson on "
+    "small data, longer for Spearman/Kendall and many configurations. Cached: computed once per data and setting.",
+)
+sig_gran = g2.radio("Level", ["segment", "system"], key="sig_gran", persist_state="session", horizontal=True)
+sig_test = g3.radio(
+    "Test",
+    list(views.SIGNIFICANCE_TESTS),
+    format_func=views.SIGNIFICANCE_TESTS.get,
+    key="sig_test",
+    persist_state="session",
+    horizontal=True,
+    help="Paired permutation test (Deutsch et al. 2021): valid for every statistic and grouping. Williams test "
+    "(Williams 1959, as in WMT): for ungrouped correlations only; with a grouping its p-values are undefined.",
+)
+n_configs = len(res.segment_matrices)
+if n_configs < 2:
+    st.info("Significance compares configurations: choose at least two (token levels × metrics) in the sidebar.")
+elif sig_on:
+    grouping_used = s.grouping if sig_gran == "segment" else "none"
+    table, clusters = state.significance(ctx, s.statistic, sig_gran, grouping_used, sig_test)
+    if table.empty or clusters.empty:
+        st.info("No significance can be computed for these data (no human scores or fewer than two configurations).")
+    else:
+        matrix = views.significance_matrix(table, clusters, sig_test)
+        labels = [views.config_display(res, c) for c in clusters["config"]]
+        gran_text = "segment level" + (f", grouping {grouping_used}" if sig_gran == "segment" else "")
+        h1, h2 = st.columns([5, 2], gap="medium")
+        with h1:
+            chart(
+                charts.significance_heatmap(
+                    matrix,
+                    labels,
+                    list(clusters["cluster"].astype(int)),
+                    list(clusters["correlation"].astype(float)),
+                    f"p that row agrees more with humans than column — {views.STATISTIC_LABELS[s.statistic]}, "
+                    f"{gran_text}",
+                    alpha=state.ALPHA,
+                ),
+                "significance-matrix",
+            )
+        with h2:
+            st.markdown("**Rank clusters**")
+            st.dataframe(
+                views.cluster_table(res, clusters, s.statistic),
+                hide_index=True,
+                height=min(35 * (len(clusters) + 1) + 3, 160 + 26 * len(clusters)),
+                column_config={
+                    "agreement": st.column_config.NumberColumn(format="%.3f"),
+                    f"{symbol} as computed": st.column_config.NumberColumn(format="%.3f"),
+                },
+            )
+        if matrix.isna().to_numpy().sum() > len(matrix):
+            st.caption(
+                "Empty cells: p undefined — the Williams test does not apply to grouped correlations, or a correlation "
+                "is undefined (too few points or constant scores)."
+            )
+        n_pts = int(table["n"].max()) if len(table) else 0
+        st.caption(
+            f"{views.SIGNIFICANCE_TESTS[sig_test]}"
+            + (f", {state.N_RESAMPLES} permutations, seed {state.SEED}" if sig_test == "permutation" else ", df = n − 3")
+            + f"; {n_pts:,} {'(system, segment) pairs' if sig_gran == 'segment' else 'systems'} per comparison; "
+            f"clusters at α = {state.ALPHA:g}. The full table (every ordered pair, r of each side, n) is on the "
+            "Downloads page."
+        )
+else:
+    st.caption("Switch the toggle on to compute the matrix (cached afterwards for these data and settings).")
 
 with st.expander("Is one configuration significantly better than another?", icon=":material/balance:"):
     try:

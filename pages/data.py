@@ -14,6 +14,7 @@ from ui.inputs import (
     Upload,
     build_from_table,
     build_from_texts,
+    check_sizes,
     default_system_name,
     guess_table_roles,
     table_head,
@@ -26,6 +27,7 @@ state.enter_page("pages/data.py")
 NONE = "—"
 FLASH_KEY = "data_flash"
 TABLE_TYPES = ["csv", "tsv", "jsonl", "json", "txt"]
+LIMIT = state.upload_limit_bytes()
 
 # ------------------------------------------------------------------------------------------------ helpers
 
@@ -35,8 +37,8 @@ def _upload(file) -> Upload | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _head(name: str, data: bytes) -> pd.DataFrame:
-    return table_head(Upload(name, data))
+def _head(name: str, data: bytes, max_bytes: int) -> pd.DataFrame:
+    return table_head(Upload(name, data), max_bytes=max_bytes)
 
 
 @st.cache_data(show_spinner="Reading the judgments…", max_entries=2)
@@ -91,7 +93,13 @@ def _texts_panel() -> None:
     if st.button("Use these files", type="primary", disabled=not (refs and systems), key="use_texts"):
         _apply(
             lambda: build_from_texts(
-                [Upload.of(f) for f in refs], [Upload.of(f) for f in systems], names, _upload(human), _upload(given), _upload(src)
+                [Upload.of(f) for f in refs],
+                [Upload.of(f) for f in systems],
+                names,
+                _upload(human),
+                _upload(given),
+                _upload(src),
+                max_bytes=LIMIT,
             ),
             f"{refs[0].name} + {len(systems)} system file{'s' if len(systems) > 1 else ''}",
         )
@@ -104,7 +112,7 @@ def _table_panel() -> None:
     if table is not None:
         up = Upload.of(table)
         try:
-            head = _head(up.name, up.data)
+            head = _head(up.name, up.data, LIMIT)
         except (InputError, ValueError) as err:
             input_error(err)
             return
@@ -145,7 +153,7 @@ def _table_panel() -> None:
             score=None if score_col == NONE else score_col,
         )
         if st.button("Use this table", type="primary", key="use_table"):
-            _apply(lambda: build_from_table(up, roles, _upload(human), _upload(given)), up.name)
+            _apply(lambda: build_from_table(up, roles, _upload(human), _upload(given), max_bytes=LIMIT), up.name)
 
 
 def _sample_panel() -> None:
@@ -173,6 +181,7 @@ def _qc_panel() -> None:
         return
     up = Upload.of(raw)
     try:
+        check_sizes([up], LIMIT)
         judgments = _judgments(up.name, up.data)
     except ValueError as err:
         input_error(err)
@@ -260,6 +269,14 @@ def _report() -> None:
         st.markdown("\n".join(f"- {md_escape(n)}" for n in current.report.notes))
     excluded = current.report.excluded_frame()
     if len(excluded):
+        by_reason = current.report.excluded_summary()
+        st.warning(
+            f"{len(excluded):,} input row(s) were not used: "
+            + "; ".join(f"{md_escape(r.file)} — {md_escape(r.reason)} ({r.rows:,})" for r in by_reason.head(6).itertuples())
+            + ("; …" if len(by_reason) > 6 else "")
+            + ". Every excluded row, with its line, is listed below.",
+            icon=":material/filter_alt:",
+        )
         st.markdown(f"**Excluded rows** ({len(excluded):,}), by file and reason")
         st.dataframe(current.report.excluded_summary(), hide_index=True)
         with st.expander("Every excluded row"):
@@ -282,7 +299,8 @@ st.caption(
     "Load references and one file per system, or one long table; add human scores (or quality-control raw "
     "judgments below) and, if you have them, your own metric scores (e.g. COMET computed elsewhere). Files are "
     "decoded (UTF-8 with or without BOM, CP949/EUC-KR, UTF-16), NFC-normalised and checked; anything dropped is "
-    "listed with its reason."
+    f"listed with its reason. Files of up to {LIMIT / 2**20:g} MB each; nothing you upload is run, used as a file "
+    "path or shown to other users."
 )
 
 

@@ -27,11 +27,19 @@ if data.report.excluded:
 with_ci = state.cached_confidence_intervals(ctx)
 if with_ci is not None:
     extra["correlations_with_ci.csv"] = with_ci
+computed = state.computed_statistics(ctx)
+extra.update(computed)
 tables = report.result_tables(res, extra)
 
 st.download_button(
     "All results as one zip",
-    data=report.tables_zip(res, data, extra),
+    data=report.tables_zip(
+        res,
+        data,
+        extra,
+        {"significance": {"n_resamples": state.N_RESAMPLES, "seed": state.SEED, "alpha": state.ALPHA,
+                          "tables": sorted(computed)}} if computed else None,
+    ),
     file_name="korean-eval-results.zip",
     mime="application/zip",
     type="primary",
@@ -39,6 +47,16 @@ st.download_button(
     key="dl_zip",
     on_click="ignore",
 )
+if computed:
+    st.caption(
+        f"Significance tables computed in this session are included ({len(computed)}): resampling with "
+        f"{state.N_RESAMPLES} resamples/permutations, seed {state.SEED}, α = {state.ALPHA:g}."
+    )
+else:
+    st.caption(
+        "Significance tables (system pairs, significance matrix) are added here once computed on the Correlations "
+        "and Scores & rankings pages."
+    )
 st.subheader("Single tables")
 cols = st.columns(3)
 for i, (name, frame) in enumerate(tables.items()):

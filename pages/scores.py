@@ -49,37 +49,134 @@ for tab, metric in zip(tabs, metrics, strict=True):
 
 st.subheader("Rankings: humans vs metric")
 has_ranks = res.human_systems["human_rank"].notna().any()
+n_systems = len(res.systems)
 if not has_ranks:
     st.info("No human scores: rankings against humans need them (Data page).")
+elif n_systems < 2:
+    st.info("Rankings compare systems: these data have only one system.")
 else:
     metric = st.selectbox(
         "Metric", metrics, format_func=views.metric_label, key="rank_metric", persist_state="session"
     )
-    chart(charts.bump_chart(views.rank_paths(res, metric), views.metric_label(metric)), "ranking")
+    label = views.metric_label(metric)
+    chart(charts.bump_chart(views.rank_paths(res, metric), label), "ranking")
     st.caption(
         "Each line is a system: its rank by the humans (left), then by the metric at each token level. "
         "Open red rings: the metric's rank differs from the human rank."
     )
 
-    st.subheader("Flipped system pairs")
-    n = len(res.systems)
-    counts = views.flip_counts(res)
-    chart(charts.flip_heatmap(counts, n * (n - 1) // 2), "flipped-pairs")
-    flips = views.flips_table(res)
-    if flips.empty:
-        st.success("No metric at any level orders a pair of systems against the humans.")
+    human_test = st.radio(
+        "Human-side test",
+        list(views.HUMAN_TESTS),
+        format_func=views.HUMAN_TESTS.get,
+        key="pair_human_test",
+        persist_state="session",
+        horizontal=True,
+        help="Is the humans' preference between two systems significant? Paired bootstrap: the difference of mean "
+        "human scores over resampled segments. Wilcoxon rank-sum: the study's test on the two systems' scores "
+        "(unpaired; no confidence interval).",
+    )
+    pairs = state.system_pairs(ctx, metric, human_test)
+    resampling = (
+        f"Metric side: paired bootstrap (sacrebleu's method), {state.N_RESAMPLES} resamples of the "
+        f"{len(res.seg_ids):,} segments, seed {state.SEED}, each system scored from its summed resampled statistics; "
+        "95% percentile interval. Human side: "
+        + (
+            f"paired bootstrap of the mean human score on the same {state.N_RESAMPLES} resamples (seed {state.SEED})"
+            if human_test == "bootstrap"
+            else "two-sided Wilcoxon rank-sum test (scipy.stats.ranksums) of the two systems' scores, no resampling"
+        )
+        + f". Significant: p < {state.ALPHA:g}."
+    )
+
+    st.markdown(f"**Ranking view: human order and {md_escape(label)}'s order at each level**")
+    text, between = views.ranking_table(state.ranking_view(ctx, metric, human_test))
+    st.dataframe(
+        text.style.apply(lambda _: between.map(views.label_css), axis=None),
+        width="stretch",
+    )
+    st.caption(
+        "Systems best first (human mean score, or system score; for an error rate the lowest first). A cell's colour "
+        "is the label of that system and the one **below it** in the same column (legend below). " + resampling
+    )
+
+    st.subheader(f"System pairs: does {md_escape(label)} order them as the humans do?")
+    st.markdown(
+        "  \n".join(
+            f":{views.PAIR_BADGES[name]}-background[{name}] {why}" for name, (_css, why) in views.PAIR_LABELS.items()
+        )
+    )
+    counts = views.label_counts(pairs)
+    if pairs.empty:
+        st.info("No system pair can be tested (fewer than two systems or no segments).")
     else:
-        pick = st.multiselect(
-            "Show pairs of",
-            list(counts.index),
-            default=list(counts.index),
-            key="flip_metrics",
-        )
         st.dataframe(
-            flips[flips["metric"].isin(pick)],
+            counts.style.apply(lambda col: [views.label_css(col.name)] * len(col), subset=list(views.PAIR_LABELS)),
             hide_index=True,
-            column_config={c: st.column_config.NumberColumn(format="%.2f") for c in ["human a", "human b", "metric a", "metric b"]},
         )
+        show = st.pills(
+            "Show pairs labelled",
+            list(views.PAIR_LABELS),
+            selection_mode="multi",
+            default=list(views.PAIR_LABELS),
+            key="pair_labels",
+        )
+        table = views.pair_table(pairs)
+        table = table[table["label"].isin(list(show or []) + ["undefined"])]
+        number = st.column_config.NumberColumn
+        st.dataframe(
+            table.style.map(views.label_css, subset=["label"]),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "metric Δ (a − b)": number(format="%+.2f"),
+                "metric p": number(format="%.4f"),
+                "metric CI low": number(format="%.2f"),
+                "metric CI high": number(format="%.2f"),
+                "human Δ (a − b)": number(format="%+.3f"),
+                "human p": number(format="%.4f"),
+                "human CI low": number(format="%.3f"),
+                "human CI high": number(format="%.3f"),
+            },
+        )
+        note = "" if views.higher_is_better(metric) else (
+            f" {md_escape(label)} is an error rate: a positive Δ means system a is *worse*; labels use its agreement "
+            "(the sign flipped)."
+        )
+        st.caption(
+            "Δ = score of system a − of system b. p: two-sided p-value of “no difference”. " + resampling + note
+        )
+
+    st.subheader("Pairwise accuracy")
+    accuracy = views.accuracy_view(state.pairwise_accuracy(ctx), res)
+    chart(charts.accuracy_bars(accuracy), "pairwise-accuracy")
+    st.caption(
+        "Pairwise (system-ranking) accuracy, Kocmi et al. 2021: the share of system pairs a configuration orders as "
+        "the humans' mean scores do (a tie counts as disagreement; error rates: lower is better). With "
+        f"{n_systems} systems there are {n_systems * (n_systems - 1) // 2} pairs, so one pair moves it by "
+        f"{2 / max(n_systems * (n_systems - 1), 1):.2f}. No resampling: deterministic."
+    )
+
+    with st.expander("Flipped pairs of every metric at a glance", icon=":material/swap_vert:"):
+        counts = views.flip_counts(res)
+        chart(charts.flip_heatmap(counts, n_systems * (n_systems - 1) // 2), "flipped-pairs")
+        flips = views.flips_table(res)
+        if flips.empty:
+            st.success("No metric at any level orders a pair of systems against the humans.")
+        else:
+            pick = st.multiselect(
+                "Show pairs of",
+                list(counts.index),
+                default=list(counts.index),
+                key="flip_metrics",
+            )
+            st.dataframe(
+                flips[flips["metric"].isin(pick)],
+                hide_index=True,
+                column_config={
+                    c: st.column_config.NumberColumn(format="%.2f") for c in ["human a", "human b", "metric a", "metric b"]
+                },
+            )
 
 with st.expander("Signatures (cite these with the numbers)", icon=":material/fingerprint:"):
     st.dataframe(views.signatures_table(res), hide_index=True, width="stretch")

@@ -309,3 +309,88 @@ def distribution(before: Sequence[float], after: Sequence[float], label: str) ->
     fig.update_xaxes(title_text=esc(label))
     fig.update_yaxes(title_text="judgments", gridcolor="#eee")
     return _base(fig, 320, f"{esc(label)}: distribution before and after QC")
+
+
+def significance_heatmap(
+    matrix: pd.DataFrame, labels: Sequence[str], clusters: Sequence[int], agreement: Sequence[float], title: str,
+    alpha: float = 0.05,
+) -> go.Figure:
+    """One-sided p-values "row agrees with the humans more than column" (configurations in cluster order).
+
+    Colour: dark where p is small, light grey from ``alpha`` up (``zmax = 2·alpha``, so ``alpha`` sits at the
+    middle of the scale); each row label carries its cluster number and its agreement. Lines separate clusters.
+    """
+    z = matrix.to_numpy(float)
+    n = len(labels)
+    names = [f"[{c}] {esc(lab)} ({a:.2f})" if np.isfinite(a) else f"[{c}] {esc(lab)} (n/a)"
+             for lab, c, a in zip(labels, clusters, agreement, strict=True)]
+    cols = [esc(lab) for lab in labels]
+    text = [["" if not np.isfinite(v) else "<.001" if v < 0.001 else f"{v:.3f}".lstrip("0") for v in row] for row in z]
+    hover = [
+        [
+            f"{esc(labels[i])} agrees more with humans than {esc(labels[j])}: p = "
+            + ("n/a (undefined)" if not np.isfinite(z[i, j]) else f"{z[i, j]:.4f}")
+            if i != j else esc(labels[i])
+            for j in range(n)
+        ]
+        for i in range(n)
+    ]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=cols,
+            y=names,
+            zmin=0,
+            zmax=2 * alpha,
+            colorscale=[[0.0, "#08306B"], [0.1, "#2171B5"], [0.5, "#9ECAE1"], [0.5, "#EEEEEE"], [1.0, "#F7F7F7"]],
+            text=text if n <= 24 else None,
+            texttemplate="%{text}" if n <= 24 else None,
+            textfont=dict(size=10),
+            customdata=hover,
+            hovertemplate="%{customdata}<extra></extra>",
+            colorbar=dict(title="p", thickness=12, tickvals=[0, alpha / 2, alpha, 2 * alpha],
+                          ticktext=["0", f"{alpha / 2:g}", f"{alpha:g}", f"≥ {2 * alpha:g}"]),
+            xgap=1,
+            ygap=1,
+            hoverongaps=False,
+        )
+    )
+    bounds = [k for k in range(1, n) if clusters[k] != clusters[k - 1]]
+    for k in bounds:
+        fig.add_shape(type="line", x0=-0.5, x1=n - 0.5, y0=k - 0.5, y1=k - 0.5, line=dict(color="#C44E52", width=1.2))
+        fig.add_shape(type="line", y0=-0.5, y1=n - 0.5, x0=k - 0.5, x1=k - 0.5, line=dict(color="#C44E52", width=1.2))
+    fig.update_yaxes(autorange="reversed", title_text="row: agrees more…", tickfont=dict(size=11))
+    fig.update_xaxes(title_text="…than column", tickangle=-45, tickfont=dict(size=11), side="bottom")
+    _base(fig, 160 + 26 * n, title, legend=False)
+    fig.update_layout(margin=dict(l=200, r=20, b=140))
+    return fig
+
+
+def accuracy_bars(df: pd.DataFrame) -> go.Figure:
+    """Pairwise accuracy per metric (outer axis) × level (inner axis), coloured by token family.
+
+    ``df`` is :func:`ui.views.accuracy_view` (``metric_label, level, family, pairwise_accuracy, n_pairs``).
+    """
+    fig = go.Figure()
+    for family in [f for f in FAMILY_COLORS if f in set(df["family"])]:
+        sub = df[df["family"] == family]
+        acc = sub["pairwise_accuracy"].to_numpy(float)
+        pairs = sub["n_pairs"].to_numpy(int)
+        agreed = [f"{round(a * k)}/{k}" if np.isfinite(a) else "n/a" for a, k in zip(acc, pairs, strict=True)]
+        fig.add_bar(
+            name=FAMILY_LABELS.get(family, family),
+            x=[[esc(m) for m in sub["metric_label"]], list(sub["level"])],
+            y=acc,
+            marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
+            text=agreed,
+            textposition="outside",
+            textfont=dict(size=10, color="#444"),
+            cliponaxis=False,
+            customdata=np.column_stack([[esc(m) for m in sub["metric_label"]], sub["level"], agreed]),
+            hovertemplate="<b>%{customdata[0]}</b> at %{customdata[1]}: %{customdata[2]} system pairs ordered as "
+            "the humans order them (accuracy %{y:.3f})<extra></extra>",
+        )
+    fig.update_yaxes(title_text="pairwise accuracy", range=[0, 1.1], gridcolor="#eee")
+    fig.update_xaxes(title_text="metric · token level", tickfont=dict(size=11))
+    fig.update_layout(barmode="overlay", bargap=0.18)
+    return _base(fig, 380, "Pairwise accuracy: share of system pairs each configuration orders as the humans do")

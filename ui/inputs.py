@@ -7,7 +7,7 @@ builder raises :class:`~korean_eval.data.InputError` (a ``ValueError``) with a m
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -25,6 +25,15 @@ from korean_eval.data import (
 
 #: Roles of a long table's columns, in the order the Data page asks for them.
 TABLE_ROLES: tuple[str, ...] = ("system", "seg_id", "hyp", "ref", "src", "score")
+#: Korean column names the pickers also recognise (the backend's own names are English), compared without spaces.
+KOREAN_ALIASES: dict[str, tuple[str, ...]] = {
+    "system": ("시스템", "시스템명", "모델", "번역기", "엔진"),
+    "seg_id": ("문장번호", "번호", "문장id", "세그먼트", "세그먼트id", "아이디"),
+    "hyp": ("번역", "번역문", "기계번역", "출력", "가설", "시스템출력"),
+    "ref": ("참조", "참조번역", "참조문", "정답", "레퍼런스", "기준번역"),
+    "src": ("원문", "원문장", "소스", "출발어"),
+    "score": ("점수", "사람점수", "평가점수", "인간평가", "직접평가"),
+}
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,21 @@ class Upload:
         return cls(str(uploaded.name), bytes(uploaded.getvalue()))
 
 
+def check_sizes(uploads: Iterable[Upload | None], max_bytes: int | None) -> None:
+    """Refuse (InputError naming the file) any upload bigger than ``max_bytes`` (None: no dashboard limit; the
+    backend still refuses files over :data:`korean_eval.textio.MAX_FILE_BYTES`)."""
+    if max_bytes is None:
+        return
+    for up in uploads:
+        if up is not None and len(up.data) > max_bytes:
+            raise kdata.InputError(
+                up.name,
+                f"file is {len(up.data) / 2**20:.1f} MB; the dashboard accepts files of at most "
+                f"{max_bytes / 2**20:g} MB (server.maxUploadSize). Evaluate bigger data with the command line "
+                "(python -m korean_eval) or split the file",
+            )
+
+
 def default_system_name(file_name: str) -> str:
     """The name the backend gives a system file (its stem, e.g. ``sys_a.txt`` → ``sys_a``)."""
     return kdata.system_name(file_name)
@@ -52,8 +76,12 @@ def build_from_texts(
     human: Upload | None = None,
     given: Upload | None = None,
     src: Upload | None = None,
+    max_bytes: int | None = None,
 ) -> EvalSet:
-    """Reference file(s) + one file per system (+ human scores, own metric scores, sources) → EvalSet."""
+    """Reference file(s) + one file per system (+ human scores, own metric scores, sources) → EvalSet.
+
+    ``max_bytes``: refuse any file bigger than this first (:func:`check_sizes`)."""
+    check_sizes([*refs, *systems, human, given, src], max_bytes)
     evalset = evalset_from_texts(
         [(u.name, u.data) for u in refs],
         [(u.name, u.data) for u in systems],
@@ -63,8 +91,9 @@ def build_from_texts(
     return _attach(evalset, human, given)
 
 
-def table_head(upload: Upload, rows: int = 20) -> pd.DataFrame:
+def table_head(upload: Upload, rows: int = 20, max_bytes: int | None = None) -> pd.DataFrame:
     """The first rows of an uploaded CSV/TSV/JSONL table (all columns as text), for the column pickers."""
+    check_sizes([upload], max_bytes)
     table = read_table(upload.data, upload.name)
     return pd.DataFrame(table.rows[:rows], columns=table.columns)
 
@@ -73,6 +102,10 @@ def guess_table_roles(columns: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """Prefill for the column pickers: role → columns the backend would pick by itself (possibly empty)."""
     detected = kdata.detect_table_columns(columns)
     out: dict[str, tuple[str, ...]] = {role: detected.get(role, ()) for role in TABLE_ROLES}
+    squeezed = {"".join(str(c).split()).lower(): c for c in columns}
+    for role in TABLE_ROLES:
+        if not out[role]:
+            out[role] = tuple(squeezed[a] for a in KOREAN_ALIASES[role] if a in squeezed)[:1]
     # A column picked for one role is not offered as the default of a later one (e.g. "id" as seg_id and score).
     used: set[str] = set()
     for role in TABLE_ROLES:
@@ -97,9 +130,14 @@ class TableRoles:
 
 
 def build_from_table(
-    upload: Upload, roles: TableRoles, human: Upload | None = None, given: Upload | None = None
+    upload: Upload,
+    roles: TableRoles,
+    human: Upload | None = None,
+    given: Upload | None = None,
+    max_bytes: int | None = None,
 ) -> EvalSet:
     """One long table (system, seg_id, hyp, ref [, src, human score]) → EvalSet; a separate human file wins."""
+    check_sizes([upload, human, given], max_bytes)
     if not roles.seg_id:
         raise kdata.InputError(upload.name, "pick at least one seg_id column")
     if not roles.ref:

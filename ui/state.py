@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -132,6 +133,13 @@ def use_sample() -> None:
     st.session_state.pop(SOURCE_KEY, None)
 
 
+def upload_limit_bytes() -> int:
+    """Per-file upload limit of the dashboard: ``server.maxUploadSize`` (MB, ``.streamlit/config.toml``). The
+    server refuses bigger uploads itself; the Data page checks again, so a file that arrives some other way is
+    refused with a message naming it too."""
+    return int(st.config.get_option("server.maxUploadSize")) * 2**20
+
+
 # --------------------------------------------------------------------------------------------- settings
 
 
@@ -167,6 +175,10 @@ class _Store:
             self.items.move_to_end(key)
             while len(self.items) > self.size:
                 self.items.popitem(last=False)
+
+    def items_with_prefix(self, prefix: str) -> list[tuple[str, Any]]:
+        with self.lock:
+            return [(k, v) for k, v in self.items.items() if k.startswith(prefix)]
 
 
 @st.cache_resource(show_spinner=False)
@@ -251,6 +263,103 @@ def correlations_with_ci(ctx: Context, n_resamples: int = 1000):
             hit = add_confidence_intervals(ctx.results, n_resamples=n_resamples)
         store.put(key, hit)
     return hit
+
+
+#: Resampling settings of every significance test on the dashboard (shown next to the results, for citing).
+SEED = 12345
+N_RESAMPLES = 1000
+ALPHA = 0.05
+
+
+@st.cache_resource(show_spinner=False)
+def _stats_store() -> _Store:
+    return _Store(4 * MAX_RESULTS)
+
+
+def _stats_key(ctx: Context, kind: str, *settings: object) -> str:
+    """``<results key>|<sha256 of kind + settings + resampling>``: the results key is itself the content hash of the
+    data + the config, so a table computed from one user's data is found only by a session holding the same data."""
+    spec = json.dumps([kind, [str(x) for x in settings], N_RESAMPLES, SEED], ensure_ascii=False)
+    return f"{ctx.key}|{hashlib.sha256(spec.encode()).hexdigest()}"
+
+
+def _cached_stat(key: str, message: str, name: str, compute):
+    store = _stats_store()
+    hit = store.get(key)
+    if hit is None:
+        with st.spinner(message):
+            hit = (name, compute())
+        store.put(key, hit)
+    return hit[1]
+
+
+def significance(ctx: Context, statistic: str, granularity: str, grouping: str, test: str):
+    """``(significance_table, rank_clusters_table)`` over every configuration, cached by content hash + settings."""
+    from korean_eval import significance as sig
+
+    grouping = grouping if granularity == "segment" else "none"
+    key = _stats_key(ctx, "significance", statistic, granularity, grouping, test)
+
+    def compute():
+        table = sig.significance_table(
+            ctx.results, statistic, granularity, grouping, n_permutations=N_RESAMPLES, seed=SEED, tests=(test,), jobs=None
+        )
+        clusters = sig.rank_clusters_table(
+            ctx.results, statistic, granularity, grouping, test=test, alpha=ALPHA, seed=SEED, table=table
+        )
+        return table, clusters
+
+    n = len(ctx.results.segment_matrices)
+    return _cached_stat(
+        key,
+        f"Testing {n * (n - 1) // 2:,} pairs of configurations ({N_RESAMPLES} permutations each)…",
+        f"significance_{statistic}_{granularity}_{grouping}_{test}",
+        compute,
+    )
+
+
+def system_pairs(ctx: Context, metric: str, human_test: str):
+    """``system_pairs_table`` for every level of ``metric`` (cached by content hash + metric + human test)."""
+    from korean_eval import significance as sig
+
+    configs = [k for k in ctx.results.segment_matrices if k[1] == metric]
+    key = _stats_key(ctx, "pairs", metric, human_test)
+    return _cached_stat(
+        key,
+        f"Paired bootstrap over the segments ({N_RESAMPLES} resamples) for every system pair…",
+        f"system_pairs_{metric}_{human_test}",
+        lambda: sig.system_pairs_table(
+            ctx.results, n_resamples=N_RESAMPLES, seed=SEED, human_test=human_test, alpha=ALPHA, configs=configs,
+            jobs=None,
+        ),
+    )
+
+
+def ranking_view(ctx: Context, metric: str, human_test: str):
+    """``ranking_view`` of every level of ``metric`` with the labels of :func:`system_pairs`."""
+    from korean_eval import significance as sig
+
+    configs = [k for k in ctx.results.segment_matrices if k[1] == metric]
+    return sig.ranking_view(ctx.results, pairs=system_pairs(ctx, metric, human_test), configs=configs)
+
+
+def pairwise_accuracy(ctx: Context):
+    from korean_eval import significance as sig
+
+    return sig.pairwise_accuracy_table(ctx.results)
+
+
+def computed_statistics(ctx: Context) -> dict[str, Any]:
+    """Every statistics table computed so far for these results (never computes): CSV file name → table."""
+    out: dict[str, Any] = {}
+    for _key, (name, value) in _stats_store().items_with_prefix(ctx.key + "|"):
+        stem = re.sub(r"[^0-9A-Za-z_.+-]+", "-", name)
+        if isinstance(value, tuple):
+            out[f"{stem}.csv"] = value[0]
+            out[f"{stem.replace('significance_', 'clusters_', 1)}.csv"] = value[1]
+        else:
+            out[f"{stem}.csv"] = value
+    return out
 
 
 # ----------------------------------------------------------------------------------------------- tokens
