@@ -159,7 +159,7 @@ elif sig_on:
     else:
         matrix = views.significance_matrix(table, clusters, sig_test)
         labels = [views.config_display(res, c) for c in clusters["config"]]
-        gran_text = "segment level" + (f", grouping {grouping_used}" if sig_gran == "segment" else "")
+        gran_text = f"segment level, grouping {grouping_used}" if sig_gran == "segment" else "system level"
         h1, h2 = st.columns([5, 2], gap="medium")
         with h1:
             chart(

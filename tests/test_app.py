@@ -84,7 +84,11 @@ def values(v) -> list:
     """A Plotly JSON array: a plain list, or a typed array ``{"dtype", "bdata"}`` (numpy data)."""
     if isinstance(v, dict) and "bdata" in v:
         data = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        return data.reshape(v["shape"]).tolist() if "shape" in v else data.tolist()
+        if "shape" not in v:
+            return data.tolist()
+        shape = v["shape"]
+        shape = [int(k) for k in shape.split(",")] if isinstance(shape, str) else shape
+        return data.reshape(shape).tolist()
     return list(v)
 
 
@@ -461,3 +465,150 @@ def _results():
 
         _RESULTS["r"] = evaluate(load_sample(), EvalConfig(levels=("word", "char")))
     return _RESULTS["r"]
+
+
+# ------------------------------------------------------------------------------- statistics a reviewer accepts
+
+PAIR_LABELS = {
+    "agree",
+    "flipped",
+    "flipped, neither significant",
+    "metric significant, humans not",
+    "humans significant, metric not",
+}
+
+
+def _sample_results(at: AppTest):
+    return state._store().get(state.results_key(load_sample(), at.session_state[state.SETTINGS_KEY].config))
+
+
+def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeypatch):
+    from korean_eval import significance
+
+    at = run_app()
+    assert figure_titled(at, "p that row agrees more") is None  # off by default: nothing computed
+    calls = []
+    original = significance.significance_table
+    monkeypatch.setattr(significance, "significance_table", lambda *a, **k: calls.append(1) or original(*a, **k))
+    at.toggle(key="sig_on").set_value(True).run()
+    assert_clean(at)
+    fig = figure_titled(at, "p that row agrees more")
+    assert fig is not None and "Pearson r, segment level" in fig["layout"]["title"]["text"]
+    res = _sample_results(at)
+    table = original(res, "pearson", "segment", "none", n_permutations=1000, seed=12345, tests=("permutation",))
+    clusters = significance.rank_clusters_table(res, "pearson", "segment", "none", table=table)
+    heat = fig["data"][0]
+    z = np.array(values(heat["z"]), dtype=float)
+    n = len(clusters)
+    assert z.shape == (n, n) and np.isnan(np.diag(z)).all()
+    # every off-diagonal cell is the one-sided p of "row agrees more than column", rows in cluster order
+    order = list(clusters["config"])
+    p = table.set_index(["config_a", "config_b"])["p_value"]
+    for i, a in enumerate(order):
+        for j, b in enumerate(order):
+            if i != j:
+                assert z[i, j] == pytest.approx(p[(a, b)], abs=1e-12)
+    # rank clusters: in the row labels and as a table, best (1) first, never decreasing
+    assert [int(y.split("]")[0][1:]) for y in heat["y"]] == list(clusters["cluster"])
+    shown = next(d.value for d in at.dataframe if "cluster" in d.value.columns)
+    assert list(shown["cluster"]) == sorted(shown["cluster"]) and shown["cluster"].iloc[0] == 1
+    assert any("1000 permutations, seed 12345" in c.value for c in at.caption)
+    # settings change → a new matrix; going back is served from the cache
+    at.radio(key="sig_gran").set_value("system").run()
+    assert "system level" in figure_titled(at, "p that row agrees more")["layout"]["title"]["text"]
+    before = len(calls)
+    at.radio(key="sig_gran").set_value("segment").run()
+    assert_clean(at)
+    assert len(calls) == before, "a matrix computed before must come from the cache"
+    # Williams test with a grouping: p undefined, said so
+    at.selectbox(key="grouping").set_value("item").run()
+    at.radio(key="sig_test").set_value("williams").run()
+    assert_clean(at)
+    assert any("Empty cells: p undefined" in c.value for c in at.caption)
+
+
+def _pair_frame(at: AppTest) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "label" in d.value.columns and "system a" in d.value.columns)
+
+
+def test_system_pair_table_labels_and_human_test():
+    at = run_app("pages/scores.py")
+    table = _pair_frame(at)
+    res = _sample_results(at)
+    n = len(res.systems)
+    assert len(table) == 3 * n * (n - 1) // 2  # word, kiwi, char × every pair
+    assert set(table["label"]) <= PAIR_LABELS
+    # the metric difference is the difference of the reported system scores (BLEU is the default metric)
+    sys_scores = res.system_scores.query("metric == 'bleu'").set_index(["level", "system"])["score"]
+    for _, row in table.head(5).iterrows():
+        expected = sys_scores[(row["level"], row["system a"])] - sys_scores[(row["level"], row["system b"])]
+        assert row["metric Δ (a − b)"] == pytest.approx(expected, abs=1e-9)
+    # seeds and resample counts next to the results
+    captions = " ".join(c.value for c in at.caption)
+    assert "1000 resamples" in captions and "seed 12345" in captions
+    bootstrap_p = table["human p"].to_numpy()
+    assert np.isfinite(table["human CI low"]).all()
+
+    at.radio(key="pair_human_test").set_value("wilcoxon").run()
+    assert_clean(at)
+    wilcoxon = _pair_frame(at)
+    assert set(wilcoxon["label"]) <= PAIR_LABELS
+    assert not np.allclose(wilcoxon["human p"].to_numpy(), bootstrap_p)
+    assert wilcoxon["human CI low"].isna().all()  # rank-sum: no interval
+    assert "Wilcoxon rank-sum" in " ".join(c.value for c in at.caption)
+    # independent check: scipy's rank-sum test on the two systems' human scores
+    human = load_sample().human
+    row = wilcoxon.iloc[0]
+    a = human.loc[human["system"] == row["system a"], "score"]
+    b = human.loc[human["system"] == row["system b"], "score"]
+    assert row["human p"] == pytest.approx(sps.ranksums(a, b).pvalue, rel=1e-9)
+    assert row["human Δ (a − b)"] == pytest.approx(a.mean() - b.mean(), rel=1e-9)
+    # another metric: the table follows it
+    at.selectbox(key="rank_metric").set_value("ter").run()
+    assert_clean(at)
+    assert set(_pair_frame(at)["label"]) <= PAIR_LABELS
+
+
+def test_pair_label_filter_and_counts():
+    at = run_app("pages/scores.py")
+    counts = next(d.value for d in at.dataframe if "agree" in d.value.columns and "level" in d.value.columns)
+    assert list(counts["level"]) == ["word", "kiwi", "char"]
+    table = _pair_frame(at)
+    assert counts.drop(columns="level").to_numpy().sum() == (table["label"] != "undefined").sum()
+    at.pills(key="pair_labels").set_value(["agree"]).run()
+    assert set(_pair_frame(at)["label"]) <= {"agree", "undefined"}
+
+
+def test_ranking_view_and_pairwise_accuracy():
+    at = run_app("pages/scores.py")
+    res = _sample_results(at)
+    human = load_sample().human.groupby("system")["score"].mean().sort_values(ascending=False)
+    ranking = next(d.value for d in at.dataframe if d.value.index.name == "position")
+    assert list(ranking.columns) == ["Human", "word", "kiwi", "char"]
+    assert [cell.split(" (")[0] for cell in ranking["Human"]] == list(human.index)
+    bleu_char = res.system_scores.query("level == 'char' and metric == 'bleu'").sort_values("score", ascending=False)
+    assert [cell.split(" (")[0] for cell in ranking["char"]] == list(bleu_char["system"])
+    # pairwise accuracy: share of system pairs ordered as the human means order them, computed here from scratch
+    fig = figure_titled(at, "Pairwise accuracy")
+    bars = bar_points(fig)
+    hm = human.to_dict()
+    for (metric_shown, level), y in bars.items():
+        metric = {"BLEU": "bleu", "chrF": "chrf", "chrF+": "chrf+", "chrF++": "chrf++", "TER": "ter"}[metric_shown]
+        sc = res.system_scores.query("level == @level and metric == @metric").set_index("system")["score"].to_dict()
+        sign = -1 if metric == "ter" else 1
+        systems = sorted(sc)
+        pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1:]]
+        good = sum(np.sign(sign * (sc[a] - sc[b])) == np.sign(hm[a] - hm[b]) != 0 for a, b in pairs)
+        assert y == pytest.approx(good / len(pairs)), (metric, level)
+
+
+def test_computed_statistics_are_offered_as_downloads():
+    at = run_app("pages/scores.py", sig_on=True)
+    at.switch_page("pages/correlations.py").run()
+    at.switch_page("pages/downloads.py").run()
+    assert_clean(at)
+    labels = [b.label for b in at.get("download_button")]
+    assert any(label.startswith("system_pairs_bleu_bootstrap.csv") for label in labels)
+    assert any(label.startswith("significance_pearson_segment_none_permutation.csv") for label in labels)
+    assert any(label.startswith("clusters_pearson_segment_none_permutation.csv") for label in labels)
+    assert any("seed 12345" in c.value for c in at.caption)
