@@ -231,11 +231,13 @@ with st.expander("Is one configuration significantly better than another?", icon
             )
 
 with st.expander("Overview grid and numbers"):
-    g1, g2 = st.columns(2)
-    with g1:
-        chart(charts.correlation_heatmap(view, "segment", s.statistic), "correlation-grid-segment")
-    with g2:
-        chart(charts.correlation_heatmap(view, "system", s.statistic), "correlation-grid-system")
+    grids = st.columns(2)
+    for col, gran in zip(grids, ("segment", "system"), strict=True):
+        with col:
+            if undefined[gran]:
+                st.caption(f"{gran.capitalize()} level: undefined (see above).")
+            else:
+                chart(charts.correlation_heatmap(view, gran, s.statistic), f"correlation-grid-{gran}")
     st.dataframe(
         view[["granularity", "grouping", "level", "family", "metric_label", "statistic", "value", "ci_low", "ci_high", "n", "signature"]],
         hide_index=True,

@@ -6,6 +6,7 @@ builder raises :class:`~korean_eval.data.InputError` (a ``ValueError``) with a m
 
 from __future__ import annotations
 
+import codecs
 import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from korean_eval.data import (
     evalset_from_texts,
     read_table,
 )
+from korean_eval.textio import decode_bytes
 
 #: Roles of a long table's columns, in the order the Data page asks for them.
 TABLE_ROLES: tuple[str, ...] = ("system", "seg_id", "hyp", "ref", "src", "score")
@@ -51,17 +53,38 @@ class Upload:
 
 def check_sizes(uploads: Iterable[Upload | None], max_bytes: int | None) -> None:
     """Refuse (InputError naming the file) any upload bigger than ``max_bytes`` (None: no dashboard limit; the
-    backend still refuses files over :data:`korean_eval.textio.MAX_FILE_BYTES`)."""
-    if max_bytes is None:
-        return
+    backend still refuses files over :data:`korean_eval.textio.MAX_FILE_BYTES`), and any upload the backend would
+    silently misread: NUL bytes in otherwise valid UTF-8 (UTF-16 without a byte-order mark holding only ASCII, e.g.
+    ids and numbers; the NULs would be dropped as control characters and shift lines)."""
     for up in uploads:
-        if up is not None and len(up.data) > max_bytes:
+        if up is None:
+            continue
+        if max_bytes is not None and len(up.data) > max_bytes:
             raise kdata.InputError(
                 up.name,
                 f"file is {len(up.data) / 2**20:.1f} MB; the dashboard accepts files of at most "
                 f"{max_bytes / 2**20:g} MB (server.maxUploadSize). Evaluate bigger data with the command line "
                 "(python -m korean_eval) or split the file",
             )
+        nul = up.data.find(b"\x00")
+        if nul >= 0 and not up.data.startswith(_UNICODE_BOMS) and _is_utf8(up.data):
+            raise kdata.InputError(
+                up.name,
+                f"contains NUL bytes (byte {nul}): UTF-16 without a byte-order mark, or not a text file; save it as "
+                "UTF-8 (or UTF-16 with a byte-order mark)",
+                line=up.data.count(b"\n", 0, nul) + 1,
+            )
+
+
+_UNICODE_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def default_system_name(file_name: str) -> str:
@@ -147,14 +170,24 @@ def build_from_table(
     if twice:
         raise kdata.InputError(upload.name, f"column(s) {', '.join(twice)} picked for two roles; each column has one role")
     evalset = evalset_from_table(upload.data, upload.name, roles.column_map(), human_col=roles.score)
+    _note_encoding(evalset, upload)
     return _attach(evalset, human, given)
+
+
+def _note_encoding(evalset: EvalSet, upload: Upload) -> None:
+    """Say how a table was decoded when it was not plain UTF-8 (the backend's table reader decodes silently)."""
+    _text, _encoding, notes = decode_bytes(upload.data, upload.name)
+    for note in notes:
+        evalset.report.note(upload.name, note)
 
 
 def _attach(evalset: EvalSet, human: Upload | None, given: Upload | None) -> EvalSet:
     if human is not None:
         attach_human(evalset, human.data, human.name)
+        _note_encoding(evalset, human)
     if given is not None:
         attach_given_scores(evalset, given.data, given.name)
+        _note_encoding(evalset, given)
     return evalset
 
 
