@@ -13,7 +13,10 @@ straightforward computation (every statistic is still computed by sacrebleu's ow
   is tokenised and handed to a pool of worker processes in chunks of :data:`CHUNK_PAIRS` pairs, so the workers
   score one level while the main process tokenises the next. Only when a level needs at least
   :data:`PARALLEL_MIN_PAIRS` pairs computed; smaller inputs run in the calling process. The fast TER runs in the
-  main process on threads (its numba kernel releases the GIL).
+  main process on threads (its numba kernel releases the GIL); the model-free levels (word, char, jamo) are
+  tokenised by the workers while the main process runs MeCab and Kiwi. The workers are *spawned*, so a script that
+  calls :func:`evaluate` on a large input must guard its entry point with ``if __name__ == "__main__":`` (Python's
+  rule for process pools; the CLI and the dashboard do); inside a worker no further pool is ever started.
 * References once, not once per system: BLEU and chrF statistics go through sacrebleu's
   ``_extract_corpus_statistics`` with the reference cache (``_cache_references``) filled once per distinct
   reference of a chunk (pairs are chunked by reference), instead of re-extracting a reference's n-grams for
