@@ -47,6 +47,26 @@ class MetricInfo:
     options: dict = field(default_factory=dict)
 
 
+def segment_references(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> list[list[str]]:
+    """Transpose sacrebleu-layout reference streams to one list of reference strings per segment.
+
+    ``None`` references are dropped (a variable number of references per segment). Raises ``ValueError`` if there
+    is no stream, a stream's length differs from ``len(hyps)``, or a segment has no reference at all.
+    """
+    if len(refs) == 0:
+        raise ValueError("at least one reference stream is needed")
+    for j, stream in enumerate(refs):
+        if len(stream) != len(hyps):
+            raise ValueError(f"reference stream {j} has {len(stream)} segments, hypotheses have {len(hyps)}")
+    out: list[list[str]] = []
+    for i in range(len(hyps)):
+        seg = [stream[i] for stream in refs if stream[i] is not None]
+        if not seg:
+            raise ValueError(f"segment {i} has no reference (all references are None)")
+        out.append(seg)  # type: ignore[arg-type]
+    return out
+
+
 class Metric(ABC):
     """Base class of all metrics. Subclasses are cheap to construct and stateless after construction."""
 

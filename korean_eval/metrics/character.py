@@ -67,7 +67,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-from korean_eval.metrics.base import Metric, MetricInfo
+from korean_eval.metrics.base import Metric, MetricInfo, segment_references
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ONE = np.uint64(1)
@@ -77,22 +77,6 @@ _HIGH = np.uint64(1) << np.uint64(63)
 def _tokens(text: str) -> list[str]:
     """The tokens of a token string: ``text.split(" ")``, none for the empty string."""
     return text.split(" ") if text else []
-
-
-def _segment_refs(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> list[list[str]]:
-    """Per-segment lists of reference strings (``None`` dropped); ``ValueError`` on misaligned/missing input."""
-    if len(refs) == 0:
-        raise ValueError("at least one reference stream is needed")
-    for j, stream in enumerate(refs):
-        if len(stream) != len(hyps):
-            raise ValueError(f"reference stream {j} has {len(stream)} segments, hypotheses have {len(hyps)}")
-    out: list[list[str]] = []
-    for i in range(len(hyps)):
-        seg = [stream[i] for stream in refs if stream[i] is not None]
-        if not seg:
-            raise ValueError(f"segment {i} has no reference (all references are None)")
-        out.append(seg)  # type: ignore[arg-type]
-    return out
 
 
 # ------------------------------------------------------------------------------------ bit-parallel Levenshtein
@@ -802,7 +786,7 @@ class CharacTER(Metric):
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> np.ndarray:
         """``(n, 2)`` rows ``[100 · CharacTER, 1]``."""
-        seg_refs = _segment_refs(hyps, refs)
+        seg_refs = segment_references(hyps, refs)
         out = np.ones((len(hyps), 2), dtype=np.float64)
         out[:, 0] = 100.0 * character_scores(hyps, seg_refs, self.n_jobs)
         return out

@@ -40,25 +40,9 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from korean_eval.metrics.base import Metric, MetricInfo
+from korean_eval.metrics.base import Metric, MetricInfo, segment_references
 
 _SPACE = 32
-
-
-def _segment_refs(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> list[list[str]]:
-    """Per-segment lists of reference strings (``None`` dropped); ``ValueError`` on misaligned/missing input."""
-    if len(refs) == 0:
-        raise ValueError("at least one reference stream is needed")
-    for j, stream in enumerate(refs):
-        if len(stream) != len(hyps):
-            raise ValueError(f"reference stream {j} has {len(stream)} segments, hypotheses have {len(hyps)}")
-    out: list[list[str]] = []
-    for i in range(len(hyps)):
-        seg = [stream[i] for stream in refs if stream[i] is not None]
-        if not seg:
-            raise ValueError(f"segment {i} has no reference (all references are None)")
-        out.append(seg)  # type: ignore[arg-type]
-    return out
 
 
 def _codes(text: str) -> np.ndarray:
@@ -160,7 +144,7 @@ class EED(Metric):
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> np.ndarray:
         """``(n, 2)`` rows ``[100 · EED, 1]``."""
-        seg_refs = _segment_refs(hyps, refs)
+        seg_refs = segment_references(hyps, refs)
         out = np.ones((len(hyps), 2), dtype=np.float64)
         for i, hyp in enumerate(hyps):
             out[i, 0] = 100.0 * eed_sentence(hyp, seg_refs[i], self.alpha, self.rho, self.deletion, self.insertion)

@@ -57,7 +57,7 @@ from nltk.translate.bleu_score import closest_ref_length, modified_precision
 from nltk.util import everygrams, ngrams
 from numba import njit
 
-from korean_eval.metrics.base import Metric, MetricInfo
+from korean_eval.metrics.base import Metric, MetricInfo, segment_references
 
 NLTK_VERSION: str = nltk.__version__
 
@@ -67,26 +67,6 @@ Tokens = list[str]
 def tokens_of(text: str) -> Tokens:
     """The tokens of a token string: ``text.split(" ")``, and no tokens for the empty string."""
     return text.split(" ") if text else []
-
-
-def segment_references(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> list[list[str]]:
-    """Transpose sacrebleu-layout reference streams to one list of reference strings per segment.
-
-    ``None`` references are dropped. Raises ``ValueError`` if there is no stream, a stream's length differs from
-    ``len(hyps)``, or a segment has no reference at all.
-    """
-    if len(refs) == 0:
-        raise ValueError("at least one reference stream is needed")
-    for j, stream in enumerate(refs):
-        if len(stream) != len(hyps):
-            raise ValueError(f"reference stream {j} has {len(stream)} segments, hypotheses have {len(hyps)}")
-    out: list[list[str]] = []
-    for i in range(len(hyps)):
-        seg = [stream[i] for stream in refs if stream[i] is not None]
-        if not seg:
-            raise ValueError(f"segment {i} has no reference (all references are None)")
-        out.append(seg)  # type: ignore[arg-type]
-    return out
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
