@@ -237,3 +237,13 @@ def test_a_killed_worker_only_costs_time(sample, serial, monkeypatch):
     time.sleep(0.5)
     results = evaluate(sample, EvalConfig(levels=LEVELS, metrics=METRICS, jobs=2), cache=NullCache())
     assert_same_results(results, serial)
+
+
+def test_damaged_stored_result_is_recomputed(sample, tmp_path):
+    config = EvalConfig(levels=("char",), metrics=("bleu", "ter"), jobs=1)
+    first = evaluate(sample, config, cache=DiskCache(tmp_path))
+    cache = DiskCache(tmp_path)
+    cache.put_blob(f"result:{pl.result_key(sample, config)}", b"korean-eval-result/zlib/1\nnot zlib", "result")
+    again = evaluate(sample, config, cache=cache)
+    assert "cached result" not in set(again.timings["stage"])
+    assert_same_results(again, first)
