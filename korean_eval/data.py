@@ -22,6 +22,7 @@ import hashlib
 import io
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -287,22 +288,30 @@ class ColumnMap:
         return cls(**values)
 
 
+# Column names recognised per role, English and Korean; compared case-, space- and underscore-insensitively.
 _ALIASES: dict[str, tuple[str, ...]] = {
-    "system": ("system", "sys", "model", "system_name", "mt_system"),
-    "seg_id": ("seg_id", "segid", "segment", "segment_id", "sent_id", "sentid", "item", "item_id", "id"),
-    "hyp": ("hyp", "hypothesis", "mt", "output", "translation", "candidate"),
-    "ref": ("ref", "reference", "target", "tgt"),
-    "src": ("src", "source"),
-    "score": ("score", "human", "da", "z", "z_score", "adequacy", "raw"),
-    "rater": ("rater", "worker", "annotator", "judge", "user", "rater_id"),
+    "system": ("system", "sys", "model", "system_name", "mt_system", "시스템", "시스템명", "모델", "번역기", "엔진"),
+    "seg_id": (
+        "seg_id", "segment", "segment_id", "sent_id", "item", "item_id", "id",
+        "문장번호", "번호", "문장id", "세그먼트", "세그먼트id", "아이디",
+    ),
+    "hyp": ("hyp", "hypothesis", "mt", "output", "translation", "candidate", "번역", "번역문", "기계번역", "출력", "가설", "시스템출력"),
+    "ref": ("ref", "reference", "target", "tgt", "참조", "참조번역", "참조문", "정답", "레퍼런스", "기준번역"),
+    "src": ("src", "source", "원문", "원문장", "소스", "출발어"),
+    "score": ("score", "human", "da", "z", "z_score", "adequacy", "raw", "점수", "사람점수", "평가점수", "인간평가", "직접평가"),
+    "rater": ("rater", "worker", "annotator", "judge", "user", "rater_id", "평가자", "작업자"),
 }
 
 
+def _squeeze(name: str) -> str:
+    return re.sub(r"[\s_]+", "", name.lower())
+
+
 def _find(columns: Sequence[str], role: str) -> str | None:
-    lower = {c.lower().strip(): c for c in columns}
+    squeezed = {_squeeze(c): c for c in columns}
     for alias in _ALIASES[role]:
-        if alias in lower:
-            return lower[alias]
+        if _squeeze(alias) in squeezed:
+            return squeezed[_squeeze(alias)]
     return None
 
 
@@ -341,6 +350,7 @@ class Table:
     columns: list[str]
     rows: list[dict[str, str]]
     lines: list[int]
+    notes: list[str] = field(default_factory=list)
 
 
 def read_table(data: bytes, name: str) -> Table:
@@ -350,10 +360,12 @@ def read_table(data: bytes, name: str) -> Table:
     """
     if not data:
         raise InputError(name, "file is empty")
-    text, _encoding, _notes = decode_bytes(data, name)
+    text, _encoding, notes = decode_bytes(data, name)
     lower = name.lower()
     if lower.endswith((".jsonl", ".ndjson", ".json")) or text.lstrip().startswith("{"):
-        return _read_jsonl(text, name)
+        table = _read_jsonl(text, name)
+        table.notes.extend(notes)
+        return table
     first = text.split("\n", 1)[0]
     delimiter = "\t" if lower.endswith(".tsv") or ("\t" in first and "," not in first) else ","
     if not lower.endswith((".csv", ".tsv")) and first.count(";") > max(first.count(","), first.count("\t")):
@@ -387,7 +399,7 @@ def read_table(data: bytes, name: str) -> Table:
         raise InputError(name, f"cannot parse: {err}", line=start) from None
     if not rows:
         raise InputError(name, "table has a header but no rows")
-    return Table(name, header, rows, lines)
+    return Table(name, header, rows, lines, notes)
 
 
 def _read_jsonl(text: str, name: str) -> Table:
@@ -439,6 +451,8 @@ def evalset_from_table(data: bytes, name: str, mapping: ColumnMap | None = None,
     ref_cols = _resolve(cols, mapping, "ref", name, True)
     src_cols = _resolve(cols, mapping, "src", name, False)
     report = ValidationReport()
+    for note in table.notes:
+        report.note(name, note)
     order: list[str] = []
     refs: dict[str, list[str]] = {}
     srcs: dict[str, str] = {}
@@ -553,6 +567,8 @@ def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | 
     seg_cols = _resolve(table.columns, mapping, "seg_id", name, True)
     score_col = _resolve(table.columns, mapping, "score", name, True)[0]
     report = ValidationReport()
+    for note in table.notes:
+        report.note(name, note)
     rows = _score_rows(table, sys_col, seg_cols, [score_col], evalset, report)
     if not rows:
         evalset.report.merge(report)
@@ -614,6 +630,8 @@ def attach_given_scores(evalset: EvalSet, data: bytes, name: str, mapping: Colum
     if not metrics:
         raise InputError(name, "no metric columns (expected system, seg_id and one column per metric)", line=1)
     report = ValidationReport()
+    for note in table.notes:
+        report.note(name, note)
     records = []
     for metric in metrics:
         for system, seg, values, _line in _score_rows(table, sys_col, seg_cols, [metric], evalset, report):

@@ -3,7 +3,8 @@
 Files (GUIDE §2): ``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv``,
 ``flipped_pairs.csv``, ``human_systems.csv``, ``token_stats.csv``, ``timings.csv``, plus any extra tables given
 (e.g. ``significance.csv``, ``system_pairs.csv``), and ``run.json`` (settings, signatures, data summary, notes).
-All CSVs are UTF-8 with a header row; no index column.
+All CSVs are UTF-8 with a header row; no index column; text cells that a spreadsheet would run as a formula are
+prefixed with ``'`` (see :func:`to_csv_bytes`).
 """
 
 from __future__ import annotations
@@ -57,8 +58,27 @@ def run_metadata(results: Results, evalset: EvalSet | None = None, extra: Mappin
     return meta
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _defuse(value: object) -> object:
+    """Prefix ``'`` to a text cell a spreadsheet would run as a formula (OWASP CSV injection); numbers unchanged."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
 def to_csv_bytes(frame: pd.DataFrame) -> bytes:
-    return frame.to_csv(index=False).encode("utf-8")
+    """UTF-8 CSV without index. Text cells starting with ``= + - @`` (user-supplied system names, segment ids or
+    texts) get a leading ``'`` so that opening the export in a spreadsheet never runs them as formulas."""
+    safe = frame.copy()
+    for col in safe.columns:
+        if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
+            safe[col] = safe[col].map(_defuse)
+    return safe.to_csv(index=False).encode("utf-8")
 
 
 def write_tables(

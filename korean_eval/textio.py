@@ -4,9 +4,12 @@ Decoding rules (unambiguous cases only; everything done is reported as a note):
 
 1. A byte-order mark decides: UTF-8 BOM → UTF-8; UTF-16 LE/BE BOM → UTF-16 (UTF-32 BOMs likewise).
 2. Otherwise strict UTF-8.
-3. Otherwise, bytes with NUL bytes in a UTF-16 pattern (one NUL in every second byte for ASCII-heavy text) are
-   decoded as UTF-16 LE/BE if that succeeds strictly; other NUL-containing data is refused as binary.
-4. Otherwise strict CP949 (a superset of EUC-KR, the encoding of older Korean Windows files).
+   Before that, data containing NUL bytes is decoded as UTF-16 LE/BE when its code units fit UTF-16 clearly
+   (:func:`_looks_utf16`) — ASCII-only UTF-16 is also valid UTF-8 — and refused as binary otherwise.
+3. Otherwise strict CP949 (a superset of EUC-KR, the encoding of older Korean Windows files). CP949 comes before
+   a BOM-less UTF-16 guess without NUL bytes because pure-Hangul CP949 can look like UTF-16 (its lead bytes are
+   in the Hangul-syllable range of UTF-16); Korean UTF-16 with any space or line end has NUL bytes (rule 2).
+4. Otherwise UTF-16 LE/BE without a BOM when the code units clearly fit.
 5. Anything else is refused with the first line that is not valid UTF-8.
 
 Line ends: CRLF, CR and LF are all line ends (mixed ends are counted); a final line end does not start a new line.
@@ -70,15 +73,34 @@ def _first_bad_utf8_line(data: bytes) -> tuple[int, str]:
 
 
 def _looks_utf16(data: bytes) -> str | None:
-    if len(data) < 2:
+    """Guess UTF-16 LE/BE without a BOM from where the high bytes of code units sit.
+
+    In UTF-16 text of Korean and ASCII, the high byte of almost every code unit is 0x00 (ASCII), 0xAC–0xD7
+    (Hangul syllables), 0x11/0x31 (jamo) or 0x20/0x30 (punctuation); in the other byte position these values are
+    no more common than elsewhere. A byte order is returned only when it fits clearly better than the other.
+    """
+    if len(data) < 4 or len(data) % 2:
         return None
-    even_nuls = data[0::2].count(0)
-    odd_nuls = data[1::2].count(0)
-    half = len(data) // 2
-    if odd_nuls > 0.3 * half and even_nuls < 0.05 * half:
+
+    def fit(high: bytes) -> float:
+        ok = sum(1 for b in high if b == 0 or 0xAC <= b <= 0xD7 or b in (0x11, 0x20, 0x30, 0x31, 0xFF))
+        return ok / len(high)
+
+    le, be = fit(data[1::2]), fit(data[0::2])
+    if le >= 0.9 and be < 0.6:
         return "utf-16-le"
-    if even_nuls > 0.3 * half and odd_nuls < 0.05 * half:
+    if be >= 0.9 and le < 0.6:
         return "utf-16-be"
+    return None
+
+
+def _decode_utf16_guess(data: bytes) -> tuple[str, str] | None:
+    guess = _looks_utf16(data)
+    if guess:
+        try:
+            return data.decode(guess), guess
+        except UnicodeDecodeError:
+            return None
     return None
 
 
@@ -94,21 +116,21 @@ def decode_bytes(data: bytes, name: str) -> tuple[str, str, list[str]]:
                 return data[len(bom):].decode(encoding), encoding, [f"decoded as {label}"]
             except UnicodeDecodeError as err:
                 raise InputError(name, f"starts with a {label} mark but is not valid {encoding}: {err.reason}") from None
+    if b"\x00" in data:  # NUL bytes: UTF-16 without a BOM (ASCII-only UTF-16 is also valid UTF-8) or binary
+        decoded = _decode_utf16_guess(data)
+        if decoded:
+            return decoded[0], decoded[1], [f"decoded as {decoded[1].upper()} (no byte-order mark)"]
+        raise InputError(name, "binary data (NUL bytes), not a text file")
     try:
         return data.decode("utf-8"), "utf-8", []
     except UnicodeDecodeError:
         pass
-    if b"\x00" in data:
-        guess = _looks_utf16(data)
-        if guess:
-            try:
-                return data.decode(guess), guess, [f"decoded as {guess.upper()} (no byte-order mark)"]
-            except UnicodeDecodeError:
-                pass
-        raise InputError(name, "binary data (NUL bytes), not a text file")
     try:
         text = data.decode("cp949")
     except UnicodeDecodeError:
+        decoded = _decode_utf16_guess(data)
+        if decoded:  # UTF-16 without NUL bytes: Hangul only, no space, no line end
+            return decoded[0], decoded[1], [f"decoded as {decoded[1].upper()} (no byte-order mark)"]
         line, what = _first_bad_utf8_line(data)
         raise InputError(
             name, f"cannot be decoded: not UTF-8 ({what}), UTF-16 or CP949/EUC-KR; save it as UTF-8", line=line

@@ -210,18 +210,20 @@ def test_utf16_without_bom_korean_with_ascii_is_detected():
     assert_handled(upload_texts(files), r"sys_a\.txt: decoded as UTF-16-LE \(no byte-order mark\)")
 
 
-def test_ascii_only_utf16_without_bom_is_refused_not_misread():
-    """Bytes of ASCII text in UTF-16 are valid UTF-8 with NULs between the letters: the page refuses them instead
-    of reading NUL-stripped text with an extra line."""
+def test_ascii_only_utf16_without_bom_is_decoded_not_misread():
+    """Bytes of ASCII text in UTF-16 are also valid UTF-8 (with NULs between the letters): they are read as UTF-16,
+    not as NUL-stripped text with an extra line."""
     lines = ["KTX 3 pm", "OK 2024-01-01", "A B C D", "x y z", "1 2 3", "hello world"]
     files = Files(systems=[("ids.txt", text(lines, encoding="utf-16-le")), ("sys_b.txt", text(SYS_B))], human=None)
-    assert_refused(upload_texts(files), "ids.txt", r"NUL bytes.*UTF-16 without a byte-order mark", line=1)
+    assert_handled(upload_texts(files), r"ids\.txt: decoded as UTF-16-LE \(no byte-order mark\)")
 
 
-def test_korean_utf16_without_bom_is_refused_naming_the_file():
-    hangul_only = ["고양이", "날씨", "회의", "서울역", "도서관", "김치찌개"]  # too few NUL bytes to tell UTF-16 apart
-    files = Files(systems=[("sys_a.txt", text(hangul_only, encoding="utf-16-le")), ("sys_b.txt", text(SYS_B))])
-    assert_refused(upload_texts(files), "sys_a.txt", r"NUL bytes|UTF-16")
+def test_korean_utf16_without_bom_is_decoded_with_a_note():
+    # few NUL bytes (only the line ends): the Hangul high bytes identify UTF-16 LE
+    hangul_only = ["고양이", "날씨", "회의", "서울역", "도서관", "김치찌개"]
+    files = Files(refs=[("ref.txt", text(hangul_only, encoding="utf-16-le"))],
+                  systems=[("sys_a.txt", text(hangul_only[::-1], encoding="utf-16-le")), ("sys_b.txt", text(hangul_only))])
+    assert_handled(upload_texts(files), r"ref\.txt: decoded as UTF-16-LE \(no byte-order mark\)", evaluate=False)
 
 
 def test_utf8_with_bom():

@@ -230,9 +230,12 @@ def test_25_fifty_megabyte_file_loads():
 def test_26_korean_column_names():
     rows = [{"시스템": s, "문장": str(i), "번역": h, "참조": r} for s, hyps in (("A", HYP_A), ("B", HYP_B), ("C", HYP_C)) for i, (h, r) in enumerate(zip(hyps, REF_LINES, strict=True))]
     data = ("시스템,문장,번역,참조\n" + "".join(f"{r['시스템']},{r['문장']},{r['번역']},{r['참조']}\n" for r in rows)).encode("cp949")
-    refused("no system column", evalset_from_table, data, "t.csv")
     ev = evalset_from_table(data, "t.csv", ColumnMap.parse("system=시스템,seg_id=문장,hyp=번역,ref=참조"))
     assert ev.system_names == ["A", "B", "C"] and ev.refs[0] == REF_LINES
+    # common Korean names are recognised without a mapping, except where ambiguous (문장 is not a known id name)
+    refused("no seg_id column", evalset_from_table, data, "t.csv")
+    auto = evalset_from_table(data.decode("cp949").replace("문장,", "문장번호,", 1).encode(), "t.csv")
+    assert auto.systems == ev.systems
     handled(ev)
 
 

@@ -6,7 +6,6 @@ builder raises :class:`~korean_eval.data.InputError` (a ``ValueError``) with a m
 
 from __future__ import annotations
 
-import codecs
 import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -23,19 +22,9 @@ from korean_eval.data import (
     evalset_from_texts,
     read_table,
 )
-from korean_eval.textio import decode_bytes
 
 #: Roles of a long table's columns, in the order the Data page asks for them.
 TABLE_ROLES: tuple[str, ...] = ("system", "seg_id", "hyp", "ref", "src", "score")
-#: Korean column names the pickers also recognise (the backend's own names are English), compared without spaces.
-KOREAN_ALIASES: dict[str, tuple[str, ...]] = {
-    "system": ("시스템", "시스템명", "모델", "번역기", "엔진"),
-    "seg_id": ("문장번호", "번호", "문장id", "세그먼트", "세그먼트id", "아이디"),
-    "hyp": ("번역", "번역문", "기계번역", "출력", "가설", "시스템출력"),
-    "ref": ("참조", "참조번역", "참조문", "정답", "레퍼런스", "기준번역"),
-    "src": ("원문", "원문장", "소스", "출발어"),
-    "score": ("점수", "사람점수", "평가점수", "인간평가", "직접평가"),
-}
 
 
 @dataclass(frozen=True)
@@ -53,9 +42,8 @@ class Upload:
 
 def check_sizes(uploads: Iterable[Upload | None], max_bytes: int | None) -> None:
     """Refuse (InputError naming the file) any upload bigger than ``max_bytes`` (None: no dashboard limit; the
-    backend still refuses files over :data:`korean_eval.textio.MAX_FILE_BYTES`), and any upload the backend would
-    silently misread: NUL bytes in otherwise valid UTF-8 (UTF-16 without a byte-order mark holding only ASCII, e.g.
-    ids and numbers; the NULs would be dropped as control characters and shift lines)."""
+    backend still refuses files over :data:`korean_eval.textio.MAX_FILE_BYTES`). Encodings are the backend's
+    business (:func:`korean_eval.textio.decode_bytes`)."""
     for up in uploads:
         if up is None:
             continue
@@ -66,25 +54,6 @@ def check_sizes(uploads: Iterable[Upload | None], max_bytes: int | None) -> None
                 f"{max_bytes / 2**20:g} MB (server.maxUploadSize). Evaluate bigger data with the command line "
                 "(python -m korean_eval) or split the file",
             )
-        nul = up.data.find(b"\x00")
-        if nul >= 0 and not up.data.startswith(_UNICODE_BOMS) and _is_utf8(up.data):
-            raise kdata.InputError(
-                up.name,
-                f"contains NUL bytes (byte {nul}): UTF-16 without a byte-order mark, or not a text file; save it as "
-                "UTF-8 (or UTF-16 with a byte-order mark)",
-                line=up.data.count(b"\n", 0, nul) + 1,
-            )
-
-
-_UNICODE_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def default_system_name(file_name: str) -> str:
@@ -125,10 +94,6 @@ def guess_table_roles(columns: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """Prefill for the column pickers: role → columns the backend would pick by itself (possibly empty)."""
     detected = kdata.detect_table_columns(columns)
     out: dict[str, tuple[str, ...]] = {role: detected.get(role, ()) for role in TABLE_ROLES}
-    squeezed = {"".join(str(c).split()).lower(): c for c in columns}
-    for role in TABLE_ROLES:
-        if not out[role]:
-            out[role] = tuple(squeezed[a] for a in KOREAN_ALIASES[role] if a in squeezed)[:1]
     # A column picked for one role is not offered as the default of a later one (e.g. "id" as seg_id and score).
     used: set[str] = set()
     for role in TABLE_ROLES:
@@ -170,24 +135,14 @@ def build_from_table(
     if twice:
         raise kdata.InputError(upload.name, f"column(s) {', '.join(twice)} picked for two roles; each column has one role")
     evalset = evalset_from_table(upload.data, upload.name, roles.column_map(), human_col=roles.score)
-    _note_encoding(evalset, upload)
     return _attach(evalset, human, given)
-
-
-def _note_encoding(evalset: EvalSet, upload: Upload) -> None:
-    """Say how a table was decoded when it was not plain UTF-8 (the backend's table reader decodes silently)."""
-    _text, _encoding, notes = decode_bytes(upload.data, upload.name)
-    for note in notes:
-        evalset.report.note(upload.name, note)
 
 
 def _attach(evalset: EvalSet, human: Upload | None, given: Upload | None) -> EvalSet:
     if human is not None:
         attach_human(evalset, human.data, human.name)
-        _note_encoding(evalset, human)
     if given is not None:
         attach_given_scores(evalset, given.data, given.name)
-        _note_encoding(evalset, given)
     return evalset
 
 
@@ -198,7 +153,6 @@ def with_human_scores(evalset: EvalSet, item_scores: pd.DataFrame, source: str) 
     ``human_note`` is cleared: these are the user's own judgments, not the sample's simulated ones.
     """
     out = copy.deepcopy(evalset)
-    payload = item_scores[["system", "seg_id", "score"]].to_csv(index=False).encode("utf-8")
-    attach_human(out, payload, source, ColumnMap(system="system", seg_id=("seg_id",), score="score"))
+    kdata.attach_human_frame(out, item_scores, source)
     out.human_note = ""
     return out
