@@ -49,6 +49,7 @@ import os
 import platform
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -445,10 +446,17 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(extra_level_child(args.data, args.extra_child, args.jobs)))
         return 0
 
+    tmp = Path(tempfile.mkdtemp(prefix="ke-bench-"))
+    try:
+        return run(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # generated data (unless --data) and the benchmark's cache
+
+
+def run(args: argparse.Namespace, tmp: Path) -> int:
     jobs = pl._jobs(args.jobs)
     m: dict = {"machine": machine_info(), "jobs": jobs, "notes": []}
     print(json.dumps(m["machine"], indent=2), file=sys.stderr)
-    tmp = Path(tempfile.mkdtemp(prefix="ke-bench-"))
     data = args.data or tmp / "data"
     print(f"generating {args.pairs} pairs into {data} …", file=sys.stderr, flush=True)
     start = time.perf_counter()
