@@ -371,6 +371,7 @@ def build_report(m: dict) -> str:
         f"Python {info['python']}; korean_eval {info['korean_eval commit']}; load average at start "
         f"{info['load average at start (1, 5, 15 min)']}, at end {info.get('load average at end (1, 5, 15 min)')} "
         "(other work on the machine slows every figure)",
+        "",
         "Libraries: " + ", ".join(f"{k} {v}" for k, v in info["libraries"].items()),
         "",
         f"Data: {m['data']['pairs']:,} distinct pairs ({m['data']['references']:,} references × "
