@@ -421,10 +421,15 @@ def _task_chrf(spec: tuple, hyps: list[str], ref_index: list[int], unique_refs: 
     return out, time.process_time() - start
 
 
-def _task_generic(name: str, options: tuple, runtime: tuple, hyps: list[str], refs: list[list[str]]):
-    """Any registered metric's ``segment_statistics`` (all the pairs in one call, as the metric expects)."""
+def _task_generic(
+    name: str, options: tuple, runtime: tuple, hyps: list[str], refs: list[list[str]], corpus: list | None = None
+):
+    """Any registered metric's ``segment_statistics`` (all the pairs in one call, as the metric expects); a metric
+    that depends on the reference corpus is first prepared with it (``corpus``, each segment's references once)."""
     start = time.process_time()
     metric = make_metric(name, dict(options), **dict(runtime))
+    if corpus is not None:
+        metric.prepare(corpus)
     out = np.asarray(metric.segment_statistics(hyps, refs), dtype=np.float64).reshape(len(hyps), -1)
     return out, time.process_time() - start
 
@@ -532,6 +537,7 @@ class _MetricPlan:
     scores: np.ndarray
     todo: list[int]  # first pair of every missing pair key
     compute: Callable[[], np.ndarray] | None = None
+    corpus_key: str = ""  # non-empty: the statistics depend on the reference corpus (Metric.prepare)
 
 
 @dataclass
@@ -567,16 +573,20 @@ def _plan_level(
     group: dict[tuple[str, ...], int] = {}
     ref_ids = np.fromiter((group.setdefault(t, len(group)) for t in ref_tuples), dtype=np.int64, count=n)
     unique_refs = list(group)
+    corpus = [tuple(tok[stream[i]] for stream in evalset.refs) for i in range(evalset.n_segments)]
     plans: list[_MetricPlan] = []
     for metric_name in config.metrics:
         runtime = {"implementation": config.ter_implementation, "n_jobs": config.jobs} if metric_name == "ter" else {}
         metric = make_metric(metric_name, config.options_for(level_name, metric_name), **runtime)
-        metric_key = f"{level.options_key()}|{metric_name}|{metric.options_key()}"
+        corpus_key = metric.prepare(corpus)
+        metric_key = f"{level.options_key()}|{metric_name}|{metric.options_key()}" + (f"|{corpus_key}" if corpus_key else "")
         found, stats, scores = cache.get_stats_block(metric_key, keys)
         first: dict[bytes, int] = {}
         for i in np.flatnonzero(~found):
             first.setdefault(keys[i], int(i))
-        plans.append(_MetricPlan(metric_name, metric, metric_key, found, stats, scores, list(first.values())))
+        plans.append(
+            _MetricPlan(metric_name, metric, metric_key, found, stats, scores, list(first.values()), corpus_key=corpus_key)
+        )
     pool = sched.pool(max((len(p.todo) for p in plans), default=0))
     parallel = pool is not None
 
@@ -644,7 +654,10 @@ def _plan_level(
             runtime = (
                 (("implementation", config.ter_implementation), ("n_jobs", 1)) if p.name == "ter" else ()
             )
-            args = (p.name, options, runtime, [hyps[i] for i in p.todo], [[s[i] for i in p.todo] for s in refs])
+            args = (
+                p.name, options, runtime, [hyps[i] for i in p.todo], [[s[i] for i in p.todo] for s in refs],
+                corpus if p.corpus_key else None,
+            )
             job = sched.submit(_task_generic, args, owner, pool)
             p.compute = job.result
     return _LevelPlan(level_name, level, positions, hyps, refs, keys, plans)

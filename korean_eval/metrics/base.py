@@ -96,6 +96,15 @@ class Metric(ABC):
     def signature(self, nrefs: int) -> str:
         """The metric's reproducibility signature (without the token level part), e.g. sacrebleu's."""
 
+    def prepare(self, references: Sequence[Sequence[str]]) -> str:
+        """Called once per evaluation, before any statistics, with every segment's references (token strings), each
+        segment once: ``references[i]`` = the references of segment ``i``.
+
+        Metrics whose statistics depend on the whole reference corpus (NIST's information weights) keep what they
+        need and return a digest of it, which becomes part of the statistics' cache key; the others return ``""``.
+        """
+        return ""
+
     def options_key(self) -> str:
         """A string identifying every option that changes the statistics (used in cache keys)."""
         return self.signature(1)

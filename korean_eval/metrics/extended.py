@@ -46,6 +46,7 @@ except NIST, whose scale is not bounded and which is reported in nltk's own unit
 
 from __future__ import annotations
 
+import hashlib
 import math
 import sys
 from collections import Counter
@@ -355,12 +356,20 @@ class Nist(Metric):
             options={"max_ngram_order": self.max_ngram_order},
         )
 
+    def prepare(self, references: Sequence[Sequence[str]]) -> str:
+        """Fix the corpus information weights from the test set's references (each segment once); return a digest."""
+        tokens = [tokens_of(r) for seg in references for r in seg if r is not None]
+        self._corpus_weights = _InfoWeights(tokens, self.max_ngram_order)
+        digest = hashlib.sha1("\n".join(" ".join(t) for t in tokens).encode("utf-8")).hexdigest()[:16]
+        return f"info-refs:{digest}"
+
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> np.ndarray:
-        """``(n, 5N + 1)`` statistics (see the class docstring); corpus weights from all references given."""
+        """``(n, 5N + 1)`` statistics (see the class docstring); corpus weights from :meth:`prepare`'s references,
+        or, without it, from all references given here (each pair's references, as ``corpus_nist`` takes them)."""
         seg_refs = segment_references(hyps, refs)
         n_ord = self.max_ngram_order
         tok_refs = [[tokens_of(r) for r in seg] for seg in seg_refs]
-        corpus_weights = _InfoWeights([r for seg in tok_refs for r in seg], n_ord)
+        corpus_weights = getattr(self, "_corpus_weights", None) or _InfoWeights([r for seg in tok_refs for r in seg], n_ord)
         out = np.zeros((len(hyps), 5 * n_ord + 1), dtype=np.float64)
         for i, hyp in enumerate(hyps):
             h = tokens_of(hyp)
