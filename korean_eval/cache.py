@@ -97,6 +97,14 @@ def _block(keys: Sequence[bytes], hit: dict) -> tuple[np.ndarray, np.ndarray, np
     return found, stats, scores
 
 
+def _private(directory: Path) -> bool:
+    """True when ``directory`` is owned by this user and not writable by group or others (POSIX)."""
+    if not hasattr(os, "getuid"):
+        return True
+    st = directory.stat()
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
 class DiskCache(NullCache):
     """SQLite-backed cache; safe to share between threads and processes (WAL mode)."""
 
@@ -109,7 +117,11 @@ class DiskCache(NullCache):
         self._local = threading.local()
         self.problem = ""
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not _private(self.directory):
+                # stored results are pickled: never load them from a directory another user could write to
+                self.store_results = False
+                self.problem = f"whole-result store off: {self.directory} is writable by other users or not owned by you"
             con = self._con()
             con.execute("CREATE TABLE IF NOT EXISTS tokens (lk TEXT, k BLOB, v TEXT, PRIMARY KEY (lk, k)) WITHOUT ROWID")
             con.execute(

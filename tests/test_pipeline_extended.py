@@ -59,3 +59,13 @@ def test_nist_does_not_depend_on_what_the_cache_held(small_sample, tmp_path):
     cold = evaluate(small_sample, EvalConfig(levels=("word",), metrics=("nist",), jobs=1))
     assert warm.system_scores["score"].tolist() == cold.system_scores["score"].tolist()
     assert warm.segment_scores["score"].tolist() == cold.segment_scores["score"].tolist()
+
+
+def test_result_store_refuses_a_directory_others_can_write(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    cache = DiskCache(shared)
+    assert cache.enabled and not cache.store_results and "writable by other users" in cache.problem
+    private = DiskCache(tmp_path / "mine")
+    assert private.store_results and not private.problem
