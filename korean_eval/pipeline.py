@@ -10,9 +10,9 @@ How it stays fast at paper scale (thousands of pairs × five levels × five metr
 straightforward computation (every statistic is still computed by sacrebleu's own code):
 
 * Worker processes (``EvalConfig.jobs``, default all cores). The statistics of a level are planned right after it
-  is tokenised and handed to a pool of worker processes in chunks of :data:`CHUNK_PAIRS` pairs, so the workers
+  is tokenised and handed to a pool of worker processes in chunks of :data:`korean_eval.workers.CHUNK_PAIRS` pairs, so the workers
   score one level while the main process tokenises the next. Only when a level needs at least
-  :data:`PARALLEL_MIN_PAIRS` pairs computed; smaller inputs run in the calling process. The fast TER runs in the
+  :data:`korean_eval.workers.PARALLEL_MIN_PAIRS` pairs computed; smaller inputs run in the calling process. The fast TER runs in the
   main process on threads (its numba kernel releases the GIL); the model-free levels (word, char, jamo) are
   tokenised by the workers while the main process runs MeCab and Kiwi. The workers are *spawned*, so a script that
   calls :func:`evaluate` on a large input must guard its entry point with ``if __name__ == "__main__":`` (Python's
@@ -35,20 +35,14 @@ straightforward computation (every statistic is still computed by sacrebleu's ow
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import importlib.metadata
 import json
-import multiprocessing
 import os
 import pickle
-import threading
 import time
 import zlib
-from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +56,17 @@ from korean_eval.data import EvalSet
 from korean_eval.metrics import METRIC_NAMES, Metric, make_metric, metric_info
 from korean_eval.metrics.sacre import BleuMetric, ChrfMetric, TerMetric
 from korean_eval.tokenizers import LEVEL_NAMES, SpmLevel, TokenLevel, get_level, level_availability
+from korean_eval.workers import (
+    PORTABLE_LEVELS,
+    Rows,
+    Scheduler,
+    chunks,
+    local_refs,
+    task_bleu,
+    task_chrf,
+    task_generic,
+    task_tokenize,
+)
 
 Progress = Callable[[float, str], None]
 GIVEN_LEVEL = "given"
@@ -306,225 +311,6 @@ def _merge_rows(
     return out_stats, out_scores
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Worker processes
-
-PARALLEL_MIN_PAIRS = 2000  # a level with fewer pairs to compute runs in the calling process
-CHUNK_PAIRS = 1024  # pairs per task handed to a worker process
-
-_POOL: ProcessPoolExecutor | None = None
-_POOL_WORKERS = 0
-_POOL_LOCK = threading.Lock()
-
-
-def _shutdown_pool() -> None:
-    global _POOL, _POOL_WORKERS
-    with _POOL_LOCK:
-        if _POOL is not None:
-            _POOL.shutdown(wait=False, cancel_futures=True)
-        _POOL, _POOL_WORKERS = None, 0
-
-
-atexit.register(_shutdown_pool)
-
-
-def _warm_up() -> int:
-    """Runs in a new worker: import what the tasks need while the main process is still tokenising."""
-    import sacrebleu.metrics  # noqa: F401
-
-    return os.getpid()
-
-
-def _executor(workers: int) -> ProcessPoolExecutor | None:
-    """The shared pool of ``workers`` processes ("spawn": safe beside a JVM and threads); None if unavailable.
-
-    The pool lives as long as the process (a dashboard reuses it across evaluations) and is shut down at exit.
-    """
-    global _POOL, _POOL_WORKERS
-    if workers <= 1 or multiprocessing.parent_process() is not None:
-        return None  # never from inside a worker (e.g. a script without a __main__ guard being re-imported)
-    with _POOL_LOCK:
-        if _POOL is not None and _POOL_WORKERS == workers:
-            return _POOL
-        if _POOL is not None:  # another worker count: the old pool finishes the work it has, then ends
-            _POOL.shutdown(wait=False, cancel_futures=False)
-            _POOL, _POOL_WORKERS = None, 0
-        try:
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-            for _ in range(workers):
-                pool.submit(_warm_up)
-        except (OSError, ValueError, NotImplementedError, RuntimeError):
-            return None
-        _POOL, _POOL_WORKERS = pool, workers
-        return pool
-
-
-def _discard_pool(pool: ProcessPoolExecutor) -> None:
-    global _POOL, _POOL_WORKERS
-    with _POOL_LOCK:
-        if _POOL is pool:
-            _POOL, _POOL_WORKERS = None, 0
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _with_cached_refs(obj, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]) -> list:
-    """``obj._extract_corpus_statistics(hyps, refs)`` (sacrebleu), each distinct reference pre-processed once.
-
-    sacrebleu's own loop runs over the reference cache ``obj._ref_cache``; here it is filled from
-    ``obj._cache_references`` of the distinct references, entry ``ref_index[i]`` for hypothesis ``i``.
-    """
-    if not hyps:
-        return []
-    streams = [list(col) for col in zip(*unique_refs, strict=True)]
-    per_ref = obj._cache_references(streams)
-    obj._ref_cache = [per_ref[j] for j in ref_index]
-    try:
-        return obj._extract_corpus_statistics(hyps, None)
-    finally:
-        obj._ref_cache = []
-
-
-PORTABLE_LEVELS = ("word", "char", "jamo")  # model-free, pure-Python tokenizers: run in the worker processes
-
-
-def _task_tokenize(name: str, texts: list[str]):
-    """Tokens (space-joined) of ``texts`` at a model-free level, its tokenizer seconds and fallbacks."""
-    start = time.process_time()
-    result = get_level(name).tokenize(texts)
-    joined = [" ".join(toks) for toks in result.tokens]
-    return (joined, result.seconds, result.fallbacks), time.process_time() - start
-
-
-def _task_bleu(options: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
-    """BLEU statistics of a chunk (the same sacrebleu object as :class:`BleuMetric` uses); (array, CPU seconds)."""
-    start = time.process_time()
-    metric = make_metric("bleu", dict(options))
-    assert isinstance(metric, BleuMetric)
-    stats = _with_cached_refs(metric._corpus, hyps, ref_index, unique_refs)
-    out = np.asarray(stats, dtype=np.float64).reshape(len(hyps), 2 + 2 * metric.max_ngram_order)
-    return out, time.process_time() - start
-
-
-def _chrf_object(spec: tuple):
-    from sacrebleu.metrics import CHRF
-
-    char_order, word_order, beta, lowercase, whitespace, eps_smoothing = spec
-    return CHRF(char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase,
-                whitespace=whitespace, eps_smoothing=eps_smoothing)
-
-
-def _task_chrf(spec: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
-    """chrF statistic blocks of a chunk by sacrebleu's ``CHRF(*spec)``; (array, CPU seconds)."""
-    start = time.process_time()
-    stats = _with_cached_refs(_chrf_object(spec), hyps, ref_index, unique_refs)
-    out = np.asarray(stats, dtype=np.float64).reshape(len(hyps), 3 * (spec[0] + spec[1]))
-    return out, time.process_time() - start
-
-
-def _task_generic(
-    name: str, options: tuple, runtime: tuple, hyps: list[str], refs: list[list[str]], corpus: list | None = None
-):
-    """Any registered metric's ``segment_statistics`` (all the pairs in one call, as the metric expects); a metric
-    that depends on the reference corpus is first prepared with it (``corpus``, each segment's references once)."""
-    start = time.process_time()
-    metric = make_metric(name, dict(options), **dict(runtime))
-    if corpus is not None:
-        metric.prepare(corpus)
-    out = np.asarray(metric.segment_statistics(hyps, refs), dtype=np.float64).reshape(len(hyps), -1)
-    return out, time.process_time() - start
-
-
-class _Job:
-    """One task, run by the pool (if given) or in this process when its result is first needed."""
-
-    def __init__(self, fn: Callable, args: tuple, owner: tuple[str, str], sched: _Scheduler, pool):
-        self.fn, self.args, self.owner, self.sched = fn, args, owner, sched
-        self.pool = pool
-        self.future: Future | None = None
-        self._value: np.ndarray | None = None
-        if pool is not None:
-            try:
-                self.future = pool.submit(fn, *args)
-            except (BrokenProcessPool, RuntimeError):  # a broken or shut-down pool: run here when needed
-                _discard_pool(pool)
-
-    def result(self) -> np.ndarray:
-        if self._value is None:
-            value = None
-            if self.future is not None:
-                start = time.perf_counter()
-                try:
-                    value, seconds = self.future.result()
-                except (BrokenProcessPool, CancelledError):  # a worker died (e.g. killed): recompute here
-                    _discard_pool(self.pool)
-                self.sched.waited += time.perf_counter() - start
-            if value is None:
-                start = time.perf_counter()
-                value, seconds = self.fn(*self.args)
-                self.sched.waited += time.perf_counter() - start
-            self._value = value
-            self.sched.seconds[self.owner] += seconds
-            self.args = ()
-        return self._value
-
-
-class _Rows:
-    """Rows of statistics produced by jobs, addressed by a key (a pair index or a shared-content key)."""
-
-    def __init__(self) -> None:
-        self.jobs: list[_Job] = []
-        self.where: dict = {}
-
-    def add(self, job: _Job, keys: Sequence) -> None:
-        j = len(self.jobs)
-        self.jobs.append(job)
-        for r, key in enumerate(keys):
-            self.where[key] = (j, r)
-
-    def gather(self, keys: Sequence, width: int) -> np.ndarray:
-        out = np.zeros((len(keys), width))
-        if not len(keys):
-            return out
-        loc = np.array([self.where[k] for k in keys], dtype=np.int64).reshape(-1, 2)
-        for j in np.unique(loc[:, 0]):
-            sel = loc[:, 0] == j
-            out[sel] = self.jobs[int(j)].result()[loc[sel, 1]]
-        return out
-
-
-@dataclass
-class _Scheduler:
-    """Hands statistics tasks to the worker pool (or runs them here) and keeps the seconds spent per owner."""
-
-    workers: int
-    seconds: dict = field(default_factory=lambda: defaultdict(float))
-    waited: float = 0.0
-    char_rows: _Rows = field(default_factory=_Rows)  # chrF character blocks, shared across levels
-
-    def pool(self, n_pairs: int) -> ProcessPoolExecutor | None:
-        return _executor(self.workers) if self.workers > 1 and n_pairs >= PARALLEL_MIN_PAIRS else None
-
-    def submit(self, fn: Callable, args: tuple, owner: tuple[str, str], pool) -> _Job:
-        return _Job(fn, args, owner, self, pool)
-
-
-def _chunks(indices: Sequence[int], ref_ids: np.ndarray, parallel: bool) -> list[np.ndarray]:
-    """``indices`` ordered by reference and cut into chunks of about :data:`CHUNK_PAIRS` (one chunk if serial)."""
-    idx = np.asarray(indices, dtype=np.int64)
-    if not len(idx):
-        return []
-    idx = idx[np.argsort(ref_ids[idx], kind="stable")]
-    n_chunks = max(1, -(-len(idx) // CHUNK_PAIRS)) if parallel else 1
-    return [c for c in np.array_split(idx, n_chunks) if len(c)]
-
-
-def _local_refs(chunk: np.ndarray, ref_ids: np.ndarray, unique_refs: Sequence[tuple[str, ...]]):
-    """(reference index per pair of the chunk, the chunk's distinct references)."""
-    local: dict[int, int] = {}
-    ref_index = [local.setdefault(int(ref_ids[i]), len(local)) for i in chunk]
-    return ref_index, [unique_refs[g] for g in local]
-
-
 @dataclass
 class _MetricPlan:
     """What one level × metric needs: cached rows, which pairs to compute, and how to get their statistics."""
@@ -563,7 +349,7 @@ def _plan_level(
     evalset: EvalSet,
     config: EvalConfig,
     cache: NullCache,
-    sched: _Scheduler,
+    sched: Scheduler,
 ) -> _LevelPlan:
     """Look up the cache for every metric of the level and start the work on the missing pairs."""
     positions, hyps, refs = _pairs(evalset, tok)
@@ -595,7 +381,7 @@ def _plan_level(
         p for p in plans
         if isinstance(p.metric, ChrfMetric) and evalset.n_refs == 1 and not p.metric._chrf.whitespace and p.todo
     ]
-    word_rows = _Rows()
+    word_rows = Rows()
     word_spec: tuple | None = None
     by_pair: dict[int, tuple] = {}
     if split:
@@ -614,10 +400,10 @@ def _plan_level(
                 if ck not in sched.char_rows.where:
                     sched.char_rows.where[ck] = None  # reserved: planned just below
                     new.append(i)
-            for chunk in _chunks(new, s_refs, parallel):
-                ref_index, chunk_refs = _local_refs(chunk, s_refs, s_unique)
+            for chunk in chunks(new, s_refs, parallel):
+                ref_index, chunk_refs = local_refs(chunk, s_refs, s_unique)
                 job = sched.submit(
-                    _task_chrf, (spec, [stripped[i] for i in chunk], ref_index, chunk_refs), (level_name, p.name), pool
+                    task_chrf, (spec, [stripped[i] for i in chunk], ref_index, chunk_refs), (level_name, p.name), pool
                 )
                 sched.char_rows.add(job, [by_pair[(id(p), int(i))] for i in chunk])
         with_words = [p for p in split if p.metric.word_order > 0]
@@ -625,10 +411,10 @@ def _plan_level(
             top = max(with_words, key=lambda p: p.metric.word_order)
             word_spec = _chrf_spec(top.metric, 0, top.metric.word_order)
             union = sorted({i for p in with_words for i in p.todo})
-            for chunk in _chunks(union, ref_ids, parallel):
-                ref_index, chunk_refs = _local_refs(chunk, ref_ids, unique_refs)
+            for chunk in chunks(union, ref_ids, parallel):
+                ref_index, chunk_refs = local_refs(chunk, ref_ids, unique_refs)
                 job = sched.submit(
-                    _task_chrf, (word_spec, [hyps[i] for i in chunk], ref_index, chunk_refs), (level_name, top.name), pool
+                    task_chrf, (word_spec, [hyps[i] for i in chunk], ref_index, chunk_refs), (level_name, top.name), pool
                 )
                 word_rows.add(job, [int(i) for i in chunk])
 
@@ -639,11 +425,11 @@ def _plan_level(
         if p in split:
             p.compute = _compose_chrf(p, sched.char_rows, word_rows, by_pair, 3 * word_spec[1] if word_spec else 0)
         elif isinstance(p.metric, BleuMetric):
-            rows = _Rows()
+            rows = Rows()
             options = tuple(sorted(config.options_for(level_name, p.name).items()))
-            for chunk in _chunks(p.todo, ref_ids, parallel):
-                ref_index, chunk_refs = _local_refs(chunk, ref_ids, unique_refs)
-                job = sched.submit(_task_bleu, (options, [hyps[i] for i in chunk], ref_index, chunk_refs), owner, pool)
+            for chunk in chunks(p.todo, ref_ids, parallel):
+                ref_index, chunk_refs = local_refs(chunk, ref_ids, unique_refs)
+                job = sched.submit(task_bleu, (options, [hyps[i] for i in chunk], ref_index, chunk_refs), owner, pool)
                 rows.add(job, [int(i) for i in chunk])
             width = 2 + 2 * p.metric.max_ngram_order
             p.compute = (lambda rows=rows, todo=p.todo, width=width: rows.gather(todo, width))
@@ -658,13 +444,13 @@ def _plan_level(
                 p.name, options, runtime, [hyps[i] for i in p.todo], [[s[i] for i in p.todo] for s in refs],
                 corpus if p.corpus_key else None,
             )
-            job = sched.submit(_task_generic, args, owner, pool)
+            job = sched.submit(task_generic, args, owner, pool)
             p.compute = job.result
     return _LevelPlan(level_name, level, positions, hyps, refs, keys, plans)
 
 
 def _compose_chrf(
-    p: _MetricPlan, char_rows: _Rows, word_rows: _Rows, by_pair: dict, word_width: int
+    p: _MetricPlan, char_rows: Rows, word_rows: Rows, by_pair: dict, word_width: int
 ) -> Callable[[], np.ndarray]:
     """chrF statistics of the plan's pairs: character blocks, then the first 3·word_order word columns."""
 
@@ -678,7 +464,7 @@ def _compose_chrf(
     return compute
 
 
-def _in_process(p: _MetricPlan, hyps: list[str], refs: list[list[str]], sched: _Scheduler, owner) -> Callable:
+def _in_process(p: _MetricPlan, hyps: list[str], refs: list[list[str]], sched: Scheduler, owner) -> Callable:
     def compute() -> np.ndarray:
         start = time.perf_counter()
         out = p.metric.segment_statistics([hyps[i] for i in p.todo], [[s[i] for i in p.todo] for s in refs])
@@ -828,7 +614,7 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
     texts += [h for hyps in evalset.systems.values() for h in hyps if h is not None]
     words = sum(len(t.split()) for t in texts)
     sys_index = np.array([s for s in range(n_sys)])
-    sched = _Scheduler(_jobs(config.jobs))
+    sched = Scheduler(_jobs(config.jobs))
 
     def add_metric(level: str, name: str, seg_mat: np.ndarray, sys_scores: np.ndarray, signature: str, hib: bool) -> None:
         start = time.perf_counter()
@@ -902,7 +688,7 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
             start = time.perf_counter()
             level = prepare_level(level_name, evalset, config, cache)
             out, missing, missing_keys, level_key = _token_lookup(level, texts, cache)
-            job = sched.submit(_task_tokenize, (level_name, missing), (level_name, ""), pool) if missing else None
+            job = sched.submit(task_tokenize, (level_name, missing), (level_name, ""), pool) if missing else None
             pending[level_name] = (level, out, missing, missing_keys, level_key, job, time.perf_counter() - start)
 
     def collect_pending() -> None:

@@ -14,6 +14,7 @@ from scipy import stats as sps
 
 import korean_eval.correlation as corr
 import korean_eval.pipeline as pl
+import korean_eval.workers as wk
 from korean_eval.cache import DiskCache, NullCache, pair_key
 from korean_eval.data import EvalSet
 from korean_eval.metrics import make_metric
@@ -136,10 +137,10 @@ def test_serial_pipeline_equals_sacrebleu(sample, serial):
 
 @pytest.mark.slow
 def test_worker_processes_give_identical_results(sample, serial, monkeypatch):
-    monkeypatch.setattr(pl, "PARALLEL_MIN_PAIRS", 1)
-    monkeypatch.setattr(pl, "CHUNK_PAIRS", 37)  # many small chunks, references split across chunks
+    monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
+    monkeypatch.setattr(wk, "CHUNK_PAIRS", 37)  # many small chunks, references split across chunks
     parallel = evaluate(sample, EvalConfig(levels=LEVELS, metrics=METRICS, jobs=2), cache=NullCache())
-    assert pl._POOL is not None and pl._POOL_WORKERS == 2
+    assert wk._POOL is not None and wk._POOL_WORKERS == 2
     assert_same_results(parallel, serial)
 
 
@@ -154,7 +155,7 @@ def test_multi_reference_statistics_equal_sacrebleu(sample):
 
 
 def test_chrf_blocks_are_shared_by_levels_with_the_same_characters(sample):
-    sched = pl._Scheduler(1)
+    sched = wk.Scheduler(1)
     config = EvalConfig(levels=("word", "char"), metrics=("chrf", "chrf++"), jobs=1)
     for name in config.levels:
         level = pl.prepare_level(name, sample, config)
@@ -229,8 +230,8 @@ def test_a_killed_worker_only_costs_time(sample, serial, monkeypatch):
     import signal
     import time
 
-    monkeypatch.setattr(pl, "PARALLEL_MIN_PAIRS", 1)
-    pool = pl._executor(2)
+    monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
+    pool = wk._executor(2)
     assert pool is not None
     pool.submit(int, 0).result()  # the workers are up
     os.kill(next(iter(pool._processes)), signal.SIGKILL)

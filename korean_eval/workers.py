@@ -1,0 +1,244 @@
+"""Worker processes for the pipeline: a shared process pool, the tasks it runs, and their bookkeeping.
+
+The statistics of a level are cut into chunks of :data:`CHUNK_PAIRS` pairs (ordered by reference, so each chunk
+pre-processes each of its references once) and computed in a pool of *spawned* worker processes while the main
+process tokenises the next level; inputs with fewer than :data:`PARALLEL_MIN_PAIRS` pairs to compute stay in the
+calling process. Every task computes its numbers with sacrebleu's own code (or the registered metric's), so the
+results are identical to a serial run; a worker that dies only costs time (its work is redone in the caller).
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from korean_eval.metrics import make_metric
+from korean_eval.metrics.sacre import BleuMetric
+from korean_eval.tokenizers import get_level
+
+PARALLEL_MIN_PAIRS = 2000  # a level with fewer pairs to compute runs in the calling process
+CHUNK_PAIRS = 1024  # pairs per task handed to a worker process
+
+_POOL: ProcessPoolExecutor | None = None
+_POOL_WORKERS = 0
+_POOL_LOCK = threading.Lock()
+
+
+def _shutdown_pool() -> None:
+    global _POOL, _POOL_WORKERS
+    with _POOL_LOCK:
+        if _POOL is not None:
+            _POOL.shutdown(wait=False, cancel_futures=True)
+        _POOL, _POOL_WORKERS = None, 0
+
+
+atexit.register(_shutdown_pool)
+
+
+def _warm_up() -> int:
+    """Runs in a new worker: import what the tasks need while the main process is still tokenising."""
+    import sacrebleu.metrics  # noqa: F401
+
+    return os.getpid()
+
+
+def _executor(workers: int) -> ProcessPoolExecutor | None:
+    """The shared pool of ``workers`` processes ("spawn": safe beside a JVM and threads); None if unavailable.
+
+    The pool lives as long as the process (a dashboard reuses it across evaluations) and is shut down at exit.
+    """
+    global _POOL, _POOL_WORKERS
+    if workers <= 1 or multiprocessing.parent_process() is not None:
+        return None  # never from inside a worker (e.g. a script without a __main__ guard being re-imported)
+    with _POOL_LOCK:
+        if _POOL is not None and _POOL_WORKERS == workers:
+            return _POOL
+        if _POOL is not None:  # another worker count: the old pool finishes the work it has, then ends
+            _POOL.shutdown(wait=False, cancel_futures=False)
+            _POOL, _POOL_WORKERS = None, 0
+        try:
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+            for _ in range(workers):
+                pool.submit(_warm_up)
+        except (OSError, ValueError, NotImplementedError, RuntimeError):
+            return None
+        _POOL, _POOL_WORKERS = pool, workers
+        return pool
+
+
+def _discard_pool(pool: ProcessPoolExecutor) -> None:
+    global _POOL, _POOL_WORKERS
+    with _POOL_LOCK:
+        if _POOL is pool:
+            _POOL, _POOL_WORKERS = None, 0
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _with_cached_refs(obj, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]) -> list:
+    """``obj._extract_corpus_statistics(hyps, refs)`` (sacrebleu), each distinct reference pre-processed once.
+
+    sacrebleu's own loop runs over the reference cache ``obj._ref_cache``; here it is filled from
+    ``obj._cache_references`` of the distinct references, entry ``ref_index[i]`` for hypothesis ``i``.
+    """
+    if not hyps:
+        return []
+    streams = [list(col) for col in zip(*unique_refs, strict=True)]
+    per_ref = obj._cache_references(streams)
+    obj._ref_cache = [per_ref[j] for j in ref_index]
+    try:
+        return obj._extract_corpus_statistics(hyps, None)
+    finally:
+        obj._ref_cache = []
+
+
+PORTABLE_LEVELS = ("word", "char", "jamo")  # model-free, pure-Python tokenizers: run in the worker processes
+
+
+def task_tokenize(name: str, texts: list[str]):
+    """Tokens (space-joined) of ``texts`` at a model-free level, its tokenizer seconds and fallbacks."""
+    start = time.process_time()
+    result = get_level(name).tokenize(texts)
+    joined = [" ".join(toks) for toks in result.tokens]
+    return (joined, result.seconds, result.fallbacks), time.process_time() - start
+
+
+def task_bleu(options: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
+    """BLEU statistics of a chunk (the same sacrebleu object as :class:`BleuMetric` uses); (array, CPU seconds)."""
+    start = time.process_time()
+    metric = make_metric("bleu", dict(options))
+    assert isinstance(metric, BleuMetric)
+    stats = _with_cached_refs(metric._corpus, hyps, ref_index, unique_refs)
+    out = np.asarray(stats, dtype=np.float64).reshape(len(hyps), 2 + 2 * metric.max_ngram_order)
+    return out, time.process_time() - start
+
+
+def _chrf_object(spec: tuple):
+    from sacrebleu.metrics import CHRF
+
+    char_order, word_order, beta, lowercase, whitespace, eps_smoothing = spec
+    return CHRF(char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase,
+                whitespace=whitespace, eps_smoothing=eps_smoothing)
+
+
+def task_chrf(spec: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
+    """chrF statistic blocks of a chunk by sacrebleu's ``CHRF(*spec)``; (array, CPU seconds)."""
+    start = time.process_time()
+    stats = _with_cached_refs(_chrf_object(spec), hyps, ref_index, unique_refs)
+    out = np.asarray(stats, dtype=np.float64).reshape(len(hyps), 3 * (spec[0] + spec[1]))
+    return out, time.process_time() - start
+
+
+def task_generic(
+    name: str, options: tuple, runtime: tuple, hyps: list[str], refs: list[list[str]], corpus: list | None = None
+):
+    """Any registered metric's ``segment_statistics`` (all the pairs in one call, as the metric expects); a metric
+    that depends on the reference corpus is first prepared with it (``corpus``, each segment's references once)."""
+    start = time.process_time()
+    metric = make_metric(name, dict(options), **dict(runtime))
+    if corpus is not None:
+        metric.prepare(corpus)
+    out = np.asarray(metric.segment_statistics(hyps, refs), dtype=np.float64).reshape(len(hyps), -1)
+    return out, time.process_time() - start
+
+
+class Job:
+    """One task, run by the pool (if given) or in this process when its result is first needed."""
+
+    def __init__(self, fn: Callable, args: tuple, owner: tuple[str, str], sched: Scheduler, pool):
+        self.fn, self.args, self.owner, self.sched = fn, args, owner, sched
+        self.pool = pool
+        self.future: Future | None = None
+        self._value: np.ndarray | None = None
+        if pool is not None:
+            try:
+                self.future = pool.submit(fn, *args)
+            except (BrokenProcessPool, RuntimeError):  # a broken or shut-down pool: run here when needed
+                _discard_pool(pool)
+
+    def result(self) -> np.ndarray:
+        if self._value is None:
+            value = None
+            if self.future is not None:
+                start = time.perf_counter()
+                try:
+                    value, seconds = self.future.result()
+                except (BrokenProcessPool, CancelledError):  # a worker died (e.g. killed): recompute here
+                    _discard_pool(self.pool)
+                self.sched.waited += time.perf_counter() - start
+            if value is None:
+                start = time.perf_counter()
+                value, seconds = self.fn(*self.args)
+                self.sched.waited += time.perf_counter() - start
+            self._value = value
+            self.sched.seconds[self.owner] += seconds
+            self.args = ()
+        return self._value
+
+
+class Rows:
+    """Rows of statistics produced by jobs, addressed by a key (a pair index or a shared-content key)."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Job] = []
+        self.where: dict = {}
+
+    def add(self, job: Job, keys: Sequence) -> None:
+        j = len(self.jobs)
+        self.jobs.append(job)
+        for r, key in enumerate(keys):
+            self.where[key] = (j, r)
+
+    def gather(self, keys: Sequence, width: int) -> np.ndarray:
+        out = np.zeros((len(keys), width))
+        if not len(keys):
+            return out
+        loc = np.array([self.where[k] for k in keys], dtype=np.int64).reshape(-1, 2)
+        for j in np.unique(loc[:, 0]):
+            sel = loc[:, 0] == j
+            out[sel] = self.jobs[int(j)].result()[loc[sel, 1]]
+        return out
+
+
+@dataclass
+class Scheduler:
+    """Hands statistics tasks to the worker pool (or runs them here) and keeps the seconds spent per owner."""
+
+    workers: int
+    seconds: dict = field(default_factory=lambda: defaultdict(float))
+    waited: float = 0.0
+    char_rows: Rows = field(default_factory=Rows)  # chrF character blocks, shared across levels
+
+    def pool(self, n_pairs: int) -> ProcessPoolExecutor | None:
+        return _executor(self.workers) if self.workers > 1 and n_pairs >= PARALLEL_MIN_PAIRS else None
+
+    def submit(self, fn: Callable, args: tuple, owner: tuple[str, str], pool) -> Job:
+        return Job(fn, args, owner, self, pool)
+
+
+def chunks(indices: Sequence[int], ref_ids: np.ndarray, parallel: bool) -> list[np.ndarray]:
+    """``indices`` ordered by reference and cut into chunks of about :data:`CHUNK_PAIRS` (one chunk if serial)."""
+    idx = np.asarray(indices, dtype=np.int64)
+    if not len(idx):
+        return []
+    idx = idx[np.argsort(ref_ids[idx], kind="stable")]
+    n_chunks = max(1, -(-len(idx) // CHUNK_PAIRS)) if parallel else 1
+    return [c for c in np.array_split(idx, n_chunks) if len(c)]
+
+
+def local_refs(chunk: np.ndarray, ref_ids: np.ndarray, unique_refs: Sequence[tuple[str, ...]]):
+    """(reference index per pair of the chunk, the chunk's distinct references)."""
+    local: dict[int, int] = {}
+    ref_index = [local.setdefault(int(ref_ids[i]), len(local)) for i in chunk]
+    return ref_index, [unique_refs[g] for g in local]
+
+
