@@ -19,6 +19,7 @@ says so in ``corpus_definition``.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,18 @@ class MetricInfo:
     higher_is_better: bool = True
     corpus_definition: str = "computed from the segment statistics summed over the corpus"
     options: dict = field(default_factory=dict)
+
+
+def resolve_jobs(n_jobs: int | None) -> int:
+    """Number of worker threads for ``n_jobs`` (``None`` = all usable cores); ``ValueError`` below 1."""
+    if n_jobs is None:
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - non-Linux
+            return max(1, os.cpu_count() or 1)
+    if n_jobs < 1:
+        raise ValueError(f"n_jobs must be >= 1 or None, got {n_jobs}")
+    return n_jobs
 
 
 def segment_references(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> list[list[str]]:
@@ -108,3 +121,18 @@ class Metric(ABC):
     def options_key(self) -> str:
         """A string identifying every option that changes the statistics (used in cache keys)."""
         return self.signature(1)
+
+
+class SentenceMeanMetric(Metric):
+    """A metric whose corpus score is the mean of its sentence scores: statistics ``[sentence score, 1]``."""
+
+    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """Mean sentence score ``sum / count`` (0 for a zero count)."""
+        sums = np.asarray(sums, dtype=np.float64)
+        out = np.zeros(sums.shape[:-1], dtype=np.float64)
+        np.divide(sums[..., 0], sums[..., 1], out=out, where=sums[..., 1] != 0)
+        return out
+
+    def segment_scores(self, stats: np.ndarray) -> np.ndarray:
+        """The sentence scores (first column)."""
+        return np.asarray(stats, dtype=np.float64)[..., 0].copy()

@@ -60,14 +60,13 @@ published ``cer`` test values.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
 
-from korean_eval.metrics.base import Metric, MetricInfo, segment_references
+from korean_eval.metrics.base import MetricInfo, SentenceMeanMetric, resolve_jobs, segment_references
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ONE = np.uint64(1)
@@ -723,25 +722,13 @@ class _Encoded:
 _CHUNK_PAIRS = 64
 
 
-def _resolve_jobs(n_jobs: int | None) -> int:
-    """Number of worker threads for ``n_jobs`` (``None`` = all usable cores)."""
-    if n_jobs is None:
-        try:
-            return max(1, len(os.sched_getaffinity(0)))
-        except AttributeError:  # pragma: no cover - non-Linux
-            return max(1, os.cpu_count() or 1)
-    if n_jobs < 1:
-        raise ValueError(f"n_jobs must be >= 1 or None, got {n_jobs}")
-    return n_jobs
-
-
 def character_scores(hyps: Sequence[str], seg_refs: Sequence[Sequence[str]], n_jobs: int | None = 1) -> np.ndarray:
     """CharacTER (0..1) per segment, the minimum over each segment's references; ``n_jobs`` threads (``None`` =
     all usable cores) score chunks of pairs concurrently — the result does not depend on it."""
     enc = _Encoded(hyps, seg_refs)
     n_pairs = enc.n_pairs
     pair_scores = np.empty(n_pairs, dtype=np.float64)
-    jobs = _resolve_jobs(n_jobs)
+    jobs = resolve_jobs(n_jobs)
     if jobs == 1 or n_pairs <= _CHUNK_PAIRS:
         if n_pairs:
             enc.run(0, n_pairs, pair_scores)
@@ -759,7 +746,7 @@ def character_sentence(hyp: str, refs: Sequence[str]) -> float:
     return float(character_scores([hyp], [list(refs)])[0])
 
 
-class CharacTER(Metric):
+class CharacTER(SentenceMeanMetric):
     """CharacTER × 100 (lower is better); corpus score = mean sentence score, statistics ``[100 · score, 1]``.
 
     See the module docstring for the exact definition (reference-implementation shift search and shift cost,
@@ -773,7 +760,7 @@ class CharacTER(Metric):
 
     def __init__(self, n_jobs: int | None = None) -> None:
         self.n_jobs = n_jobs
-        _resolve_jobs(n_jobs)
+        resolve_jobs(n_jobs)
         self.info = MetricInfo(
             name="character",
             label="CharacTER",
@@ -790,17 +777,6 @@ class CharacTER(Metric):
         out = np.ones((len(hyps), 2), dtype=np.float64)
         out[:, 0] = 100.0 * character_scores(hyps, seg_refs, self.n_jobs)
         return out
-
-    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
-        """Mean sentence score ``sum / count`` (0 for a zero count)."""
-        sums = np.asarray(sums, dtype=np.float64)
-        out = np.zeros(sums.shape[:-1], dtype=np.float64)
-        np.divide(sums[..., 0], sums[..., 1], out=out, where=sums[..., 1] != 0)
-        return out
-
-    def segment_scores(self, stats: np.ndarray) -> np.ndarray:
-        """The sentence scores (first column)."""
-        return np.asarray(stats, dtype=np.float64)[..., 0].copy()
 
     def signature(self, nrefs: int) -> str:
         """E.g. ``character|nrefs:1|shift:rwth-i6|norm:hyp-chars|space:counted|cap:1|version:1``."""

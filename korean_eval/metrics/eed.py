@@ -40,7 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from korean_eval.metrics.base import Metric, MetricInfo, segment_references
+from korean_eval.metrics.base import MetricInfo, SentenceMeanMetric, segment_references
 
 _SPACE = 32
 
@@ -116,7 +116,7 @@ def eed_sentence(hyp: str, refs: Sequence[str], alpha: float = 2.0, rho: float =
     return float(best)
 
 
-class EED(Metric):
+class EED(SentenceMeanMetric):
     """Extended Edit Distance × 100 (lower is better); corpus = mean sentence score, statistics ``[100·s, 1]``.
 
     Args:
@@ -149,17 +149,6 @@ class EED(Metric):
         for i, hyp in enumerate(hyps):
             out[i, 0] = 100.0 * eed_sentence(hyp, seg_refs[i], self.alpha, self.rho, self.deletion, self.insertion)
         return out
-
-    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
-        """Mean sentence score ``sum / count`` (0 for a zero count)."""
-        sums = np.asarray(sums, dtype=np.float64)
-        out = np.zeros(sums.shape[:-1], dtype=np.float64)
-        np.divide(sums[..., 0], sums[..., 1], out=out, where=sums[..., 1] != 0)
-        return out
-
-    def segment_scores(self, stats: np.ndarray) -> np.ndarray:
-        """The sentence scores (first column)."""
-        return np.asarray(stats, dtype=np.float64)[..., 0].copy()
 
     def signature(self, nrefs: int) -> str:
         """E.g. ``eed|nrefs:1|alpha:2|rho:0.3|del:0.2|ins:1|sub:1|pad:space|version:1``."""

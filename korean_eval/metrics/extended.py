@@ -58,7 +58,7 @@ from nltk.translate.bleu_score import closest_ref_length, modified_precision
 from nltk.util import everygrams, ngrams
 from numba import njit
 
-from korean_eval.metrics.base import Metric, MetricInfo, segment_references
+from korean_eval.metrics.base import Metric, MetricInfo, SentenceMeanMetric, segment_references
 
 NLTK_VERSION: str = nltk.__version__
 
@@ -566,7 +566,7 @@ def ribes_sentence(hyp: Tokens, refs: Sequence[Tokens], alpha: float = 0.25, bet
     return best
 
 
-class Ribes(Metric):
+class Ribes(SentenceMeanMetric):
     """RIBES (``nltk.translate.ribes_score.sentence_ribes``), × 100; corpus = mean of sentence scores.
 
     Statistics ``[100 · sentence_ribes, 1]``; segment score = first column; corpus score = ``sum / count``
@@ -596,15 +596,6 @@ class Ribes(Metric):
             out[i, 0] = 100.0 * ribes_sentence(tokens_of(hyp), [tokens_of(r) for r in seg_refs[i]], self.alpha,
                                                self.beta)
         return out
-
-    def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
-        """Mean sentence score: ``sum / count`` (0 for a zero count)."""
-        sums = np.asarray(sums, dtype=np.float64)
-        return _safe_div(sums[..., 0], sums[..., 1])
-
-    def segment_scores(self, stats: np.ndarray) -> np.ndarray:
-        """The sentence scores (first column)."""
-        return np.asarray(stats, dtype=np.float64)[..., 0].copy()
 
     def signature(self, nrefs: int) -> str:
         """E.g. ``ribes|nrefs:1|alpha:0.25|beta:0.1|version:3.10.4``."""

@@ -58,7 +58,6 @@ Measured speed (``benchmarks/bench_ter.py``, 50 pairs, ~53-character references,
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -67,6 +66,8 @@ import numpy as np
 from numba import njit
 from sacrebleu.metrics.ter import TER
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
+
+from korean_eval.metrics.base import resolve_jobs
 
 __all__ = ["ter_statistics", "ter_statistics_sacrebleu"]
 
@@ -406,18 +407,6 @@ def _check_inputs(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> 
             raise ValueError(f"segment {i} has no reference (all references are None)")
 
 
-def _resolve_jobs(n_jobs: int | None) -> int:
-    """Number of worker threads for ``n_jobs`` (``None`` = all usable cores)."""
-    if n_jobs is None:
-        try:
-            return max(1, len(os.sched_getaffinity(0)))
-        except AttributeError:  # pragma: no cover - non-Linux
-            return max(1, os.cpu_count() or 1)
-    if n_jobs < 1:
-        raise ValueError(f"n_jobs must be >= 1 or None, got {n_jobs}")
-    return n_jobs
-
-
 def ter_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str | None]], *, case_sensitive: bool = False,
                    normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
                    n_jobs: int | None = None) -> np.ndarray:
@@ -440,7 +429,7 @@ def ter_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str | None]], *,
             references are all ``None``, or ``n_jobs < 1``.
     """
     _check_inputs(hyps, refs)
-    jobs = _resolve_jobs(n_jobs)
+    jobs = resolve_jobs(n_jobs)
     tok = _tokenizer(case_sensitive, normalized, no_punct, asian_support)
 
     ids: list[int] = []
@@ -512,7 +501,7 @@ def ter_statistics_sacrebleu(hyps: Sequence[str], refs: Sequence[Sequence[str | 
     validation is the same as in :func:`ter_statistics`.
     """
     _check_inputs(hyps, refs)
-    _resolve_jobs(n_jobs)
+    resolve_jobs(n_jobs)
     metric = TER(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
                  case_sensitive=case_sensitive)
     stats = metric._extract_corpus_statistics(hyps, refs)
