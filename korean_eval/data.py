@@ -132,6 +132,28 @@ class EvalSet:
             h.update(b"|" + (frame.to_csv(index=False).encode() if frame is not None else b"-"))
         return h.hexdigest()
 
+    def pair_problem(self, system: str, seg_id: str) -> str:
+        """Why a score row for (system, seg_id) cannot be used, or ``""``: unknown system, unknown seg_id, or (with
+        texts) no hypothesis of that system for that segment."""
+        hyps = self.systems.get(system)
+        if hyps is None:
+            return "unknown system"
+        index = self._seg_index().get(seg_id)
+        if index is None:
+            return "unknown seg_id"
+        if self.refs and hyps and hyps[index] is None:
+            return "no hypothesis of this system for this segment"
+        return ""
+
+    def _seg_index(self) -> dict[str, int]:
+        """seg_id → position, rebuilt whenever ``seg_ids`` is replaced or changes length."""
+        key = (id(self.seg_ids), len(self.seg_ids))
+        cached = self.__dict__.get("_seg_index_cache")
+        if cached is None or cached[0] != key:
+            cached = (key, {s: i for i, s in enumerate(self.seg_ids)})
+            self.__dict__["_seg_index_cache"] = cached
+        return cached[1]
+
     def system_pairs(self) -> int:
         """Number of (system, segment) pairs that have a hypothesis."""
         return sum(h is not None for hyps in self.systems.values() for h in hyps)
@@ -527,17 +549,13 @@ def _parse_score(value: str) -> float | None:
 def _score_rows(
     table: Table, sys_col: str, seg_cols: Sequence[str], score_cols: Sequence[str], evalset: EvalSet, report: ValidationReport
 ) -> list[tuple[str, str, dict[str, float], int]]:
-    known_sys = set(evalset.systems)
-    known_seg = set(evalset.seg_ids)
     out = []
     for row, line in zip(table.rows, table.lines, strict=True):
         system = row[sys_col].strip()
         seg = _seg_key(row, seg_cols)
-        if system not in known_sys:
-            report.exclude(table.name, line, "unknown system")
-            continue
-        if seg not in known_seg:
-            report.exclude(table.name, line, "unknown seg_id")
+        problem = evalset.pair_problem(system, seg)
+        if problem:
+            report.exclude(table.name, line, problem)
             continue
         values: dict[str, float] = {}
         bad = None
@@ -591,14 +609,12 @@ def attach_human_frame(evalset: EvalSet, frame: pd.DataFrame, name: str) -> Eval
     Rows for unknown systems or segments and non-finite scores are excluded and counted (``line`` = row number + 1).
     """
     report = ValidationReport()
-    known_sys, known_seg = set(evalset.systems), set(evalset.seg_ids)
     keep = []
     for pos, (system, seg, score) in enumerate(frame[["system", "seg_id", "score"]].itertuples(index=False), start=1):
         system, seg = str(system), str(seg)
-        if system not in known_sys:
-            report.exclude(name, pos, "unknown system")
-        elif seg not in known_seg:
-            report.exclude(name, pos, "unknown seg_id")
+        problem = evalset.pair_problem(system, seg)
+        if problem:
+            report.exclude(name, pos, problem)
         elif not (isinstance(score, (int, float)) and math.isfinite(score)):
             report.exclude(name, pos, "score: not a finite number")
         else:

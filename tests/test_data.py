@@ -127,3 +127,13 @@ def test_column_map_parse_errors():
     with pytest.raises(InputError, match="cannot read"):
         ColumnMap.parse("system:Sys")
     assert ColumnMap.parse("seg_id=DocID+SentID").seg_id == ("DocID", "SentID")
+
+
+def test_scores_for_pairs_without_a_hypothesis_are_excluded():
+    table = "system,seg_id,hyp,ref\nA,1,가,나\nB,1,다,나\nA,2,라,마\n".encode()
+    ev = evalset_from_table(table, "t.csv")
+    assert ev.systems["B"] == ["다", None]
+    attach_human(ev, b"system,seg_id,score\nA,1,1\nB,1,2\nA,2,3\nB,2,4\n", "h.csv")
+    excluded = ev.report.excluded_frame()
+    assert excluded[["line", "reason"]].values.tolist() == [[5, "no hypothesis of this system for this segment"]]
+    assert len(ev.human) == 3

@@ -16,6 +16,7 @@ import itertools
 import math
 import warnings
 
+import jamo
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -35,8 +36,6 @@ from korean_eval.metrics.character import (
 )
 from korean_eval.metrics.eed import EED, eed_components, eed_sentence
 from korean_eval.metrics.extended import Gleu, Nist, NltkBleu, Ribes, ribes_sentence, tokens_of
-
-jamo = pytest.importorskip("jamo")
 
 TOL = 1e-9
 
