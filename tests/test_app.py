@@ -223,6 +223,20 @@ def test_metric_selection_and_overrides_feed_the_config():
     assert bar_points(figures(at)[1])[("BLEU", "char")] == bar_points(figures(default)[1])[("BLEU", "char")]
 
 
+def test_extended_metric_group_draws_all_six_at_every_level():
+    """Issue 7: the "extended" group toggle gives the six extended metrics, same charts as the sacrebleu group."""
+    at = run_app(**{"metric_groups": ["extended"]})
+    config = at.session_state[state.SETTINGS_KEY].config
+    assert config.metrics == ("nltk-bleu", "gleu", "nist", "ribes", "character", "eed")
+    segment, system = figures(at)[0], figures(at)[1]
+    for fig in (segment, system):
+        points = bar_points(fig)
+        assert len({m for m, _ in points}) == 6
+        assert {lv for _, lv in points} == {"word", "kiwi", "char"}
+        assert all(np.isfinite(v) for v in points.values())
+    assert not any("not installed" in c.value for c in at.caption)
+
+
 def test_confidence_intervals_draw_error_bars_and_compare_two():
     at = run_app(corr_ci=True)
     fig = figures(at)[0]
