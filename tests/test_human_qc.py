@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ if str(REPO) not in sys.path:  # plain `pytest` (not `python -m pytest`) does no
 
 from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command  # noqa: E402
 from korean_eval.human_qc import QCOptions, QCResult, detect_columns, read_judgments, run_qc  # noqa: E402
+from tests.helpers import require  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 STUDY_FILE = SHARED / "data" / "kor_sacrebleu" / "judgments_raw.csv"
@@ -39,11 +39,7 @@ def table(rows: list[tuple]) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def study_df() -> pd.DataFrame:
     """The study's judgments; skipped only when ../shared is absent, and a failure (not a skip) under CI=true."""
-    if not STUDY_FILE.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{STUDY_FILE} is missing on CI (CI=true): the study data must be beside the repo")
-        pytest.skip(f"{STUDY_FILE} not present (../shared is absent)")
-    return read_judgments(STUDY_FILE)
+    return read_judgments(require(STUDY_FILE))
 
 
 # ----------------------------------------------------------------------------------------------- the study

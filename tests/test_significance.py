@@ -3,7 +3,6 @@ rankings and the plain-English comparison — on the study's document 1 and on s
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from itertools import combinations
@@ -30,6 +29,7 @@ from korean_eval.stats import (
     significance_matrix,
     wilcoxon_ranksum_human,
 )
+from tests.helpers import require
 
 _TIMER: dict[str, float] = {}
 REPO = Path(__file__).resolve().parents[1]
@@ -52,10 +52,7 @@ def doc1() -> Results:
     """The study's document 1 (4 systems, Sys_B lacks 7 of 18 segments), human = Z_adequacy, word and char levels.
 
     Skipped only when ../shared is absent, and a failure (not a skip) under CI=true."""
-    if not DOC1.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{DOC1} is missing on CI (CI=true): the study data must be beside the repo")
-        pytest.skip(f"{DOC1} not present (../shared is absent)")
+    require(DOC1)
     from korean_eval.data import evalset_from_table
     from korean_eval.pipeline import EvalConfig, evaluate
 
@@ -65,11 +62,7 @@ def doc1() -> Results:
 
 @pytest.fixture(scope="module")
 def doc1_frame() -> pd.DataFrame:
-    if not DOC1.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{DOC1} is missing on CI (CI=true): the study data must be beside the repo")
-        pytest.skip(f"{DOC1} not present")
-    return pd.read_csv(DOC1)
+    return pd.read_csv(require(DOC1))
 
 
 class _Ratio(Metric):
