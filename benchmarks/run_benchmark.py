@@ -69,6 +69,7 @@ import pandas as pd  # noqa: E402
 import sacrebleu  # noqa: E402
 
 import korean_eval.pipeline as pl  # noqa: E402
+import korean_eval.workers as workers  # noqa: E402
 from korean_eval.cache import DiskCache  # noqa: E402
 from korean_eval.correlation import correlate  # noqa: E402
 from korean_eval.data import attach_human, evalset_from_texts  # noqa: E402
@@ -143,7 +144,7 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _worker_pids() -> list[int]:
-    pool = pl._POOL
+    pool = workers._POOL
     return list(getattr(pool, "_processes", {}) or {}) if pool is not None else []
 
 
