@@ -49,6 +49,18 @@ def _read(path: str, what: str) -> tuple[str, bytes]:
     return p.name, p.read_bytes()
 
 
+def _read_spm_model(path: str) -> bytes:
+    """The bytes of a SentencePiece ``.model`` file, checked to load (InputError naming the file otherwise)."""
+    from korean_eval.tokenizers import SpmLevel
+
+    data = _read(path, "SentencePiece model")[1]
+    try:
+        SpmLevel(model=data)
+    except ValueError as err:
+        raise InputError(path, str(err)) from None
+    return data
+
+
 def _split(text: str | None) -> list[str]:
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
@@ -197,7 +209,7 @@ def run_command(args: argparse.Namespace) -> int:
         overrides=_expand_overrides(parse_overrides(args.override or []), levels),
         ter_cap=args.ter_cap,
         spm_vocab=args.spm_vocab,
-        spm_model=_read(args.spm_model, "SentencePiece model")[1] if args.spm_model else None,
+        spm_model=_read_spm_model(args.spm_model) if args.spm_model else None,
         ter_implementation=args.ter_impl,
         jobs=args.jobs,
     )

@@ -302,10 +302,14 @@ class SpmLevel(TokenLevel):
         proc = spm.SentencePieceProcessor()
         try:
             proc.LoadFromSerializedProto(model)
-        except Exception as err:  # noqa: BLE001
-            raise ValueError(f"not a SentencePiece model: {err}") from None
+        except Exception:  # noqa: BLE001 - sentencepiece raises RuntimeError("Internal: … ParseFromArray …")
+            raise ValueError("not a SentencePiece model (the file does not parse as a .model protobuf)") from None
         self._model_bytes = model
         self._processor = proc
+
+    def piece_count(self) -> int:
+        """Pieces in the model's vocabulary (0 before :meth:`fit`)."""
+        return int(self._processor.get_piece_size()) if self._processor is not None else 0
 
     @property
     def fitted(self) -> bool:

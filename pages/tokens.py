@@ -72,7 +72,7 @@ with t2:
         if st.button("Time the tokenizers now (without the cache)", key="tok_time"):
             st.session_state["tok_timed"] = True
         if st.session_state.get("tok_timed"):
-            timed = pd.DataFrame(state.tokenizer_timing(data.content_hash(), tuple(levels), cfg.spm_vocab, data))
+            timed = pd.DataFrame(state.tokenizer_timing(data.content_hash(), tuple(levels), state.spm_key(cfg), data, cfg))
             timed["family"] = timed["level"].map(views.level_family)
             chart(charts.level_bars(timed, "seconds", "Tokenisation time (no cache)", "seconds", ".3f"), "tokenize-time")
     else:

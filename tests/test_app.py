@@ -203,6 +203,53 @@ def test_changing_token_levels_recomputes_and_redraws():
     assert {lv for _, lv in bar_points(figures(at)[0])} == {"word", "char", "jamo"}
 
 
+def _spm_model_from_hypotheses() -> bytes:
+    """A small SentencePiece model trained on one system's hypotheses (so its pieces differ from the default's)."""
+    from korean_eval.tokenizers import SpmLevel
+
+    evalset = load_sample()
+    hyps = [h for h in next(iter(evalset.systems.values())) if h]
+    return SpmLevel(vocab_size=600).fit(hyps)._model_bytes
+
+
+def test_uploaded_sentencepiece_model_is_used_for_the_spm_level():
+    levels = {"level|kiwi": False, "level|char": False, "level|spm": True}
+    trained = run_app(**levels)
+    assert trained.session_state[state.SETTINGS_KEY].config.spm_model is None
+    model = _spm_model_from_hypotheses()
+    at = run_app(**levels)
+    at.sidebar.file_uploader(key="spm_model_upload").set_value(("my_mt.model", model, "application/octet-stream"))
+    at.run()
+    assert_clean(at)
+    config = at.session_state[state.SETTINGS_KEY].config
+    assert config.spm_model == model
+    assert at.number_input(key="spm_vocab").disabled
+    assert any(md_escape("my_mt.model") in c.value and "pieces" in c.value for c in at.sidebar.caption)
+    from korean_eval.pipeline import EvalConfig, evaluate
+
+    res = evaluate(load_sample(), EvalConfig(levels=("word", "spm"), metrics=config.metrics, spm_model=model))
+    expected = res.correlations.query(
+        "level == 'spm' and metric == 'bleu' and granularity == 'segment' and statistic == 'pearson' "
+        "and grouping == 'none'"
+    )["value"].item()
+    seg = bar_points(figures(at)[0])
+    assert seg[("BLEU", "spm")] == pytest.approx(expected, abs=1e-12)
+    assert seg[("BLEU", "spm")] != bar_points(figures(trained)[0])[("BLEU", "spm")]
+    assert seg[("BLEU", "word")] == bar_points(figures(trained)[0])[("BLEU", "word")]
+
+
+def test_a_file_that_is_not_a_sentencepiece_model_is_refused_by_name():
+    at = run_app(**{"level|kiwi": False, "level|char": False, "level|spm": True})
+    at.sidebar.file_uploader(key="spm_model_upload").set_value(("notes.model", b"not a model", "text/plain"))
+    at.run()
+    assert not at.exception
+    assert any(
+        md_escape("notes.model") in e.value and "not a SentencePiece model" in e.value for e in at.error
+    ), [e.value for e in at.error]
+    assert at.session_state[state.SETTINGS_KEY].config.spm_model is None
+    assert len(figures(at)) >= 2  # the evaluation still runs, with the model trained on the references
+
+
 def test_unavailable_level_is_shown_disabled_with_its_reason():
     at = run_app()
     khaiii = at.checkbox(key="level|khaiii")

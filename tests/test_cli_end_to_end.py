@@ -124,6 +124,7 @@ def test_run_on_sample_text_files(tmp_path):
         (["--metrics", "bleu,meteor"], "unknown metric 'meteor'"),
         (["--override", "char:bleu:max_ngram_order=0"], "max_ngram_order must be between 1 and 9"),
         (["--scores", "x.csv"], "--scores"),
+        (["--levels", "spm", "--spm-model", "README.md"], "README.md: not a SentencePiece model"),
     ],
 )
 def test_bad_input_exits_with_one_line(args, message):

@@ -11,12 +11,14 @@ from korean_eval.pipeline import EvalConfig
 from korean_eval.tokenizers import FAMILIES, SpmLevel, level_table
 from ui.state import Settings
 from ui.views import FAMILY_LABELS, GROUPING_LABELS, STATISTIC_LABELS, metric_label
+from ui.widgets import md_escape
 
 DEFAULT_LEVELS: tuple[str, ...] = EvalConfig().levels
 GROUP_LABELS = {"sacrebleu": "sacrebleu metrics", "extended": "extended"}
 LEVEL_PREFIX = "level|"
 METRIC_PREFIX = "metrics|"
 OVERRIDE_PREFIX = "ovr|"
+SPM_UPLOAD_KEY = "spm_model_upload"
 
 
 @st.cache_resource(show_spinner="Checking which tokenizers are installed…")
@@ -40,7 +42,8 @@ def _init(key: str, value: object) -> None:
         st.session_state[key] = value
 
 
-def _levels() -> tuple[str, ...]:
+def _levels() -> tuple[tuple[str, ...], bytes | None]:
+    """The chosen token levels, and the uploaded SentencePiece model (if spm is chosen and one was uploaded)."""
     st.markdown("**Token levels**")
     rows = levels_info()
     chosen: list[str] = []
@@ -65,17 +68,43 @@ def _levels() -> tuple[str, ...]:
                     chosen.append(r["level"])
     for r in unavailable:
         st.caption(f"⊘ {r['level']} is unavailable: {r['reason']}")
-    if "spm" in chosen:
-        _init("spm_vocab", SpmLevel.DEFAULT_VOCAB)
-        st.number_input(
-            "SentencePiece vocabulary (upper bound)",
-            min_value=100,
-            max_value=64000,
-            step=500,
-            key="spm_vocab",
-            help="A unigram model is trained on the references; small data gets a smaller vocabulary.",
-        )
-    return tuple(chosen)
+    spm_model = _spm_settings() if "spm" in chosen else None
+    return tuple(chosen), spm_model
+
+
+def _spm_settings() -> bytes | None:
+    """Vocabulary size of the model trained on the references, or the user's own ``.model`` file (its bytes)."""
+    uploaded = st.file_uploader(
+        "Your SentencePiece model (optional)",
+        type=["model"],
+        key=SPM_UPLOAD_KEY,
+        help="The .model file of your MT system's SentencePiece, to score at its pieces. Without one, a unigram "
+        "model is trained on the references.",
+    )
+    model = _valid_spm_model(uploaded.name, uploaded.getvalue()) if uploaded is not None else None
+    _init("spm_vocab", SpmLevel.DEFAULT_VOCAB)
+    st.number_input(
+        "SentencePiece vocabulary (upper bound)",
+        min_value=100,
+        max_value=64000,
+        step=500,
+        key="spm_vocab",
+        disabled=model is not None,
+        help="A unigram model is trained on the references; small data gets a smaller vocabulary. Not used when "
+        "you upload a model.",
+    )
+    return model
+
+
+def _valid_spm_model(name: str, data: bytes) -> bytes | None:
+    """``data`` if SentencePiece can load it (a caption names it); otherwise None, after an error naming the file."""
+    try:
+        level = SpmLevel(model=data)
+    except ValueError as err:
+        st.error(f"{md_escape(name)}: {md_escape(err)}. The SentencePiece model is trained on the references instead.")
+        return None
+    st.caption(f"SentencePiece: your model {md_escape(name)}, {level.piece_count():,} pieces ({level.version()}).")
+    return data
 
 
 def _metrics() -> tuple[str, ...]:
@@ -172,7 +201,7 @@ def _overrides(levels: tuple[str, ...], metrics: tuple[str, ...]) -> dict:
 def render() -> Settings:
     """Draw the sidebar settings and return them (validated into an :class:`EvalConfig`)."""
     with st.sidebar:
-        levels = _levels()
+        levels, spm_model = _levels()
         st.divider()
         metrics = _metrics()
         overrides = _overrides(levels, metrics)
@@ -209,5 +238,6 @@ def render() -> Settings:
         overrides=overrides,
         ter_cap=bool(ter_cap),
         spm_vocab=spm_vocab,
+        spm_model=spm_model,
     )
     return Settings(config=config, statistic=statistic or "pearson", grouping=grouping or "none")

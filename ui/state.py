@@ -366,27 +366,38 @@ def computed_statistics(ctx: Context) -> dict[str, Any]:
 
 
 @st.cache_resource(show_spinner="Starting the tokenizer…", max_entries=32)
-def _level(name: str, data_hash: str, spm_vocab: int, _evalset: EvalSet, _config: EvalConfig):
+def _level(name: str, data_hash: str, spm: str, _evalset: EvalSet, _config: EvalConfig):
     return prepare_level(name, _evalset, _config)
+
+
+def spm_key(config: EvalConfig) -> str:
+    """What decides the SentencePiece pieces: the vocabulary of the trained model, or the user's model (hash)."""
+    if config.spm_model:
+        return "model:" + hashlib.sha256(config.spm_model).hexdigest()
+    return f"trained:{config.spm_vocab}"
 
 
 def tokenize(text: str, levels: list[str], evalset: EvalSet, config: EvalConfig) -> dict[str, list[str]]:
     """``text`` tokenised at each level (SentencePiece trained on the current references, as in the pipeline)."""
     out: dict[str, list[str]] = {}
     for name in levels:
-        level = _level(name, evalset.content_hash() if name == "spm" else "", config.spm_vocab, evalset, config)
+        level = _level(name, evalset.content_hash() if name == "spm" else "", spm_key(config), evalset, config)
         out[name] = level.tokenize_one(text)
     return out
 
 
 @st.cache_data(show_spinner="Timing the tokenizers without the cache…", max_entries=8)
-def tokenizer_timing(data_hash: str, levels: tuple[str, ...], spm_vocab: int, _evalset: EvalSet) -> list[dict]:
+def tokenizer_timing(
+    data_hash: str, levels: tuple[str, ...], spm: str, _evalset: EvalSet, _config: EvalConfig
+) -> list[dict]:
     """Seconds each level takes to tokenise every distinct text of the data from scratch (no cache)."""
     texts = [r for stream in _evalset.refs for r in stream]
     texts += [h for hyps in _evalset.systems.values() for h in hyps if h is not None]
     rows = []
     for name in levels:
-        level = prepare_level(name, _evalset, EvalConfig(levels=(name,), spm_vocab=spm_vocab))
+        level = prepare_level(
+            name, _evalset, EvalConfig(levels=(name,), spm_vocab=_config.spm_vocab, spm_model=_config.spm_model)
+        )
         result = level.tokenize(texts)
         rows.append({"level": name, "seconds": result.seconds, "texts": len(set(texts))})
     return rows
