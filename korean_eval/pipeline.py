@@ -35,27 +35,30 @@ straightforward computation (every statistic is still computed by sacrebleu's ow
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
-import json
 import os
-import pickle
 import time
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from korean_eval import __version__, meta
+from korean_eval import meta
 from korean_eval.cache import NullCache, pair_key, text_key
 from korean_eval.correlation import GROUPINGS, STATISTICS
 from korean_eval.data import EvalSet
 from korean_eval.metrics import METRIC_NAMES, Metric, make_metric, metric_info
 from korean_eval.metrics.sacre import BleuMetric, ChrfMetric, TerMetric
-from korean_eval.tokenizers import LEVEL_NAMES, SpmLevel, TokenLevel, get_level, level_availability
+from korean_eval.result_store import digest, load_result, store_result
+from korean_eval.result_store import result_key as result_key  # re-exported: the key of a stored evaluation
+from korean_eval.tokenizers import (
+    LEVEL_NAMES,
+    SpmLevel,
+    TokenLevel,
+    get_level,
+    level_availability,
+    package_version,
+)
 from korean_eval.workers import (
     PORTABLE_LEVELS,
     Rows,
@@ -188,7 +191,7 @@ def prepare_level(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCa
         references = [r for stream in evalset.refs for r in stream]
         if config.spm_model is not None or cache is None or not cache.enabled:
             return SpmLevel(config.spm_vocab, config.spm_model).fit(references)
-        key = "spm-model:" + _digest([_pkg_version("sentencepiece"), config.spm_vocab, list(dict.fromkeys(references))])
+        key = "spm-model:" + digest([package_version("sentencepiece"), config.spm_vocab, list(dict.fromkeys(references))])
         model = cache.get_blob(key)
         if model is not None:
             try:
@@ -481,69 +484,6 @@ def _work_order(levels: Sequence[str]) -> list[str]:
     return first + [lv for lv in levels if lv not in first]
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Whole-result cache
-
-RESULT_CACHE_VERSION = 1
-_RESULT_MAGIC = b"korean-eval-result/zlib/1\n"
-
-
-def _pkg_version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "missing"
-
-
-def _digest(payload: object) -> str:
-    return hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
-
-
-def _source_digest() -> str:
-    """SHA-256 over this package's Python source: any code change makes earlier stored results unusable."""
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
-
-
-def result_key(evalset: EvalSet, config: EvalConfig) -> str:
-    """Key of a stored result: data content hash, settings, level and library versions, package source digest."""
-    levels = {}
-    for name in config.levels:
-        if name == "spm":
-            model = hashlib.sha256(config.spm_model).hexdigest() if config.spm_model else "trained-on-references"
-            levels[name] = f"spm-{_pkg_version('sentencepiece')}-v{config.spm_vocab}-{model}"
-        else:
-            levels[name] = get_level(name).options_key()
-    libs = {d: _pkg_version(d) for d in ("sacrebleu", "numpy", "scipy", "pandas", "numba")}
-    return _digest(
-        {
-            "version": [RESULT_CACHE_VERSION, __version__],
-            "source": _source_digest(),
-            "data": evalset.content_hash(),
-            "settings": config.as_dict(),
-            "levels": levels,
-            "libraries": libs,
-        }
-    )
-
-
-def _load_result(cache: NullCache, key: str) -> Results | None:
-    blob = cache.get_blob(f"result:{key}")
-    if blob is None:
-        return None
-    try:
-        if not blob.startswith(_RESULT_MAGIC):
-            return None
-        results = pickle.loads(zlib.decompress(blob[len(_RESULT_MAGIC) :]))
-    except Exception:  # noqa: BLE001 - an unreadable entry is recomputed
-        return None
-    return results if isinstance(results, Results) else None
-
-
 def evaluate(
     evalset: EvalSet,
     config: EvalConfig | None = None,
@@ -561,8 +501,8 @@ def evaluate(
     if cache.enabled and getattr(cache, "store_results", False):
         start = time.perf_counter()
         key = result_key(evalset, config)
-        results = _load_result(cache, key)
-        if results is not None:
+        results = load_result(cache, key)
+        if isinstance(results, Results):
             results.timings = pd.concat(
                 [
                     results.timings,
@@ -577,12 +517,7 @@ def evaluate(
             return results
     results = _evaluate(evalset, config, progress, cache)
     if key is not None and cache.enabled:
-        try:  # zlib level 1: ~5× smaller (52 → 11 MB at 8,192 pairs × 25 cells), ~0.1 s to unpack
-            blob = _RESULT_MAGIC + zlib.compress(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL), 1)
-        except Exception:  # noqa: BLE001 - an unpicklable result is simply not stored
-            blob = None
-        if blob is not None:
-            cache.put_blob(f"result:{key}", blob, "result")
+        store_result(cache, key, results)
     results.notes = results.notes + ([cache.problem] if cache.problem else [])
     return results
 

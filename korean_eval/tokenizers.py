@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 FAMILIES: tuple[str, ...] = ("word", "morpheme", "subword", "character", "jamo")
 
 
-def _pkg_version(dist: str) -> str:
+def package_version(dist: str) -> str:
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
@@ -77,7 +77,7 @@ class TokenLevel:
 
     def version(self) -> str:
         """``<level>-<library version>``; part of every signature (e.g. ``kiwi-0.24.1``)."""
-        return f"{self.name}-{_pkg_version(self.library)}" if self.library else self.name
+        return f"{self.name}-{package_version(self.library)}" if self.library else self.name
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
         raise NotImplementedError
@@ -120,7 +120,7 @@ class WordLevel(TokenLevel):
     description = "sacrebleu's 13a tokenization: eojeol (whitespace words) with punctuation split off"
 
     def version(self) -> str:
-        return f"word-13a-{_pkg_version('sacrebleu')}"
+        return f"word-13a-{package_version('sacrebleu')}"
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
         tok = _tokenizer_13a()
@@ -160,7 +160,7 @@ class MecabLevel(TokenLevel):
     description = "python-mecab-ko MeCab().morphs (mecab-ko-dic)"
 
     def version(self) -> str:
-        return f"mecab-{_pkg_version('python-mecab-ko')}-dic-{_pkg_version('python-mecab-ko-dic')}"
+        return f"mecab-{package_version('python-mecab-ko')}-dic-{package_version('python-mecab-ko-dic')}"
 
     def availability(self) -> tuple[bool, str]:
         try:
@@ -186,7 +186,7 @@ class KiwiLevel(TokenLevel):
     description = "kiwipiepy Kiwi().tokenize (batch mode) → token.form: morphemes, lemmatised (했 → 하 + 었)"
 
     def version(self) -> str:
-        return f"kiwi-{_pkg_version('kiwipiepy')}-model-{_pkg_version('kiwipiepy_model')}"
+        return f"kiwi-{package_version('kiwipiepy')}-model-{package_version('kiwipiepy_model')}"
 
     def availability(self) -> tuple[bool, str]:
         try:
@@ -340,7 +340,7 @@ class SpmLevel(TokenLevel):
 
     def version(self) -> str:
         digest = hashlib.sha256(self._model_bytes).hexdigest()[:8] if self._model_bytes else "untrained"
-        return f"spm-{_pkg_version('sentencepiece')}-unigram-v{self.vocab_size}-{digest}"
+        return f"spm-{package_version('sentencepiece')}-unigram-v{self.vocab_size}-{digest}"
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
         if self._processor is None:
