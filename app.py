@@ -30,6 +30,9 @@ with st.sidebar:
         st.caption(
             f"Data: **{md_escape(state.source())}** · {len(data.systems)} systems × {data.n_segments} segments"
         )
+        if not data.refs:
+            st.caption("Scores only, no texts: your own metric scores are evaluated; token levels and metrics below "
+                       "apply when you load texts.")
     st.page_link("pages/data.py", label="Load your own data", icon=":material/upload_file:")
 state.store_settings(sidebar.render())
 with state.app_run():

@@ -714,7 +714,8 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
 
     hib = {name: metric_info(name).higher_is_better for name in config.metrics}
     correlations = pd.DataFrame(corr_rows, columns=meta.CORRELATION_COLUMNS)
-    correlations["higher_is_better"] = correlations["metric"].map(hib).fillna(True).astype(bool)
+    # given metrics (not in the registry) count as higher-is-better
+    correlations["higher_is_better"] = np.array([hib.get(m, True) for m in correlations["metric"]], dtype=bool)
     segment_scores = (
         pd.concat(seg_frames, ignore_index=True)
         if seg_frames

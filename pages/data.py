@@ -12,6 +12,7 @@ from ui import charts, state, views
 from ui.inputs import (
     TableRoles,
     Upload,
+    build_from_scores,
     build_from_table,
     build_from_texts,
     check_sizes,
@@ -156,6 +157,23 @@ def _table_panel() -> None:
             _apply(lambda: build_from_table(up, roles, _upload(human), _upload(given), max_bytes=LIMIT), up.name)
 
 
+def _scores_panel() -> None:
+    st.caption(
+        "Meta-evaluate metric scores you computed elsewhere (COMET, BLEURT, your own metric), without the texts: "
+        "correlations with the humans, rankings, flipped pairs and significance, at the level \"given\"."
+    )
+    c1, c2 = st.columns(2)
+    given = c1.file_uploader(
+        "Your metric scores (system, seg_id, one column per metric)", type=TABLE_TYPES, key="up_scores_only"
+    )
+    human = c2.file_uploader("Human scores (system, seg_id, score)", type=TABLE_TYPES, key="up_scores_human")
+    if st.button("Use these scores", type="primary", disabled=not (given and human), key="use_scores"):
+        _apply(
+            lambda: build_from_scores(Upload.of(given), Upload.of(human), max_bytes=LIMIT),
+            f"{given.name} + {human.name} (scores only)",
+        )
+
+
 def _sample_panel() -> None:
     st.markdown(
         "The bundled sample: 120 English→Korean news-style segments, five simulated MT systems (each made by "
@@ -296,7 +314,7 @@ def _report() -> None:
 
 st.title("Data")
 st.caption(
-    "Load references and one file per system, or one long table; add human scores (or quality-control raw "
+    "Load references and one file per system, or one long table, or only metric scores computed elsewhere; add human scores (or quality-control raw "
     "judgments below) and, if you have them, your own metric scores (e.g. COMET computed elsewhere). Files are "
     "decoded (UTF-8 with or without BOM, CP949/EUC-KR, UTF-16), NFC-normalised and checked; anything dropped is "
     f"listed with its reason. Files of up to {LIMIT / 2**20:g} MB each; nothing you upload is run, used as a file "
@@ -309,13 +327,13 @@ if FLASH_KEY in st.session_state:
 
 mode = st.segmented_control(
     "Source",
-    ["Text files", "One long table", "Bundled sample"],
+    ["Text files", "One long table", "Scores only", "Bundled sample"],
     key="data_mode",
     required=True,
     default="Text files",
     persist_state="session",
 )
-{"Text files": _texts_panel, "One long table": _table_panel}.get(mode, _sample_panel)()
+{"Text files": _texts_panel, "One long table": _table_panel, "Scores only": _scores_panel}.get(mode, _sample_panel)()
 st.divider()
 _qc_panel()
 st.divider()

@@ -15,6 +15,9 @@ levels = [lv for lv in views.ordered_levels(res.tokens) if lv in cfg.levels]
 st.title("Tokens")
 st.caption("The same Korean text cut into words, morphemes, subwords, characters and jamo — what each metric sees.")
 
+if not data.refs:
+    st.info("These data are metric scores only, without texts: there is nothing to tokenise.")
+    st.stop()
 if not levels:
     st.info("Choose at least one token level in the sidebar.")
     st.stop()

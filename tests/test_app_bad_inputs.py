@@ -21,9 +21,12 @@ import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 
+import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from korean_eval.sample import load_sample
 from tests.test_app import APP, _private_cache, _streamlit_navigation  # noqa: F401 - fixtures used by name
 from ui import state
 
@@ -592,3 +595,43 @@ def test_picking_one_column_for_two_roles_is_refused():
     data = _table(_long_rows(), ["system", "seg_id", "hyp", "ref", "score"])
     at = upload_table("roles.csv", data, {"hyp": "ref"})
     assert_refused(at, "roles.csv", r"column\(s\) ref picked for two roles")
+
+
+# --------------------------------------------------------------------------------------------- scores only
+
+
+def _scores_only(given: bytes, human: bytes, given_name: str = "comet.csv", human_name: str = "human.csv") -> AppTest:
+    at = data_page()
+    at.segmented_control(key="data_mode").set_value("Scores only").run()
+    at.file_uploader(key="up_scores_only").set_value((given_name, given, "text/csv"))
+    at.file_uploader(key="up_scores_human").set_value((human_name, human, "text/csv"))
+    at.run()
+    at.button(key="use_scores").click().run()
+    return at
+
+
+def _sample_scores() -> tuple[bytes, bytes, pd.DataFrame]:
+    human = load_sample().human
+    rng = np.random.default_rng(1)
+    given = human[["system", "seg_id"]].assign(COMET=human["score"] / 100 + rng.normal(0, 0.05, len(human)))
+    human_csv = human[["system", "seg_id", "score"]].to_csv(index=False).encode()
+    return given.to_csv(index=False).encode(), human_csv, given
+
+
+def test_scores_only_are_meta_evaluated_without_texts():
+    given, human, frame = _sample_scores()
+    extra = b"ghost,0,50\n"  # a human row for a system the metric table does not have: excluded and counted
+    at = _scores_only(given, human + extra)
+    assert_handled(at, r"comet\.csv \+ human\.csv \(scores only\)", r"human\.csv — unknown system \(1\)")
+    at.switch_page("pages/correlations.py").run()
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert "COMET" in spec and "given" in spec
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception and any("without texts" in i.value for i in at.info)
+    assert any("Scores only" in c.value for c in at.sidebar.caption)
+
+
+def test_scores_only_without_a_score_column_is_refused_by_name():
+    _, human, frame = _sample_scores()
+    at = _scores_only(frame[["system", "seg_id"]].to_csv(index=False).encode(), human)
+    assert_refused(at, "comet.csv", r"metric|score|column")

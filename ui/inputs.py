@@ -83,6 +83,15 @@ def build_from_texts(
     return _attach(evalset, human, given)
 
 
+def build_from_scores(given: Upload, human: Upload, max_bytes: int | None = None) -> EvalSet:
+    """Metric scores computed elsewhere (``system, seg_id``, one column per metric) + human scores → EvalSet.
+
+    No texts: the systems and segments are those of the metric-score table; only the given metrics are evaluated
+    (level ``given``). Human rows for other systems or segments are excluded and reported as usual."""
+    check_sizes([given, human], max_bytes)
+    return kdata.given_only_evalset((human.name, human.data), (given.name, given.data))
+
+
 def table_head(upload: Upload, rows: int = 20, max_bytes: int | None = None) -> pd.DataFrame:
     """The first rows of an uploaded CSV/TSV/JSONL table (all columns as text), for the column pickers."""
     check_sizes([upload], max_bytes)
