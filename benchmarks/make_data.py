@@ -24,7 +24,7 @@ level, and chrF is 28. Each system therefore first gets its characteristic error
 truncation; legal-vocabulary tables defined here) and then :func:`rewrite`: other wording for a share of the eojeol
 (a noun body from the corpus vocabulary with the original particle, or another corpus eojeol; "synonym" edits),
 particle swaps on the rest, other endings, phrase moves, dropped and inserted eojeol, with the strengths in
-:data:`REWRITE`. They were calibrated on document 1: ``python benchmarks/make_data.py --calibrate`` prints the
+:data:`REWRITE`. They were calibrated on document 1: ``python benchmarks/make_data.py --calibrate 256`` prints the
 means of both side by side (the benchmark prints them too). Without the rewrite layer the systems were 2-20 jamo-TER
 points from their references, and sacrebleu's jamo TER cost 46 ms per segment instead of the ~800 ms it costs on
 the study's real outputs, so the naive baseline was measured on unrealistically easy data.
