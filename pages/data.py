@@ -315,10 +315,10 @@ def _report() -> None:
 st.title("Data")
 st.caption(
     "Load references and one file per system, one long table, or (Scores only) just your metric scores; add "
-    "human scores (or quality-control raw judgments below) and, if you have them, your own metric scores (e.g. COMET computed elsewhere). Files are "
-    "decoded (UTF-8 with or without BOM, CP949/EUC-KR, UTF-16), NFC-normalised and checked; anything dropped is "
-    f"listed with its reason. Files of up to {LIMIT / 2**20:g} MB each; nothing you upload is run, used as a file "
-    "path or shown to other users."
+    "human scores (or quality-control raw judgments below) and, if you have them, your own metric scores (e.g. "
+    "COMET computed elsewhere). Files are decoded (UTF-8 with or without BOM, CP949/EUC-KR, UTF-16), "
+    "NFC-normalised and checked; anything dropped is listed with its reason. Files of up to "
+    f"{LIMIT / 2**20:g} MB each; nothing you upload is run, used as a file path or shown to other users."
 )
 
 
