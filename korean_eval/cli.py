@@ -211,6 +211,7 @@ def run_command(args: argparse.Namespace) -> int:
         spm_vocab=args.spm_vocab,
         spm_model=_read_spm_model(args.spm_model) if args.spm_model else None,
         ter_implementation=args.ter_impl,
+        given_lower_is_better=tuple(_split(args.lower_is_better)),
         jobs=args.jobs,
     )
     if args.cache_dir:
@@ -265,6 +266,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_qc_options(run)
     given = run.add_argument_group("bring-your-own metric scores")
     given.add_argument("--scores", metavar="FILE", help="system, seg_id, one column per metric (level 'given')")
+    given.add_argument(
+        "--lower-is-better",
+        metavar="NAMES",
+        help="comma-separated --scores metrics where lower is better (e.g. MetricX); the others: higher is better",
+    )
     given.add_argument("--scores-cols", metavar="MAP", help="column mapping for --scores (system=…,seg_id=…)")
     cfg = run.add_argument_group("levels and metrics")
     cfg.add_argument("--levels", help="comma-separated token levels (default: all available)")

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -89,6 +89,8 @@ class EvalConfig:
         spm_vocab: SentencePiece vocabulary size (upper bound); spm_model: a user-supplied model (bytes).
         ter_implementation: "fast" (exact reimplementation) or "sacrebleu" (reference implementation).
         jobs: worker processes/threads (None = all cores).
+        given_lower_is_better: names of the user's own metric scores (level ``given``) where lower is better
+            (error rates such as MetricX); the others count as higher-is-better.
     """
 
     levels: tuple[str, ...] = ("word", "mecab", "kiwi", "char", "jamo")
@@ -101,6 +103,7 @@ class EvalConfig:
     spm_model: bytes | None = None
     ter_implementation: str = "fast"
     jobs: int | None = None
+    given_lower_is_better: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for level in self.levels:
@@ -138,6 +141,7 @@ class EvalConfig:
             "spm_vocab": self.spm_vocab,
             "spm_model": "user-supplied" if self.spm_model else None,
             "ter_implementation": self.ter_implementation,
+            "given_lower_is_better": sorted(self.given_lower_is_better),
         }
 
 
@@ -163,10 +167,22 @@ class Results:
     notes: list[str] = field(default_factory=list)
     tokens: dict[str, dict[str, str]] = field(default_factory=dict)
 
+    def higher_is_better(self, metric: str, level: str | None = None) -> bool:
+        """Whether a higher score of ``metric`` (at ``level``) is better: see :func:`higher_is_better`."""
+        return higher_is_better(metric, level, self.settings.get("given_lower_is_better", ()))
+
     def signatures(self) -> dict[str, str]:
         """``"level/metric"`` → signature of its system scores."""
         df = self.system_scores.drop_duplicates(["level", "metric"])
         return {f"{r.level}/{r.metric}": r.signature for r in df.itertuples()}
+
+
+def higher_is_better(metric: str, level: str | None, given_lower_is_better: Collection[str] = ()) -> bool:
+    """Direction of a metric: the registry's for computed metrics; for the user's own scores (level ``given``, or
+    an unregistered name when ``level`` is None) False exactly when listed in ``given_lower_is_better``."""
+    if level == GIVEN_LEVEL or (level is None and metric not in METRIC_NAMES):
+        return metric not in given_lower_is_better
+    return metric_info(metric).higher_is_better if metric in METRIC_NAMES else True
 
 
 def _report(progress: Progress | None, fraction: float, message: str) -> None:
@@ -703,7 +719,12 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
             done += 1
     if evalset.given is not None:
         for name, (mat, sys_scores) in meta.given_system_scores(evalset.given, systems, seg_ids).items():
-            add_metric(GIVEN_LEVEL, name, mat, sys_scores, "given|system score = mean of segment scores", True)
+            hib = higher_is_better(name, GIVEN_LEVEL, config.given_lower_is_better)
+            direction = "higher is better" if hib else "lower is better"
+            add_metric(GIVEN_LEVEL, name, mat, sys_scores, f"given|system score = mean of segment scores|{direction}", hib)
+        unknown = sorted(set(config.given_lower_is_better) - set(evalset.given["metric"]))
+        if unknown:
+            notes.append(f"lower-is-better metric(s) not among your metric scores: {', '.join(unknown)}")
     for row in timing_rows:  # work done in worker processes (or earlier) counts for the level × metric owning it
         if row["stage"] == "score":
             row["seconds"] += sched.seconds.get((row["level"], row["metric"]), 0.0)
@@ -712,10 +733,14 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
     if evalset.human is None:
         notes.append("no human scores: correlations and rankings against humans are empty")
 
-    hib = {name: metric_info(name).higher_is_better for name in config.metrics}
     correlations = pd.DataFrame(corr_rows, columns=meta.CORRELATION_COLUMNS)
-    # given metrics (not in the registry) count as higher-is-better
-    correlations["higher_is_better"] = np.array([hib.get(m, True) for m in correlations["metric"]], dtype=bool)
+    correlations["higher_is_better"] = np.array(
+        [
+            higher_is_better(m, lv, config.given_lower_is_better)
+            for lv, m in zip(correlations["level"], correlations["metric"], strict=True)
+        ],
+        dtype=bool,
+    )
     segment_scores = (
         pd.concat(seg_frames, ignore_index=True)
         if seg_frames

@@ -146,17 +146,10 @@ def config_label(results: Results, config: Config) -> str:
 
 
 def higher_is_better(results: Results, config: Config) -> bool:
-    """Whether higher scores of ``config``'s metric are better (False for error rates such as TER)."""
-    key = _key(config)
-    obj = results.metrics.get(key)
-    if obj is not None:
-        return bool(obj.info.higher_is_better)
-    corr = results.correlations
-    if "higher_is_better" in corr.columns:
-        rows = corr[(corr["level"] == key[0]) & (corr["metric"] == key[1])]
-        if len(rows):
-            return bool(rows["higher_is_better"].iloc[0])
-    return True
+    """Whether higher scores of ``config``'s metric are better (False for error rates such as TER, and for the
+    user's own scores declared lower-is-better)."""
+    level, metric = _key(config)
+    return results.higher_is_better(metric, level)
 
 
 def _sign(results: Results, config: Config) -> float:

@@ -106,11 +106,15 @@ with b2:
     )
 
 notes = []
-if any(not views.higher_is_better(m) for m in view["metric"].unique()):
+error_rates = sorted(
+    {views.metric_label(m) for lv, m in zip(view["level"], view["metric"], strict=True) if not res.higher_is_better(m, lv)}
+)
+if error_rates:
+    names = md_escape(", ".join(error_rates))
     notes.append(
-        "**TER is an error rate**: a *negative* correlation means agreement with the humans. "
-        + ("The charts plot −TER (the sign flipped) so that taller bars mean better agreement for every metric."
-           if agree else "The charts show TER's correlation as computed (negative = agreement).")
+        f"**Error rates ({names}), lower is better**: a *negative* correlation means agreement with the humans. "
+        + ("The charts plot them with the sign flipped (−) so that taller bars mean better agreement for every metric."
+           if agree else "The charts show their correlations as computed (negative = agreement).")
     )
 if any(m.startswith("chrf") for m in view["metric"].unique()):
     notes.append(

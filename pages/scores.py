@@ -44,7 +44,7 @@ for tab, metric in zip(tabs, metrics, strict=True):
     with tab:
         scores, ranks, differs = views.score_table(res, metric)
         st.dataframe(_style(scores, ranks, differs), width="stretch")
-        if not views.higher_is_better(metric):
+        if not res.higher_is_better(metric):
             st.caption(f"{md_escape(views.metric_label(metric))} is an error rate: lower is better, rank 1 = lowest.")
 
 st.subheader("Rankings: humans vs metric")
@@ -139,7 +139,7 @@ else:
                 "human CI high": number(format="%.3f"),
             },
         )
-        note = "" if views.higher_is_better(metric) else (
+        note = "" if res.higher_is_better(metric) else (
             f" {md_escape(label)} is an error rate: a positive Δ means system a is *worse*; labels use its agreement "
             "(the sign flipped)."
         )

@@ -137,7 +137,7 @@ def test_first_screen_shows_correlation_charts_on_the_sample():
     # best level per metric in words, and TER's sign explained
     text = " ".join(m.value for m in at.markdown)
     assert "agrees best with the humans at the" in text
-    assert "TER is an error rate" in text
+    assert "Error rates (TER), lower is better" in text
     assert "Plain chrF ignores whitespace" in text
     assert len(at.metric) == 3
     # PNG download configured in the Plotly toolbar

@@ -9,6 +9,7 @@ import streamlit as st
 from korean_eval.metrics import METRIC_NAMES, OPTION_SPECS
 from korean_eval.pipeline import EvalConfig
 from korean_eval.tokenizers import FAMILIES, SpmLevel, level_table
+from ui import state
 from ui.state import Settings
 from ui.views import FAMILY_LABELS, GROUPING_LABELS, STATISTIC_LABELS, metric_label
 from ui.widgets import md_escape
@@ -19,6 +20,7 @@ LEVEL_PREFIX = "level|"
 METRIC_PREFIX = "metrics|"
 OVERRIDE_PREFIX = "ovr|"
 SPM_UPLOAD_KEY = "spm_model_upload"
+GIVEN_LOWER_KEY = "given_lower_is_better"
 
 
 @st.cache_resource(show_spinner="Checking which tokenizers are installed…")
@@ -105,6 +107,22 @@ def _valid_spm_model(name: str, data: bytes) -> bytes | None:
         return None
     st.caption(f"SentencePiece: your model {md_escape(name)}, {level.piece_count():,} pieces ({level.version()}).")
     return data
+
+
+def _given_directions() -> tuple[str, ...]:
+    """Which of the user's own metric scores are error rates (lower is better); nothing without such scores."""
+    data = state.evalset()
+    if data is None or data.given is None or data.given.empty:
+        return ()
+    names = sorted(data.given["metric"].unique())
+    chosen = st.multiselect(
+        "Your metrics where lower is better",
+        names,
+        key=GIVEN_LOWER_KEY,
+        help="Error-rate metrics you computed elsewhere (MetricX, TER, WER …): ranked lowest-first, and their "
+        "correlations read as agreement when negative, like TER.",
+    )
+    return tuple(sorted(str(n) for n in chosen if n in names))
 
 
 def _metrics() -> tuple[str, ...]:
@@ -205,6 +223,7 @@ def render() -> Settings:
         st.divider()
         metrics = _metrics()
         overrides = _overrides(levels, metrics)
+        given_lower = _given_directions()
         st.divider()
         st.markdown("**Correlation with humans**")
         _init("statistic", "pearson")
@@ -239,5 +258,6 @@ def render() -> Settings:
         ter_cap=bool(ter_cap),
         spm_vocab=spm_vocab,
         spm_model=spm_model,
+        given_lower_is_better=given_lower,
     )
     return Settings(config=config, statistic=statistic or "pearson", grouping=grouping or "none")

@@ -57,11 +57,6 @@ def metric_label(metric: str) -> str:
     return info.label if info else metric
 
 
-def higher_is_better(metric: str) -> bool:
-    info = _registered_info(metric)
-    return info.higher_is_better if info else True
-
-
 def _level_rank(levels: pd.Series) -> pd.Series:
     order = {lv: i for i, lv in enumerate(LEVEL_ORDER)}
     return levels.map(lambda lv: order.get(lv, len(order)))
@@ -102,7 +97,7 @@ def correlation_view(
     df["signature"] = [signatures.get(f"{lv}/{m}", "") for lv, m in zip(df["level"], df["metric"], strict=True)]
     df["family"] = df["level"].map(level_family)
     df["metric_label"] = df["metric"].map(metric_label)
-    df["higher_is_better"] = df["metric"].map(higher_is_better)
+    df["higher_is_better"] = [results.higher_is_better(m, lv) for lv, m in zip(df["level"], df["metric"], strict=True)]
     flip = agreement & ~df["higher_is_better"]
     sign = np.where(flip, -1.0, 1.0)
     df["shown"] = df["value"] * sign
@@ -157,7 +152,8 @@ def best_level_sentences(results: Results, statistic: str, grouping: str) -> dic
             if row.level == GIVEN_LEVEL:
                 continue
             label = metric_label(row.metric)
-            extra = " (an error rate: the most negative correlation agrees best)" if not higher_is_better(row.metric) else ""
+            error_rate = not results.higher_is_better(row.metric, row.level)
+            extra = " (an error rate: the most negative correlation agrees best)" if error_rate else ""
             lines.append(f"{label} agrees best with the humans at the {row.level} level ({symbol} = {row.value:.3f}){extra}.")
         out[granularity] = lines
     return out
@@ -275,7 +271,7 @@ def disagreements(results: Results, evalset: EvalSet, level: str, metric: str) -
     df = df[np.isfinite(df["metric"]) & np.isfinite(df["human"])].reset_index(drop=True)
     if df.empty:
         return pd.DataFrame(columns=cols)
-    sign = 1.0 if higher_is_better(metric) else -1.0
+    sign = 1.0 if results.higher_is_better(metric, level) else -1.0
     df["metric_pct"] = _percentile_ranks(sign * df["metric"].to_numpy(float))
     df["human_pct"] = _percentile_ranks(df["human"].to_numpy(float))
     df["difference"] = df["metric_pct"] - df["human_pct"]
