@@ -35,6 +35,7 @@ straightforward computation (every statistic is still computed by sacrebleu's ow
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -126,6 +127,11 @@ class EvalConfig:
         if self.ter_implementation not in ("fast", "sacrebleu"):
             raise ValueError("ter_implementation must be 'fast' or 'sacrebleu'")
 
+    @property
+    def spm_model_id(self) -> str | None:
+        """``sha256:<hex>`` of the user-supplied SentencePiece model; None when the model is trained on the references."""
+        return "sha256:" + hashlib.sha256(self.spm_model).hexdigest() if self.spm_model else None
+
     def options_for(self, level: str, metric: str) -> dict[str, int]:
         return dict(self.overrides.get(level, {}).get(metric, {}))
 
@@ -139,7 +145,7 @@ class EvalConfig:
             "statistics": list(self.statistics),
             "groupings": list(self.groupings),
             "spm_vocab": self.spm_vocab,
-            "spm_model": "user-supplied" if self.spm_model else None,
+            "spm_model": self.spm_model_id,
             "ter_implementation": self.ter_implementation,
             "given_lower_is_better": sorted(self.given_lower_is_better),
         }

@@ -49,7 +49,7 @@ def result_key(evalset: EvalSet, config: EvalConfig) -> str:
     levels = {}
     for name in config.levels:
         if name == "spm":
-            model = hashlib.sha256(config.spm_model).hexdigest() if config.spm_model else "trained-on-references"
+            model = config.spm_model_id or "trained-on-references"
             levels[name] = f"spm-{package_version('sentencepiece')}-v{config.spm_vocab}-{model}"
         else:
             levels[name] = get_level(name).options_key()

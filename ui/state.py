@@ -189,9 +189,7 @@ def _store() -> _Store:
 def results_key(evalset: EvalSet, config: EvalConfig) -> str:
     """Content hash of the data + every setting that changes the numbers."""
     h = hashlib.sha256(evalset.content_hash().encode())
-    h.update(json.dumps(config.as_dict(), sort_keys=True).encode())
-    if config.spm_model:
-        h.update(hashlib.sha256(config.spm_model).digest())
+    h.update(json.dumps(config.as_dict(), sort_keys=True).encode())  # includes the SentencePiece model's hash
     return h.hexdigest()
 
 
@@ -372,9 +370,7 @@ def _level(name: str, data_hash: str, spm: str, _evalset: EvalSet, _config: Eval
 
 def spm_key(config: EvalConfig) -> str:
     """What decides the SentencePiece pieces: the vocabulary of the trained model, or the user's model (hash)."""
-    if config.spm_model:
-        return "model:" + hashlib.sha256(config.spm_model).hexdigest()
-    return f"trained:{config.spm_vocab}"
+    return config.spm_model_id or f"trained:{config.spm_vocab}"
 
 
 def tokenize(text: str, levels: list[str], evalset: EvalSet, config: EvalConfig) -> dict[str, list[str]]:
