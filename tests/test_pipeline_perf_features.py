@@ -248,3 +248,23 @@ def test_damaged_stored_result_is_recomputed(sample, tmp_path):
     again = evaluate(sample, config, cache=cache)
     assert "cached result" not in set(again.timings["stage"])
     assert_same_results(again, first)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({"word": {"bleu": {"max_ngram_order": 2}}}, {}),  # BLEU-2 cached, then BLEU-4 …
+        ({}, {"word": {"bleu": {"max_ngram_order": 2}}}),  # … and the other way round
+        ({}, {"word": {"chrf": {"beta": 1}}}),  # chrF β changes the segment scores, not the statistics
+    ],
+)
+def test_per_pair_cache_never_serves_another_options_rows(sample, tmp_path, first, second):
+    """Metric options that sacrebleu's signature leaves out (BLEU's n-gram order, chrF's β) still key the cache."""
+    metrics = ("bleu", "chrf")
+    for overrides in (first, second):
+        cache = DiskCache(tmp_path)
+        cache.store_results = False
+        cached = evaluate(sample, EvalConfig(levels=("word",), metrics=metrics, overrides=overrides, jobs=1), None, cache)
+    fresh = evaluate(sample, EvalConfig(levels=("word",), metrics=metrics, overrides=second, jobs=1), None, NullCache())
+    for name in ("segment_scores", "system_scores"):
+        pd.testing.assert_frame_equal(getattr(cached, name), getattr(fresh, name), check_exact=True)

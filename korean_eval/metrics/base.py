@@ -119,8 +119,11 @@ class Metric(ABC):
         return ""
 
     def options_key(self) -> str:
-        """A string identifying every option that changes the statistics (used in cache keys)."""
-        return self.signature(1)
+        """A string identifying every option that changes the statistics or the segment scores (cache keys): the
+        signature plus every user-settable option (``info.options``), since a signature may leave some out
+        (sacrebleu's omits BLEU's n-gram order and chrF's β)."""
+        options = ",".join(f"{k}={v}" for k, v in sorted(self.info.options.items()))
+        return f"{self.signature(1)}|options:{options}"
 
 
 class SentenceMeanMetric(Metric):

@@ -58,7 +58,10 @@ class BleuMetric(Metric):
         return _score_rows(self._corpus._compute_score_from_stats, sums)
 
     def signature(self, nrefs: int) -> str:
-        return _signature(self._corpus, nrefs)
+        """sacrebleu's BLEU signature, plus ``|ngram:N`` when the order is not sacrebleu's default 4 (which its
+        signature does not record)."""
+        extra = f"|ngram:{self.max_ngram_order}" if self.max_ngram_order != 4 else ""
+        return _signature(self._corpus, nrefs) + extra
 
 
 class ChrfMetric(Metric):
@@ -88,7 +91,10 @@ class ChrfMetric(Metric):
         return _score_rows(self._chrf._compute_score_from_stats, sums)
 
     def signature(self, nrefs: int) -> str:
-        return _signature(self._chrf, nrefs)
+        """sacrebleu's chrF signature, plus ``|beta:B`` when β is not sacrebleu's default 2 (which its signature
+        does not record)."""
+        extra = f"|beta:{self.beta}" if self.beta != 2 else ""
+        return _signature(self._chrf, nrefs) + extra
 
 
 class TerMetric(Metric):
@@ -121,7 +127,4 @@ class TerMetric(Metric):
         return _score_rows(self._ter._compute_score_from_stats, sums)
 
     def signature(self, nrefs: int) -> str:
-        return _signature(self._ter, nrefs)
-
-    def options_key(self) -> str:
-        return self.signature(1)  # both implementations give identical statistics
+        return _signature(self._ter, nrefs)  # the implementation is not an option: both give identical statistics
