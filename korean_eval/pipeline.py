@@ -217,7 +217,7 @@ def prepare_level(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCa
         model = cache.get_blob(key)
         if model is not None:
             try:
-                return SpmLevel(config.spm_vocab, model)
+                return SpmLevel(config.spm_vocab, model, trained=True)
             except ValueError:
                 pass  # a damaged entry: train again
         level = SpmLevel(config.spm_vocab).fit(references)

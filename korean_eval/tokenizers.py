@@ -287,11 +287,14 @@ class SpmLevel(TokenLevel):
     description = "SentencePiece unigram pieces (model trained on the references, or supplied), ▁ stripped"
     DEFAULT_VOCAB = 4000
 
-    def __init__(self, vocab_size: int = DEFAULT_VOCAB, model: bytes | None = None):
+    def __init__(self, vocab_size: int = DEFAULT_VOCAB, model: bytes | None = None, *, trained: bool = False):
+        """``model``: a user-supplied ``.model`` (or, with ``trained=True``, one this level trained on the same
+        references with ``vocab_size`` earlier, e.g. from the cache: it keeps the trained model's version)."""
         if vocab_size < 10:
             raise ValueError("SentencePiece vocabulary size must be at least 10")
         self.vocab_size = vocab_size
         self._model_bytes = model
+        self._supplied = model is not None and not trained
         self._processor = None
         if model is not None:
             self._load(model)
@@ -339,7 +342,11 @@ class SpmLevel(TokenLevel):
         return self
 
     def version(self) -> str:
+        """``spm-<version>-unigram-v<vocab>-<model hash>`` for a model trained on the references;
+        ``spm-<version>-model-<pieces>p-<model hash>`` for a supplied one (its own type and size, not ours)."""
         digest = hashlib.sha256(self._model_bytes).hexdigest()[:8] if self._model_bytes else "untrained"
+        if self._supplied:
+            return f"spm-{package_version('sentencepiece')}-model-{self.piece_count()}p-{digest}"
         return f"spm-{package_version('sentencepiece')}-unigram-v{self.vocab_size}-{digest}"
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:

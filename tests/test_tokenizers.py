@@ -87,5 +87,9 @@ def test_spm_is_deterministic_and_loads_supplied_model():
     assert a.version() == b.version()
     c = SpmLevel(model=a._model_bytes)
     assert c.tokenize_one(refs[0]) == a.tokenize_one(refs[0])
+    # a supplied model is named by its own piece count, not by the (unused) vocabulary setting
+    assert "-unigram-v300-" in a.version() and "-model-" not in a.version()
+    assert f"-model-{a.piece_count()}p-" in c.version() and "-v4000-" not in c.version()
+    assert c.version().rsplit("-", 1)[1] == a.version().rsplit("-", 1)[1]  # the same model hash
     with pytest.raises(ValueError, match="SentencePiece"):
         SpmLevel(model=b"not a model")
