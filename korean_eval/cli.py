@@ -23,6 +23,7 @@ import pandas as pd
 
 from korean_eval.cache import ENV_VAR, open_cache
 from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command
+from korean_eval.config import EvalConfig
 from korean_eval.data import (
     ColumnMap,
     EvalSet,
@@ -35,7 +36,8 @@ from korean_eval.data import (
     given_only_evalset,
 )
 from korean_eval.metrics import METRIC_NAMES, metric_group
-from korean_eval.pipeline import EvalConfig, Results, evaluate
+from korean_eval.pipeline import evaluate
+from korean_eval.results import Results
 from korean_eval.sample import SAMPLE_NOTE, load_sample
 from korean_eval.tokenizers import available_levels, level_table
 

@@ -35,25 +35,24 @@ straightforward computation (every statistic is still computed by sacrebleu's ow
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from korean_eval import meta
 from korean_eval.cache import NullCache, pair_key, text_key
-from korean_eval.correlation import GROUPINGS, STATISTICS
+from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
-from korean_eval.metrics import METRIC_NAMES, Metric, make_metric, metric_info
+from korean_eval.metrics import Metric, make_metric
 from korean_eval.metrics.sacre import BleuMetric, ChrfMetric, TerMetric
 from korean_eval.result_store import digest, load_result, store_result
 from korean_eval.result_store import result_key as result_key  # re-exported: the key of a stored evaluation
+from korean_eval.results import GIVEN_LEVEL, Results, higher_is_better
 from korean_eval.tokenizers import (
-    LEVEL_NAMES,
     SpmLevel,
     TokenLevel,
     get_level,
@@ -73,122 +72,6 @@ from korean_eval.workers import (
 )
 
 Progress = Callable[[float, str], None]
-GIVEN_LEVEL = "given"
-
-
-@dataclass(frozen=True)
-class EvalConfig:
-    """Everything that changes the numbers. Validates itself on construction.
-
-    Attributes:
-        levels: token levels to evaluate (registry names).
-        metrics: metrics (registry names).
-        overrides: per-level metric options, ``{level: {metric: {option: value}}}`` (e.g. BLEU max_ngram_order).
-        ter_cap: cap segment TER at 100 before correlating (the study did; TER exceeds 100 when the hypothesis is
-            much longer than the reference). System TER is never capped.
-        statistics: correlation statistics; groupings: segment-level groupings.
-        spm_vocab: SentencePiece vocabulary size (upper bound); spm_model: a user-supplied model (bytes).
-        ter_implementation: "fast" (exact reimplementation) or "sacrebleu" (reference implementation).
-        jobs: worker processes/threads (None = all cores).
-        given_lower_is_better: names of the user's own metric scores (level ``given``) where lower is better
-            (error rates such as MetricX); the others count as higher-is-better.
-    """
-
-    levels: tuple[str, ...] = ("word", "mecab", "kiwi", "char", "jamo")
-    metrics: tuple[str, ...] = ("bleu", "chrf", "chrf+", "chrf++", "ter")
-    overrides: Mapping[str, Mapping[str, Mapping[str, int]]] = field(default_factory=dict)
-    ter_cap: bool = False
-    statistics: tuple[str, ...] = STATISTICS
-    groupings: tuple[str, ...] = GROUPINGS
-    spm_vocab: int = SpmLevel.DEFAULT_VOCAB
-    spm_model: bytes | None = None
-    ter_implementation: str = "fast"
-    jobs: int | None = None
-    given_lower_is_better: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        for level in self.levels:
-            if level not in LEVEL_NAMES:
-                raise ValueError(f"unknown token level {level!r}; levels are {', '.join(LEVEL_NAMES)}")
-        for metric in self.metrics:
-            if metric not in METRIC_NAMES:
-                raise ValueError(f"unknown metric {metric!r}; metrics are {', '.join(METRIC_NAMES)}")
-        for s in self.statistics:
-            if s not in STATISTICS:
-                raise ValueError(f"unknown statistic {s!r}; choose from {', '.join(STATISTICS)}")
-        for g in self.groupings:
-            if g not in GROUPINGS:
-                raise ValueError(f"unknown grouping {g!r}; choose from {', '.join(GROUPINGS)}")
-        for level, per_metric in self.overrides.items():
-            if level not in LEVEL_NAMES:
-                raise ValueError(f"override for unknown level {level!r}")
-            for metric, options in per_metric.items():
-                make_metric(metric, options)  # validates
-        if self.ter_implementation not in ("fast", "sacrebleu"):
-            raise ValueError("ter_implementation must be 'fast' or 'sacrebleu'")
-
-    @property
-    def spm_model_id(self) -> str | None:
-        """``sha256:<hex>`` of the user-supplied SentencePiece model; None when the model is trained on the references."""
-        return "sha256:" + hashlib.sha256(self.spm_model).hexdigest() if self.spm_model else None
-
-    def options_for(self, level: str, metric: str) -> dict[str, int]:
-        return dict(self.overrides.get(level, {}).get(metric, {}))
-
-    def as_dict(self) -> dict:
-        """JSON-safe settings (for exports and cache keys)."""
-        return {
-            "levels": list(self.levels),
-            "metrics": list(self.metrics),
-            "overrides": {lv: {m: dict(o) for m, o in per.items()} for lv, per in self.overrides.items()},
-            "ter_cap": self.ter_cap,
-            "statistics": list(self.statistics),
-            "groupings": list(self.groupings),
-            "spm_vocab": self.spm_vocab,
-            "spm_model": self.spm_model_id,
-            "ter_implementation": self.ter_implementation,
-            "given_lower_is_better": sorted(self.given_lower_is_better),
-        }
-
-
-@dataclass
-class Results:
-    """The tidy tables of one evaluation (GUIDE §2) plus what the statistics layer needs."""
-
-    segment_scores: pd.DataFrame
-    system_scores: pd.DataFrame
-    correlations: pd.DataFrame
-    rankings: pd.DataFrame
-    flips: pd.DataFrame
-    human_systems: pd.DataFrame
-    token_stats: pd.DataFrame
-    timings: pd.DataFrame
-    systems: list[str]
-    seg_ids: list[str]
-    stats: dict[tuple[str, str], np.ndarray]
-    metrics: dict[tuple[str, str], Metric]
-    segment_matrices: dict[tuple[str, str], np.ndarray]
-    human_matrix: np.ndarray
-    settings: dict
-    notes: list[str] = field(default_factory=list)
-    tokens: dict[str, dict[str, str]] = field(default_factory=dict)
-
-    def higher_is_better(self, metric: str, level: str | None = None) -> bool:
-        """Whether a higher score of ``metric`` (at ``level``) is better: see :func:`higher_is_better`."""
-        return higher_is_better(metric, level, self.settings.get("given_lower_is_better", ()))
-
-    def signatures(self) -> dict[str, str]:
-        """``"level/metric"`` → signature of its system scores."""
-        df = self.system_scores.drop_duplicates(["level", "metric"])
-        return {f"{r.level}/{r.metric}": r.signature for r in df.itertuples()}
-
-
-def higher_is_better(metric: str, level: str | None, given_lower_is_better: Collection[str] = ()) -> bool:
-    """Direction of a metric: the registry's for computed metrics; for the user's own scores (level ``given``, or
-    an unregistered name when ``level`` is None) False exactly when listed in ``given_lower_is_better``."""
-    if level == GIVEN_LEVEL or (level is None and metric not in METRIC_NAMES):
-        return metric not in given_lower_is_better
-    return metric_info(metric).higher_is_better if metric in METRIC_NAMES else True
 
 
 def _report(progress: Progress | None, fraction: float, message: str) -> None:

@@ -19,7 +19,7 @@ import pandas as pd
 
 import korean_eval
 from korean_eval.data import EvalSet
-from korean_eval.pipeline import Results
+from korean_eval.results import Results
 
 
 def result_tables(results: Results, extra: Mapping[str, pd.DataFrame] | None = None) -> dict[str, pd.DataFrame]:

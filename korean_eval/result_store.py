@@ -22,7 +22,7 @@ from korean_eval.data import EvalSet
 from korean_eval.tokenizers import get_level, package_version
 
 if TYPE_CHECKING:
-    from korean_eval.pipeline import EvalConfig
+    from korean_eval.config import EvalConfig
 
 RESULT_CACHE_VERSION = 1
 MAGIC = b"korean-eval-result/zlib/1\n"

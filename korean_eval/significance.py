@@ -1,4 +1,4 @@
-"""Statistics a reviewer will accept, computed from one pipeline :class:`~korean_eval.pipeline.Results`.
+"""Statistics a reviewer will accept, computed from one pipeline :class:`~korean_eval.results.Results`.
 
 Pure functions (no UI, nothing mutated) built on :mod:`korean_eval.stats`:
 
@@ -66,7 +66,7 @@ from korean_eval.stats import (
 )
 
 if TYPE_CHECKING:
-    from korean_eval.pipeline import Results
+    from korean_eval.results import Results
 
 Config = str | tuple[str, str]
 T = TypeVar("T")

@@ -225,7 +225,8 @@ def test_uploaded_sentencepiece_model_is_used_for_the_spm_level():
     assert config.spm_model == model
     assert at.number_input(key="spm_vocab").disabled
     assert any(md_escape("my_mt.model") in c.value and "pieces" in c.value for c in at.sidebar.caption)
-    from korean_eval.pipeline import EvalConfig, evaluate
+    from korean_eval.config import EvalConfig
+    from korean_eval.pipeline import evaluate
 
     res = evaluate(load_sample(), EvalConfig(levels=("word", "spm"), metrics=config.metrics, spm_model=model))
     expected = res.correlations.query(
@@ -522,7 +523,8 @@ _RESULTS = {}
 
 def _results():
     if "r" not in _RESULTS:
-        from korean_eval.pipeline import EvalConfig, evaluate
+        from korean_eval.config import EvalConfig
+        from korean_eval.pipeline import evaluate
 
         _RESULTS["r"] = evaluate(load_sample(), EvalConfig(levels=("word", "char")))
     return _RESULTS["r"]

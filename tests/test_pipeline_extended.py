@@ -8,7 +8,8 @@ from nltk.translate.nist_score import corpus_nist, sentence_nist
 from nltk.translate.ribes_score import corpus_ribes
 
 from korean_eval.cache import DiskCache
-from korean_eval.pipeline import EvalConfig, evaluate
+from korean_eval.config import EvalConfig
+from korean_eval.pipeline import evaluate
 from korean_eval.sample import load_sample
 
 EXT = ("nltk-bleu", "gleu", "nist", "ribes", "character", "eed")

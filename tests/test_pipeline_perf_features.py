@@ -16,9 +16,10 @@ import korean_eval.correlation as corr
 import korean_eval.pipeline as pl
 import korean_eval.workers as wk
 from korean_eval.cache import DiskCache, NullCache, pair_key
+from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
 from korean_eval.metrics import make_metric
-from korean_eval.pipeline import EvalConfig, evaluate
+from korean_eval.pipeline import evaluate
 from korean_eval.sample import load_sample
 
 LEVELS = ("word", "char", "jamo")

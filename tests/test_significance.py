@@ -16,7 +16,7 @@ from korean_eval import meta
 from korean_eval import significance as sig
 from korean_eval.correlation import GROUPINGS, STATISTICS, segment_correlation, system_correlation
 from korean_eval.metrics.base import Metric, MetricInfo
-from korean_eval.pipeline import Results
+from korean_eval.results import Results
 from korean_eval.stats import (
     SYSTEM_PAIR_LABELS,
     bootstrap_indices,
@@ -53,8 +53,9 @@ def doc1() -> Results:
 
     Skipped only when ../shared is absent, and a failure (not a skip) under CI=true."""
     require(DOC1)
+    from korean_eval.config import EvalConfig
     from korean_eval.data import evalset_from_table
-    from korean_eval.pipeline import EvalConfig, evaluate
+    from korean_eval.pipeline import evaluate
 
     evalset = evalset_from_table(DOC1.read_bytes(), DOC1.name, human_col="Z_adequacy")
     return evaluate(evalset, EvalConfig(levels=("word", "char")))

@@ -6,8 +6,8 @@ from collections import defaultdict
 
 import streamlit as st
 
+from korean_eval.config import EvalConfig
 from korean_eval.metrics import METRIC_NAMES, OPTION_SPECS
-from korean_eval.pipeline import EvalConfig
 from korean_eval.tokenizers import FAMILIES, SpmLevel, level_table
 from ui import state
 from ui.state import Settings

@@ -22,8 +22,10 @@ from typing import Any
 import streamlit as st
 
 from korean_eval.cache import NullCache, open_cache
+from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
-from korean_eval.pipeline import EvalConfig, Results, evaluate, prepare_level
+from korean_eval.pipeline import evaluate, prepare_level
+from korean_eval.results import Results
 from korean_eval.sample import load_sample
 from ui.widgets import input_error, md_escape
 

@@ -1,6 +1,6 @@
 """Result tables → the tables the pages draw (pure pandas; no Streamlit, no Plotly).
 
-Every function takes the backend's tidy tables (:class:`~korean_eval.pipeline.Results`) and returns a new frame;
+Every function takes the backend's tidy tables (:class:`~korean_eval.results.Results`) and returns a new frame;
 nothing here computes a score or a correlation of its own except the rank-normalised disagreement of
 :func:`disagreements`, whose definition is in its docstring.
 """
@@ -17,7 +17,7 @@ from korean_eval import meta
 from korean_eval.correlation import MIN_SYSTEMS
 from korean_eval.data import EvalSet
 from korean_eval.metrics import METRIC_NAMES, metric_info
-from korean_eval.pipeline import GIVEN_LEVEL, Results
+from korean_eval.results import GIVEN_LEVEL, Results
 from korean_eval.tokenizers import LEVEL_NAMES, get_level
 
 STATISTIC_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ-b"}

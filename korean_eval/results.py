@@ -1,0 +1,56 @@
+"""The result of one evaluation (:class:`Results`: the tidy tables plus the arrays the statistics need) and the one
+rule that decides a metric's direction (:func:`higher_is_better`)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from korean_eval.metrics import METRIC_NAMES, Metric, metric_info
+
+GIVEN_LEVEL = "given"  # the level of the user's own metric scores (computed elsewhere, e.g. COMET)
+
+
+@dataclass
+class Results:
+    """The tidy tables of one evaluation (GUIDE §2) plus what the statistics layer needs."""
+
+    segment_scores: pd.DataFrame
+    system_scores: pd.DataFrame
+    correlations: pd.DataFrame
+    rankings: pd.DataFrame
+    flips: pd.DataFrame
+    human_systems: pd.DataFrame
+    token_stats: pd.DataFrame
+    timings: pd.DataFrame
+    systems: list[str]
+    seg_ids: list[str]
+    stats: dict[tuple[str, str], np.ndarray]
+    metrics: dict[tuple[str, str], Metric]
+    segment_matrices: dict[tuple[str, str], np.ndarray]
+    human_matrix: np.ndarray
+    settings: dict
+    notes: list[str] = field(default_factory=list)
+    tokens: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def higher_is_better(self, metric: str, level: str | None = None) -> bool:
+        """Whether a higher score of ``metric`` (at ``level``) is better: see :func:`higher_is_better`."""
+        return higher_is_better(metric, level, self.settings.get("given_lower_is_better", ()))
+
+    def signatures(self) -> dict[str, str]:
+        """``"level/metric"`` → signature of its system scores."""
+        df = self.system_scores.drop_duplicates(["level", "metric"])
+        return {f"{r.level}/{r.metric}": r.signature for r in df.itertuples()}
+
+
+def higher_is_better(metric: str, level: str | None, given_lower_is_better: Collection[str] = ()) -> bool:
+    """Direction of a metric: the registry's for computed metrics; for the user's own scores (level ``given``, or
+    an unregistered name when ``level`` is None) False exactly when listed in ``given_lower_is_better``."""
+    if level == GIVEN_LEVEL or (level is None and metric not in METRIC_NAMES):
+        return metric not in given_lower_is_better
+    return metric_info(metric).higher_is_better if metric in METRIC_NAMES else True
+
+
