@@ -95,7 +95,8 @@ Progress = Callable[[float, str], None]
 
 @dataclass
 class Ticker:
-    """Progress through the run's steps: :meth:`report` a message at the fraction done, :meth:`advance` after a step."""
+    """Progress through the run's steps: :meth:`report` a message at the fraction done so far, :meth:`advance`
+    after each step."""
 
     progress: Progress | None
     steps: int
@@ -419,7 +420,8 @@ def given_cells(evalset: EvalSet, config: EvalConfig) -> tuple[list[Cell], list[
     for name, (mat, sys_scores) in meta.given_system_scores(evalset.given, systems, seg_ids).items():
         hib = higher_is_better(name, GIVEN_LEVEL, config.given_lower_is_better)
         direction = "higher is better" if hib else "lower is better"
-        cells.append(Cell(GIVEN_LEVEL, name, mat, sys_scores, f"given|system score = mean of segment scores|{direction}", hib))
+        signature = f"given|system score = mean of segment scores|{direction}"
+        cells.append(Cell(GIVEN_LEVEL, name, mat, sys_scores, signature, hib))
     unknown = sorted(set(config.given_lower_is_better) - set(evalset.given["metric"]))
     notes = [f"lower-is-better metric(s) not among your metric scores: {', '.join(unknown)}"] if unknown else []
     return cells, notes

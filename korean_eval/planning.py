@@ -129,12 +129,13 @@ class TokenisedLevel:
     @property
     def fallback_note(self) -> str:
         """The note on the sentences the analyzer could not analyse (when ``fallbacks``)."""
-        return (
-            f"{self.level.label}: {self.fallbacks} sentence(s) could not be analysed and were split on whitespace instead"
-        )
+        what = "could not be analysed and were split on whitespace instead"
+        return f"{self.level.label}: {self.fallbacks} sentence(s) {what}"
 
 
-def level_pairs(evalset: EvalSet, tok: Mapping[str, str]) -> tuple[list[tuple[int, int]], list[str], list[list[str]]]:
+def level_pairs(
+    evalset: EvalSet, tok: Mapping[str, str]
+) -> tuple[list[tuple[int, int]], list[str], list[list[str]]]:
     """(positions (system index, segment index), hypotheses, reference streams) of every present pair, as tokens."""
     positions: list[tuple[int, int]] = []
     hyps: list[str] = []
@@ -220,7 +221,12 @@ def plan_metric(
 
 
 def plan_level(
-    level_name: str, level: TokenLevel, tok: Mapping[str, str], evalset: EvalSet, config: EvalConfig, cache: NullCache
+    level_name: str,
+    level: TokenLevel,
+    tok: Mapping[str, str],
+    evalset: EvalSet,
+    config: EvalConfig,
+    cache: NullCache,
 ) -> LevelPlan:
     """The level's pairs as tokens and, per configured metric, the cached rows and the pairs to compute."""
     positions, hyps, refs = level_pairs(evalset, tok)

@@ -35,12 +35,15 @@ from korean_eval.workers import Rows, Scheduler, chunks, local_refs, task_bleu, 
 StatisticsSource = Callable[[], np.ndarray]  # the statistics rows of a metric plan's ``todo`` pairs, in order
 
 
-def dispatch_level(plan: LevelPlan, n_refs: int, config: EvalConfig, sched: Scheduler) -> list[StatisticsSource | None]:
+def dispatch_level(
+    plan: LevelPlan, n_refs: int, config: EvalConfig, sched: Scheduler
+) -> list[StatisticsSource | None]:
     """Start computing the level's missing statistics; per metric plan (in order) its source, None if nothing is
     missing."""
     pool = sched.pool(max((len(p.todo) for p in plan.metrics), default=0))
     split = [k for k, p in enumerate(plan.metrics) if p.todo and _shares_chrf_blocks(p.metric, n_refs)]
-    chrf_sources = dict(zip(split, _dispatch_chrf(plan, [plan.metrics[k] for k in split], sched, pool), strict=True))
+    chrf = _dispatch_chrf(plan, [plan.metrics[k] for k in split], sched, pool)
+    chrf_sources = dict(zip(split, chrf, strict=True))
     sources: list[StatisticsSource | None] = []
     for k, p in enumerate(plan.metrics):
         if not p.todo:
@@ -71,13 +74,16 @@ def _dispatch_bleu(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Sc
     options = tuple(sorted(config.options_for(plan.name, p.name).items()))
     for chunk in chunks(p.todo, plan.ref_ids, pool is not None):
         ref_index, chunk_refs = local_refs(chunk, plan.ref_ids, plan.unique_refs)
-        job = sched.submit(task_bleu, (options, [plan.hyps[i] for i in chunk], ref_index, chunk_refs), (plan.name, p.name), pool)
+        args = (options, [plan.hyps[i] for i in chunk], ref_index, chunk_refs)
+        job = sched.submit(task_bleu, args, (plan.name, p.name), pool)
         rows.add(job, [int(i) for i in chunk])
     assert isinstance(p.metric, BleuMetric)
     return partial(rows.gather, p.todo, 2 + 2 * p.metric.max_ngram_order)
 
 
-def _dispatch_generic(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Scheduler, pool) -> StatisticsSource:
+def _dispatch_generic(
+    plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Scheduler, pool
+) -> StatisticsSource:
     options = tuple(sorted(config.options_for(plan.name, p.name).items()))
     runtime = (("implementation", config.ter_implementation), ("n_jobs", 1)) if p.name == "ter" else ()
     args = (
@@ -131,7 +137,8 @@ def _dispatch_char_blocks(
             new.append(i)
     for chunk in chunks(new, s_refs, pool is not None):
         ref_index, chunk_refs = local_refs(chunk, s_refs, s_unique)
-        job = sched.submit(task_chrf, (spec, [stripped[i] for i in chunk], ref_index, chunk_refs), (level_name, p.name), pool)
+        args = (spec, [stripped[i] for i in chunk], ref_index, chunk_refs)
+        job = sched.submit(task_chrf, args, (level_name, p.name), pool)
         sched.char_rows.add(job, [key_of[int(i)] for i in chunk])
     return keys
 
@@ -147,12 +154,15 @@ def _dispatch_word_blocks(plan: LevelPlan, split: list[MetricPlan], sched: Sched
     union = sorted({i for p in with_words for i in p.todo})
     for chunk in chunks(union, plan.ref_ids, pool is not None):
         ref_index, chunk_refs = local_refs(chunk, plan.ref_ids, plan.unique_refs)
-        job = sched.submit(task_chrf, (word_spec, [plan.hyps[i] for i in chunk], ref_index, chunk_refs), (plan.name, top.name), pool)
+        args = (word_spec, [plan.hyps[i] for i in chunk], ref_index, chunk_refs)
+        job = sched.submit(task_chrf, args, (plan.name, top.name), pool)
         word_rows.add(job, [int(i) for i in chunk])
     return word_rows, 3 * word_spec[1]
 
 
-def _chrf_statistics(p: MetricPlan, char_keys: list[tuple], char_rows: Rows, word_rows: Rows, word_width: int) -> np.ndarray:
+def _chrf_statistics(
+    p: MetricPlan, char_keys: list[tuple], char_rows: Rows, word_rows: Rows, word_width: int
+) -> np.ndarray:
     """chrF statistics of the plan's pairs: character blocks, then the first 3·word_order word columns."""
     chars = char_rows.gather(char_keys, 3 * p.metric.char_order)
     if p.metric.word_order == 0:
