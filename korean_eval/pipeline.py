@@ -202,14 +202,16 @@ class FinishedCell:
 
 def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, cache: NullCache) -> Results:
     """plan → tokenise → score → collect → meta-evaluate, interleaved per level (see the module docstring)."""
-    run = plan_run(evalset, config)
+    run = plan_run(evalset, config)  # 1. plan
     ticker = Ticker(progress, run.steps)
     sched = Scheduler(worker_count(config.jobs))
     systems, seg_ids = evalset.system_names, evalset.seg_ids
     human = meta.human_matrix(evalset.human, systems, seg_ids)
     human_sys = meta.human_system_means(human)
     humans = HumanScores(human, human_sys)
+    # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
     started = tokenise_and_start_scoring(run, evalset, config, cache, sched, ticker)
+    # 3.-5. per level × metric: score → collect → meta-evaluate; then the user's own scores: collect → meta-evaluate
     per_level = [score_level(started[lv], evalset, config, cache, sched, humans, ticker) for lv in run.levels]
     given, notes = given_cells(evalset, config)
     finished = [f for cells in per_level for _, f in cells]
