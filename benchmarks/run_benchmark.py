@@ -74,7 +74,6 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import sacrebleu  # noqa: E402
 
-import korean_eval.pipeline as pl  # noqa: E402
 import korean_eval.workers as workers  # noqa: E402
 from korean_eval.cache import DiskCache  # noqa: E402
 from korean_eval.config import EvalConfig  # noqa: E402
@@ -491,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace, tmp: Path) -> int:
-    jobs = pl._jobs(args.jobs)
+    jobs = workers.worker_count(args.jobs)
     m: dict = {"machine": machine_info(), "jobs": jobs, "notes": []}
     print(json.dumps(m["machine"], indent=2), file=sys.stderr)
     data = args.data or tmp / "data"
@@ -554,7 +553,7 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     rss = mem.peaks
     for level in LEVELS:
         sec = float(t.query("stage == 'tokenise' and level == @level")["seconds"].sum())
-        where = "worker" if level in pl.PORTABLE_LEVELS and jobs > 1 else "main"
+        where = "worker" if level in workers.PORTABLE_LEVELS and jobs > 1 else "main"
         stages.append({"stage": f"tokenise {level} ({where})", "seconds": sec,
                        "rss": rss.get(f"tokenising at level {level}")})
     for level in LEVELS:

@@ -6,8 +6,8 @@ Keys are content hashes, never user-controlled paths:
 * statistics: (metric key = level key + metric signature/options, SHA-1 of hypothesis tokens + reference tokens)
   → the statistics vector (float64) and the segment score;
 * blobs: (a string key built by the caller from content hashes) → bytes; the pipeline keeps trained SentencePiece
-  models and whole evaluation results here (see :mod:`korean_eval.pipeline`), at most :data:`MAX_RESULTS`
-  results, least recently used dropped first.
+  models (:func:`korean_eval.pipeline.prepare_level`) and whole evaluation results (:mod:`korean_eval.result_store`)
+  here, at most :data:`MAX_RESULTS` results, least recently used dropped first.
 
 Location: ``$KOREAN_EVAL_CACHE_DIR`` if set, else the user's cache directory (platformdirs), unless the caller gives
 a directory. :class:`NullCache` bypasses caching (``--no-cache``). A corrupt or unwritable cache never stops a run:

@@ -14,15 +14,12 @@ import json
 import pickle
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from korean_eval import __version__
 from korean_eval.cache import NullCache
+from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
 from korean_eval.tokenizers import get_level, package_version
-
-if TYPE_CHECKING:
-    from korean_eval.config import EvalConfig
 
 RESULT_CACHE_VERSION = 1
 MAGIC = b"korean-eval-result/zlib/1\n"

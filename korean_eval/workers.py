@@ -34,6 +34,11 @@ _POOL_WORKERS = 0
 _POOL_LOCK = threading.Lock()
 
 
+def worker_count(jobs: int | None) -> int:
+    """Worker processes for ``EvalConfig.jobs`` (None or 0: one per core)."""
+    return max(1, jobs or os.cpu_count() or 1)
+
+
 def _shutdown_pool() -> None:
     global _POOL, _POOL_WORKERS
     with _POOL_LOCK:

@@ -14,13 +14,16 @@ from scipy import stats as sps
 
 import korean_eval.correlation as corr
 import korean_eval.pipeline as pl
+import korean_eval.planning as plan
 import korean_eval.workers as wk
 from korean_eval.cache import DiskCache, NullCache, pair_key
 from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
 from korean_eval.metrics import make_metric
 from korean_eval.pipeline import evaluate
+from korean_eval.result_store import result_key
 from korean_eval.sample import load_sample
+from korean_eval.scoring import dispatch_level
 
 LEVELS = ("word", "char", "jamo")
 METRICS = ("bleu", "chrf", "chrf+", "chrf++", "ter")
@@ -96,7 +99,7 @@ def direct_tables(evalset: EvalSet, results) -> None:
     """Segment statistics and scores equal sacrebleu called directly on the pipeline's tokens."""
     for level in LEVELS:
         tok = results.tokens[level]
-        positions, hyps, refs = pl._pairs(evalset, tok)
+        positions, hyps, refs = plan.level_pairs(evalset, tok)
         for name in METRICS:
             metric = make_metric(name)
             expected = metric.segment_statistics(hyps, refs)
@@ -149,7 +152,7 @@ def test_multi_reference_statistics_equal_sacrebleu(sample):
     second = [r[::-1] if i % 3 else r for i, r in enumerate(sample.refs[0])]  # some equal, some different
     multi = EvalSet(sample.seg_ids, [sample.refs[0], second], sample.systems, human=sample.human)
     results = evaluate(multi, EvalConfig(levels=("char",), metrics=METRICS, jobs=1), cache=NullCache())
-    positions, hyps, refs = pl._pairs(multi, results.tokens["char"])
+    positions, hyps, refs = plan.level_pairs(multi, results.tokens["char"])
     for name in METRICS:
         got = np.array([results.stats[("char", name)][s, i] for s, i in positions])
         assert np.array_equal(got, make_metric(name).segment_statistics(hyps, refs)), name
@@ -160,9 +163,10 @@ def test_chrf_blocks_are_shared_by_levels_with_the_same_characters(sample):
     config = EvalConfig(levels=("word", "char"), metrics=("chrf", "chrf++"), jobs=1)
     for name in config.levels:
         level = pl.prepare_level(name, sample, config)
-        tok, _, _ = pl.tokenize_texts(level, [t for s in sample.refs for t in s] + [
+        tok, _, _ = plan.tokenize_texts(level, [t for s in sample.refs for t in s] + [
             h for hyps in sample.systems.values() for h in hyps if h is not None], NullCache())
-        pl._plan_level(name, level, tok, sample, config, NullCache(), sched)
+        level_plan = plan.plan_level(name, level, tok, sample, config, NullCache())
+        dispatch_level(level_plan, sample.n_refs, config, sched)
     char_jobs = [j for j in sched.char_rows.jobs]
     assert len(char_jobs) == 1  # the char level reuses every character block computed at the word level
 
@@ -171,7 +175,7 @@ def test_overridden_chrf_options_are_exact(sample):
     overrides = {"char": {"chrf+": {"char_order": 4, "beta": 3}, "chrf++": {"word_order": 3}}}
     config = EvalConfig(levels=("char",), metrics=("chrf", "chrf+", "chrf++"), overrides=overrides, jobs=1)
     results = evaluate(sample, config, cache=NullCache())
-    positions, hyps, refs = pl._pairs(sample, results.tokens["char"])
+    positions, hyps, refs = plan.level_pairs(sample, results.tokens["char"])
     for name in config.metrics:
         metric = make_metric(name, config.options_for("char", name))
         got = np.array([results.stats[("char", name)][s, i] for s, i in positions])
@@ -196,11 +200,11 @@ def test_warm_runs_equal_cold(sample, serial, tmp_path):
 
 
 def test_result_key_tracks_data_and_settings(sample):
-    base = pl.result_key(sample, EvalConfig())
-    assert base == pl.result_key(sample, EvalConfig(jobs=1))  # worker count changes no number
-    assert base != pl.result_key(sample, EvalConfig(levels=("word",)))
+    base = result_key(sample, EvalConfig())
+    assert base == result_key(sample, EvalConfig(jobs=1))  # worker count changes no number
+    assert base != result_key(sample, EvalConfig(levels=("word",)))
     changed = EvalSet(sample.seg_ids, sample.refs, dict(sample.systems), human=sample.human.iloc[1:])
-    assert base != pl.result_key(changed, EvalConfig())
+    assert base != result_key(changed, EvalConfig())
 
 
 def test_stats_block_handles_duplicates_and_misses(tmp_path):
@@ -245,7 +249,7 @@ def test_damaged_stored_result_is_recomputed(sample, tmp_path):
     config = EvalConfig(levels=("char",), metrics=("bleu", "ter"), jobs=1)
     first = evaluate(sample, config, cache=DiskCache(tmp_path))
     cache = DiskCache(tmp_path)
-    cache.put_blob(f"result:{pl.result_key(sample, config)}", b"korean-eval-result/zlib/1\nnot zlib", "result")
+    cache.put_blob(f"result:{result_key(sample, config)}", b"korean-eval-result/zlib/1\nnot zlib", "result")
     again = evaluate(sample, config, cache=cache)
     assert "cached result" not in set(again.timings["stage"])
     assert_same_results(again, first)
