@@ -43,10 +43,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from korean_eval import meta
 from korean_eval.cache import NullCache, pair_key, text_key
 from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
+from korean_eval.metaeval import tables
+from korean_eval.metaeval.correlation import system_means
 from korean_eval.metrics import Metric, make_metric
 from korean_eval.metrics.sacre import BleuMetric, ChrfMetric, TerMetric
 from korean_eval.result_store import digest, load_result, store_result
@@ -431,8 +432,8 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
     systems = evalset.system_names
     seg_ids = evalset.seg_ids
     n_sys, n_seg = len(systems), len(seg_ids)
-    human = meta.human_matrix(evalset.human, systems, seg_ids)
-    human_sys = meta.human_system_means(human)
+    human = tables.human_matrix(evalset.human, systems, seg_ids)
+    human_sys = system_means(human)
     has_text = bool(evalset.refs)
     levels = list(config.levels) if has_text else []
     steps = len(levels) * (1 + len(config.metrics)) + 1
@@ -485,10 +486,10 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
         corr_mat = np.minimum(seg_mat, 100.0) if (config.ter_cap and name == "ter") else seg_mat
         matrices[(level, name)] = corr_mat
         corr_rows.extend(
-            meta.correlation_rows(level, name, corr_mat, human, sys_scores, config.statistics, config.groupings)
+            tables.correlation_rows(level, name, corr_mat, human, sys_scores, config.statistics, config.groupings)
         )
-        rank_rows.extend(meta.ranking_rows(level, name, systems, sys_scores, human_sys, hib))
-        flip_rows.extend(meta.flipped_pairs(level, name, systems, sys_scores, human_sys, hib))
+        rank_rows.extend(tables.ranking_rows(level, name, systems, sys_scores, human_sys, hib))
+        flip_rows.extend(tables.flipped_pairs(level, name, systems, sys_scores, human_sys, hib))
         meta_rows.append({"stage": "meta", "level": level, "metric": name, "seconds": time.perf_counter() - start})
 
     # 1. tokenise every level; each level's statistics start (in worker processes) as soon as it is tokenised,
@@ -607,7 +608,7 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
             timing_rows.append({"stage": "score", "level": level_name, "metric": metric_name, "seconds": assembly})
             done += 1
     if evalset.given is not None:
-        for name, (mat, sys_scores) in meta.given_system_scores(evalset.given, systems, seg_ids).items():
+        for name, (mat, sys_scores) in tables.given_system_scores(evalset.given, systems, seg_ids).items():
             hib = higher_is_better(name, GIVEN_LEVEL, config.given_lower_is_better)
             direction = "higher is better" if hib else "lower is better"
             add_metric(GIVEN_LEVEL, name, mat, sys_scores, f"given|system score = mean of segment scores|{direction}", hib)
@@ -622,7 +623,7 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
     if evalset.human is None:
         notes.append("no human scores: correlations and rankings against humans are empty")
 
-    correlations = pd.DataFrame(corr_rows, columns=meta.CORRELATION_COLUMNS)
+    correlations = pd.DataFrame(corr_rows, columns=tables.CORRELATION_COLUMNS)
     correlations["higher_is_better"] = np.array(
         [
             higher_is_better(m, lv, config.given_lower_is_better)
@@ -639,7 +640,7 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
         {
             "system": systems,
             "human_mean": human_sys,
-            "human_rank": meta.rank(human_sys),
+            "human_rank": tables.rank(human_sys),
             "n_scored": np.isfinite(human).sum(axis=1),
         }
     )
@@ -650,8 +651,8 @@ def _evaluate(evalset: EvalSet, config: EvalConfig, progress: Progress | None, c
             sys_rows, columns=["system", "level", "metric", "score", "signature", "n_segments"]
         ),
         correlations=correlations,
-        rankings=pd.DataFrame(rank_rows, columns=meta.RANKING_COLUMNS),
-        flips=pd.DataFrame(flip_rows, columns=meta.FLIP_COLUMNS),
+        rankings=pd.DataFrame(rank_rows, columns=tables.RANKING_COLUMNS),
+        flips=pd.DataFrame(flip_rows, columns=tables.FLIP_COLUMNS),
         human_systems=human_systems,
         token_stats=pd.DataFrame(token_rows),
         timings=pd.DataFrame(timing_rows, columns=["stage", "level", "metric", "seconds"]),
