@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from korean_eval.metaeval import names
+from korean_eval.metaeval import names as vocab
 from korean_eval.metaeval.compare import compare_two
 from ui import charts, state, views
 from ui.widgets import chart, human_note, md_escape
@@ -141,7 +141,7 @@ sig_on = g1.toggle(
     help=f"{state.N_RESAMPLES} seeded permutations per pair of configurations; a second or two for Pearson on "
     "small data, longer for Spearman/Kendall and many configurations. Cached: computed once per data and setting.",
 )
-sig_gran = g2.radio("Level", list(names.GRANULARITIES), key="sig_gran", persist_state="session", horizontal=True)
+sig_gran = g2.radio("Level", list(vocab.GRANULARITIES), key="sig_gran", persist_state="session", horizontal=True)
 sig_test = g3.radio(
     "Test",
     list(views.SIGNIFICANCE_TESTS),
@@ -156,7 +156,7 @@ n_configs = len(res.segment_matrices)
 if n_configs < 2:
     st.info("Significance compares configurations: choose at least two (token levels × metrics) in the sidebar.")
 elif sig_on:
-    grouping_used = names.grouping_used(sig_gran, s.grouping)
+    grouping_used = vocab.grouping_used(sig_gran, s.grouping)
     table, clusters = state.significance(ctx, s.statistic, sig_gran, grouping_used, sig_test)
     if table.empty or clusters.empty:
         st.info("No significance can be computed for these data (no human scores or fewer than two configurations).")
@@ -206,18 +206,18 @@ else:
     st.caption("Switch the toggle on to compute the matrix (cached afterwards for these data and settings).")
 
 with st.expander("Is one configuration significantly better than another?", icon=":material/balance:"):
-    configs = [names.config_name(lv, m) for lv, m in zip(view["level"], view["metric"], strict=True)]
+    configs = [vocab.config_name(lv, m) for lv, m in zip(view["level"], view["metric"], strict=True)]
     configs = list(dict.fromkeys(configs))
 
     def _label(config: str) -> str:
-        level, metric = names.parse_config(config)
+        level, metric = vocab.parse_config(config)
         return f"{views.metric_label(metric)} at {level}"
 
     k1, k2, k3 = st.columns([2, 2, 1])
     a = k1.selectbox("Configuration A", configs, format_func=_label, key="cmp_a", persist_state="session")
     b = k2.selectbox("Configuration B", configs, index=min(1, len(configs) - 1), format_func=_label, key="cmp_b",
                      persist_state="session")
-    gran = k3.radio("Level", list(names.GRANULARITIES), key="cmp_gran", persist_state="session")
+    gran = k3.radio("Level", list(vocab.GRANULARITIES), key="cmp_gran", persist_state="session")
     if a == b:
         st.caption("Pick two different configurations.")
     else:
