@@ -35,7 +35,7 @@ from korean_eval.data import (
     evalset_from_texts,
     given_only_evalset,
 )
-from korean_eval.metaeval.names import STATISTICS
+from korean_eval.metaeval.names import GRANULARITIES, STATISTICS
 from korean_eval.metrics import METRIC_NAMES, metric_group
 from korean_eval.pipeline import evaluate
 from korean_eval.results import Results
@@ -196,7 +196,7 @@ def _significance(results: Results, args: argparse.Namespace) -> dict[str, pd.Da
     tables: dict[str, pd.DataFrame] = {}
     frames = [
         significance_table(results, statistic=args.statistic, granularity=g, n_permutations=args.bootstrap, seed=args.seed)
-        for g in ("segment", "system")
+        for g in GRANULARITIES
     ]
     tables["significance.csv"] = pd.concat(frames, ignore_index=True)
     tables["system_pairs.csv"] = system_pairs_table(results, n_resamples=args.bootstrap, seed=args.seed)

@@ -45,7 +45,7 @@ view = views.correlation_view(res, s.statistic, s.grouping, agreement=agree, cor
 top = views.headline(view)
 symbol = views.STATISTIC_SYMBOLS[s.statistic]
 cards = st.columns(3)
-for col, gran in zip(cards[:2], ("segment", "system"), strict=True):
+for col, gran in zip(cards[:2], vocab.GRANULARITIES, strict=True):
     if gran in top:
         t = top[gran]
         col.metric(
@@ -67,7 +67,7 @@ if "spread" in top:
         border=True,
     )
 left, right = st.columns(2, gap="medium")
-undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in ("segment", "system")}
+undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in vocab.GRANULARITIES}
 with left:
     if undefined["segment"]:
         st.warning(f"**Segment level**: {undefined['segment']}", icon=":material/block:")
@@ -230,7 +230,7 @@ with st.expander("Is one configuration significantly better than another?", icon
 
 with st.expander("Overview grid and numbers"):
     grids = st.columns(2)
-    for col, gran in zip(grids, ("segment", "system"), strict=True):
+    for col, gran in zip(grids, vocab.GRANULARITIES, strict=True):
         with col:
             if undefined[gran]:
                 st.caption(f"{gran.capitalize()} level: undefined (see above).")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from korean_eval.data import EvalSet
 from korean_eval.metaeval.correlation import MIN_SYSTEMS
-from korean_eval.metaeval.names import STATISTIC_SYMBOLS, config_label
+from korean_eval.metaeval.names import GRANULARITIES, STATISTIC_SYMBOLS, config_label
 from korean_eval.metaeval.tables import best_levels
 from korean_eval.metrics import METRIC_NAMES, metric_info
 from korean_eval.results import GIVEN_LEVEL, Results
@@ -119,7 +119,7 @@ def headline(view: pd.DataFrame) -> dict[str, dict[str, object]]:
     """The numbers worth a glance: best configuration per granularity and the metric whose agreement moves most
     between levels (segment level). Values are the plotted (agreement-signed) correlations."""
     out: dict[str, dict[str, object]] = {}
-    for granularity in ("segment", "system"):
+    for granularity in GRANULARITIES:
         df = view[(view["granularity"] == granularity) & view["shown"].notna()]
         if df.empty:
             continue
@@ -146,7 +146,7 @@ def best_level_sentences(results: Results, statistic: str, grouping: str) -> dic
     granularity."""
     symbol = STATISTIC_SYMBOLS[statistic]
     out: dict[str, list[str]] = {}
-    for granularity in ("segment", "system"):
+    for granularity in GRANULARITIES:
         best = best_levels(results.correlations, granularity, statistic, grouping)
         lines = []
         for row in best.itertuples():

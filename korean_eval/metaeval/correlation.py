@@ -63,7 +63,9 @@ def segment_correlation(metric: np.ndarray, human: np.ndarray, statistic: str, g
     * ``item``: per item (column), the correlation across systems; the mean over items where it is defined.
     * ``system``: per system (row), the correlation across items; the mean over systems where it is defined.
 
-    ``n`` is always the number of (system, item) pairs with both scores present.
+    ``n`` is always the number of (system, item) pairs with both scores present. The groupings are mt-metrics-eval's
+    ``AverageCorrelation(corr_fcn, average_by="none" | "item" | "sys")`` with its defaults (undefined group
+    correlations dropped, plain mean over the others).
     """
     check_choice("grouping", grouping, GROUPINGS)
     metric = np.asarray(metric, dtype=np.float64)

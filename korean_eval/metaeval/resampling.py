@@ -71,8 +71,9 @@ def check_indices(indices: np.ndarray, n_items: int) -> np.ndarray:
 
 
 def percentile_ci(values: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
-    """Percentile interval: the ``alpha/2`` and ``1 - alpha/2`` quantiles (numpy "linear" interpolation) of the
-    finite ``values``; ``(NaN, NaN)`` if none is finite (resamples with an undefined statistic are dropped)."""
+    """Percentile bootstrap interval (Efron & Tibshirani 1993, ch. 13): the ``alpha/2`` and ``1 - alpha/2``
+    quantiles (numpy "linear" interpolation) of the finite ``values``; ``(NaN, NaN)`` if none is finite (resamples
+    with an undefined statistic are dropped)."""
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
     if v.size == 0:
