@@ -97,8 +97,8 @@ def permutation_deltas_loop(
     za, zb = standardise(a, ok), standardise(b, ok)
 
     def delta(x: np.ndarray, y: np.ndarray) -> float:
-        return correlation(x, h, statistic, granularity, grouping)[0] - correlation(y, h, statistic, granularity,
-                                                                                    grouping)[0]
+        r_x = correlation(x, h, statistic, granularity, grouping)[0]
+        return r_x - correlation(y, h, statistic, granularity, grouping)[0]
 
     flips = permutation_coins(seed, n_permutations, a.shape[-1])
     deltas = np.array([delta(np.where(swap, zb, za), np.where(swap, za, zb)) for swap in flips])
