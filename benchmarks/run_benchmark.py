@@ -77,8 +77,8 @@ import sacrebleu  # noqa: E402
 import korean_eval.workers as workers  # noqa: E402
 from korean_eval.cache import DiskCache  # noqa: E402
 from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.correlation import correlate  # noqa: E402
 from korean_eval.data import attach_human, evalset_from_texts  # noqa: E402
+from korean_eval.metaeval.correlation import correlate  # noqa: E402
 from korean_eval.metrics.fast_ter import ter_statistics  # noqa: E402
 from korean_eval.pipeline import evaluate  # noqa: E402
 
@@ -248,7 +248,7 @@ def naive_loop(evalset, results, subset: list[tuple[int, int]], n_pairs: int) ->
 
 def naive_meta(results, config: EvalConfig) -> tuple[float, bool]:
     """The per-group scipy loop for one level × metric (all statistics and groupings), and equality with ours."""
-    from korean_eval.meta import human_system_means
+    from korean_eval.metaeval.correlation import system_means
 
     level, metric = LEVELS[0], METRICS[0]
     seg = results.segment_matrices[(level, metric)]
@@ -266,7 +266,7 @@ def naive_meta(results, config: EvalConfig) -> tuple[float, bool]:
                 per = [correlate(m[g][k[g]], h[g][k[g]], statistic) for g in range(m.shape[0])]
                 per = [v for v in per if np.isfinite(v)]
                 values[(grouping, statistic)] = float(np.mean(per)) if per else float("nan")
-            hs = human_system_means(human)
+            hs = system_means(human)
             fin = np.isfinite(sys_scores) & np.isfinite(hs)
             correlate(sys_scores[fin], hs[fin], statistic)
     seconds = time.perf_counter() - start

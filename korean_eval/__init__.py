@@ -3,7 +3,7 @@
 The package is the dashboard's backend and a command-line tool (``python -m korean_eval``); it never imports
 Streamlit. Pipeline (GUIDE §2): inputs → :class:`korean_eval.data.EvalSet` → token levels
 (:mod:`korean_eval.tokenizers`) → per-segment statistics per metric (:mod:`korean_eval.metrics`) → segment and
-system scores → meta-evaluation (:mod:`korean_eval.meta`) → tidy tables (:mod:`korean_eval.report`).
+system scores → meta-evaluation (:mod:`korean_eval.metaeval`) → tidy tables (:mod:`korean_eval.report`).
 """
 
 __version__ = "0.1.0"

@@ -35,6 +35,7 @@ from korean_eval.data import (
     evalset_from_texts,
     given_only_evalset,
 )
+from korean_eval.metaeval.names import GRANULARITIES, STATISTICS
 from korean_eval.metrics import METRIC_NAMES, metric_group
 from korean_eval.pipeline import evaluate
 from korean_eval.results import Results
@@ -184,19 +185,21 @@ def summary_text(results: Results, statistic: str = "pearson") -> str:
 
 
 def _significance(results: Results, args: argparse.Namespace) -> dict[str, pd.DataFrame]:
-    """CIs, significance and system pairs (when the significance module is present and --bootstrap > 0)."""
+    """CIs, significance and system pairs (when there are human scores and --bootstrap > 0)."""
     if args.bootstrap <= 0 or results.human_matrix.size == 0 or not pd.notna(results.human_matrix).any():
         return {}
-    from korean_eval import significance as sig
+    from korean_eval.metaeval.intervals import add_confidence_intervals
+    from korean_eval.metaeval.significance import significance_table
+    from korean_eval.metaeval.system_pairs import system_pairs_table
 
-    results.correlations = sig.add_confidence_intervals(results, n_resamples=args.bootstrap, seed=args.seed)
+    results.correlations = add_confidence_intervals(results, n_resamples=args.bootstrap, seed=args.seed)
     tables: dict[str, pd.DataFrame] = {}
     frames = [
-        sig.significance_table(results, statistic=args.statistic, granularity=g, n_permutations=args.bootstrap, seed=args.seed)
-        for g in ("segment", "system")
+        significance_table(results, statistic=args.statistic, granularity=g, n_permutations=args.bootstrap, seed=args.seed)
+        for g in GRANULARITIES
     ]
     tables["significance.csv"] = pd.concat(frames, ignore_index=True)
-    tables["system_pairs.csv"] = sig.system_pairs_table(results, n_resamples=args.bootstrap, seed=args.seed)
+    tables["system_pairs.csv"] = system_pairs_table(results, n_resamples=args.bootstrap, seed=args.seed)
     return tables
 
 
@@ -282,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     cfg.add_argument("--ter-impl", choices=("fast", "sacrebleu"), default="fast", help="TER statistics implementation (identical results)")
     cfg.add_argument("--spm-vocab", type=int, default=4000, help="SentencePiece vocabulary size (upper bound)")
     cfg.add_argument("--spm-model", metavar="FILE", help="use this SentencePiece .model instead of training one")
-    cfg.add_argument("--statistic", choices=("pearson", "spearman", "kendall"), default="pearson", help="statistic of the summary and significance tests")
+    cfg.add_argument("--statistic", choices=STATISTICS, default="pearson", help="statistic of the summary and significance tests")
     st = run.add_argument_group("statistics")
     st.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap/permutation resamples (0 = no CIs or tests)")
     st.add_argument("--seed", type=int, default=12345, help="seed of every resampling")

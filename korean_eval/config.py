@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from korean_eval.correlation import GROUPINGS, STATISTICS
+from korean_eval.metaeval.names import GROUPINGS, STATISTICS, check_choice
 from korean_eval.metrics import METRIC_NAMES, make_metric
 from korean_eval.tokenizers import LEVEL_NAMES, SpmLevel
 
@@ -49,11 +49,9 @@ class EvalConfig:
             if metric not in METRIC_NAMES:
                 raise ValueError(f"unknown metric {metric!r}; metrics are {', '.join(METRIC_NAMES)}")
         for s in self.statistics:
-            if s not in STATISTICS:
-                raise ValueError(f"unknown statistic {s!r}; choose from {', '.join(STATISTICS)}")
+            check_choice("correlation statistic", s, STATISTICS)
         for g in self.groupings:
-            if g not in GROUPINGS:
-                raise ValueError(f"unknown grouping {g!r}; choose from {', '.join(GROUPINGS)}")
+            check_choice("grouping", g, GROUPINGS)
         for level, per_metric in self.overrides.items():
             if level not in LEVEL_NAMES:
                 raise ValueError(f"override for unknown level {level!r}")

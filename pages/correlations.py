@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from korean_eval.metaeval import names as vocab
+from korean_eval.metaeval.compare import compare_two
 from ui import charts, state, views
 from ui.widgets import chart, human_note, md_escape
 
@@ -39,13 +41,11 @@ ci = st.toggle(
     "summed statistics of each resample. Takes a few seconds the first time.",
 )
 with_ci = state.correlations_with_ci(ctx) if ci else None
-if ci and with_ci is None:
-    st.caption("Confidence intervals need korean_eval.significance, which is not installed here.")
 view = views.correlation_view(res, s.statistic, s.grouping, agreement=agree, correlations=with_ci)
 top = views.headline(view)
 symbol = views.STATISTIC_SYMBOLS[s.statistic]
 cards = st.columns(3)
-for col, gran in zip(cards[:2], ("segment", "system"), strict=True):
+for col, gran in zip(cards[:2], vocab.GRANULARITIES, strict=True):
     if gran in top:
         t = top[gran]
         col.metric(
@@ -67,7 +67,7 @@ if "spread" in top:
         border=True,
     )
 left, right = st.columns(2, gap="medium")
-undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in ("segment", "system")}
+undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in vocab.GRANULARITIES}
 with left:
     if undefined["segment"]:
         st.warning(f"**Segment level**: {undefined['segment']}", icon=":material/block:")
@@ -141,7 +141,7 @@ sig_on = g1.toggle(
     help=f"{state.N_RESAMPLES} seeded permutations per pair of configurations; a second or two for Pearson on "
     "small data, longer for Spearman/Kendall and many configurations. Cached: computed once per data and setting.",
 )
-sig_gran = g2.radio("Level", ["segment", "system"], key="sig_gran", persist_state="session", horizontal=True)
+sig_gran = g2.radio("Level", list(vocab.GRANULARITIES), key="sig_gran", persist_state="session", horizontal=True)
 sig_test = g3.radio(
     "Test",
     list(views.SIGNIFICANCE_TESTS),
@@ -156,12 +156,12 @@ n_configs = len(res.segment_matrices)
 if n_configs < 2:
     st.info("Significance compares configurations: choose at least two (token levels × metrics) in the sidebar.")
 elif sig_on:
-    grouping_used = s.grouping if sig_gran == "segment" else "none"
+    grouping_used = vocab.grouping_used(sig_gran, s.grouping)
     table, clusters = state.significance(ctx, s.statistic, sig_gran, grouping_used, sig_test)
     if table.empty or clusters.empty:
         st.info("No significance can be computed for these data (no human scores or fewer than two configurations).")
     else:
-        matrix = views.significance_matrix(table, clusters, sig_test)
+        matrix = views.significance_pivot(table, clusters, sig_test)
         labels = [views.config_display(res, c) for c in clusters["config"]]
         gran_text = f"segment level, grouping {grouping_used}" if sig_gran == "segment" else "system level"
         h1, h2 = st.columns([5, 2], gap="medium")
@@ -206,37 +206,31 @@ else:
     st.caption("Switch the toggle on to compute the matrix (cached afterwards for these data and settings).")
 
 with st.expander("Is one configuration significantly better than another?", icon=":material/balance:"):
-    try:
-        from korean_eval import significance
-    except ImportError:
-        significance = None
-        st.caption("Needs korean_eval.significance, which is not installed here.")
-    if significance is not None:
-        configs = [f"{lv}/{m}" for lv, m in zip(view["level"], view["metric"], strict=True)]
-        configs = list(dict.fromkeys(configs))
+    configs = [vocab.config_name(lv, m) for lv, m in zip(view["level"], view["metric"], strict=True)]
+    configs = list(dict.fromkeys(configs))
 
-        def _label(config: str) -> str:
-            level, metric = config.split("/", 1)
-            return f"{views.metric_label(metric)} at {level}"
+    def _label(config: str) -> str:
+        level, metric = vocab.parse_config(config)
+        return f"{views.metric_label(metric)} at {level}"
 
-        k1, k2, k3 = st.columns([2, 2, 1])
-        a = k1.selectbox("Configuration A", configs, format_func=_label, key="cmp_a", persist_state="session")
-        b = k2.selectbox("Configuration B", configs, index=min(1, len(configs) - 1), format_func=_label, key="cmp_b",
-                         persist_state="session")
-        gran = k3.radio("Level", ["segment", "system"], key="cmp_gran", persist_state="session")
-        if a == b:
-            st.caption("Pick two different configurations.")
-        else:
-            verdict = significance.compare_two(res, a, b, statistic=s.statistic, granularity=gran, grouping=s.grouping)
-            (st.success if verdict["significant"] else st.info)(md_escape(verdict["sentence"]))
-            st.caption(
-                "One-sided Williams test (ungrouped correlations) and paired permutation test over the points both "
-                "share; error rates are compared by their agreement (−r)."
-            )
+    k1, k2, k3 = st.columns([2, 2, 1])
+    a = k1.selectbox("Configuration A", configs, format_func=_label, key="cmp_a", persist_state="session")
+    b = k2.selectbox("Configuration B", configs, index=min(1, len(configs) - 1), format_func=_label, key="cmp_b",
+                     persist_state="session")
+    gran = k3.radio("Level", list(vocab.GRANULARITIES), key="cmp_gran", persist_state="session")
+    if a == b:
+        st.caption("Pick two different configurations.")
+    else:
+        verdict = compare_two(res, a, b, statistic=s.statistic, granularity=gran, grouping=s.grouping)
+        (st.success if verdict["significant"] else st.info)(md_escape(verdict["sentence"]))
+        st.caption(
+            "One-sided Williams test (ungrouped correlations) and paired permutation test over the points both "
+            "share; error rates are compared by their agreement (−r)."
+        )
 
 with st.expander("Overview grid and numbers"):
     grids = st.columns(2)
-    for col, gran in zip(grids, ("segment", "system"), strict=True):
+    for col, gran in zip(grids, vocab.GRANULARITIES, strict=True):
         with col:
             if undefined[gran]:
                 st.caption(f"{gran.capitalize()} level: undefined (see above).")

@@ -18,10 +18,13 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from korean_eval import significance as sig  # noqa: E402
 from korean_eval.config import EvalConfig  # noqa: E402
 from korean_eval.data import evalset_from_table  # noqa: E402
 from korean_eval.human_qc import read_judgments, run_qc  # noqa: E402
+from korean_eval.metaeval.compare import compare_two  # noqa: E402
+from korean_eval.metaeval.intervals import add_confidence_intervals  # noqa: E402
+from korean_eval.metaeval.significance import rank_clusters_table, significance_table  # noqa: E402
+from korean_eval.metaeval.system_pairs import pairwise_accuracy_table, ranking_view, system_pairs_table  # noqa: E402
 from korean_eval.pipeline import evaluate  # noqa: E402
 from korean_eval.sample import load_sample  # noqa: E402
 
@@ -39,28 +42,28 @@ def snapshot_results(name: str, evalset, out: Path, resamples: int) -> None:
     d.mkdir(parents=True, exist_ok=True)
     for table in ("segment_scores", "system_scores", "correlations", "rankings", "flips", "human_systems", "token_stats"):
         _write(getattr(results, table), d / f"{table}.csv")
-    _write(sig.add_confidence_intervals(results, n_resamples=resamples, seed=7), d / "correlations_ci.csv")
+    _write(add_confidence_intervals(results, n_resamples=resamples, seed=7), d / "correlations_ci.csv")
     for gran in ("segment", "system"):
         for stat in ("pearson", "kendall"):
             for grouping in (("none", "item") if gran == "segment" else ("none",)):
                 tag = f"{gran}_{stat}_{grouping}"
-                table = sig.significance_table(
+                table = significance_table(
                     results, statistic=stat, granularity=gran, grouping=grouping, n_permutations=resamples, seed=7
                 )
                 _write(table, d / f"significance_{tag}.csv")
-                clusters = sig.rank_clusters_table(
+                clusters = rank_clusters_table(
                     results, statistic=stat, granularity=gran, grouping=grouping, n_permutations=resamples, seed=7
                 )
                 _write(clusters, d / f"clusters_{tag}.csv")
     for human_test in ("bootstrap", "wilcoxon"):
-        pairs = sig.system_pairs_table(results, n_resamples=resamples, seed=7, human_test=human_test)
+        pairs = system_pairs_table(results, n_resamples=resamples, seed=7, human_test=human_test)
         _write(pairs, d / f"system_pairs_{human_test}.csv")
-        view = sig.ranking_view(results, pairs=pairs, n_resamples=resamples, seed=7, human_test=human_test)
+        view = ranking_view(results, pairs=pairs, n_resamples=resamples, seed=7, human_test=human_test)
         _write(view, d / f"ranking_view_{human_test}.csv")
-    _write(sig.pairwise_accuracy_table(results), d / "pairwise_accuracy.csv")
+    _write(pairwise_accuracy_table(results), d / "pairwise_accuracy.csv")
     verdicts = {}
     for gran in ("segment", "system"):
-        verdict = sig.compare_two(results, "char/chrf", "word/bleu", granularity=gran, n_permutations=resamples, seed=7)
+        verdict = compare_two(results, "char/chrf", "word/bleu", granularity=gran, n_permutations=resamples, seed=7)
         verdicts[gran] = verdict
     (d / "compare_two.json").write_text(json.dumps(verdicts, indent=1, default=repr, ensure_ascii=False))
 

@@ -546,7 +546,7 @@ def _sample_results(at: AppTest):
 
 
 def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeypatch):
-    from korean_eval import significance
+    from korean_eval.metaeval import significance
 
     at = run_app()
     assert figure_titled(at, "p that row agrees more") is None  # off by default: nothing computed

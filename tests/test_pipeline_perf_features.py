@@ -12,7 +12,7 @@ import pytest
 import sacrebleu
 from scipy import stats as sps
 
-import korean_eval.correlation as corr
+import korean_eval.metaeval.correlation as corr
 import korean_eval.pipeline as pl
 import korean_eval.planning as plan
 import korean_eval.workers as wk

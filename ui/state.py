@@ -250,11 +250,9 @@ def cached_confidence_intervals(ctx: Context, n_resamples: int = 1000):
 
 
 def correlations_with_ci(ctx: Context, n_resamples: int = 1000):
-    """``results.correlations`` with bootstrap 95% intervals (cached per result); None if the module is missing."""
-    try:
-        from korean_eval.significance import add_confidence_intervals
-    except ImportError:
-        return None
+    """``results.correlations`` with bootstrap 95% intervals (cached per result)."""
+    from korean_eval.metaeval.intervals import add_confidence_intervals
+
     key = f"{ctx.key}|{n_resamples}"
     store = _ci_store()
     hit = store.get(key)
@@ -295,9 +293,10 @@ def _cached_stat(key: str, message: str, name: str, compute):
 
 def significance(ctx: Context, statistic: str, granularity: str, grouping: str, test: str):
     """``(significance_table, rank_clusters_table)`` over every configuration, cached by content hash + settings."""
-    from korean_eval import significance as sig
+    from korean_eval.metaeval import significance as sig
+    from korean_eval.metaeval.names import grouping_used
 
-    grouping = grouping if granularity == "segment" else "none"
+    grouping = grouping_used(granularity, grouping)
     key = _stats_key(ctx, "significance", statistic, granularity, grouping, test)
 
     def compute():
@@ -320,7 +319,7 @@ def significance(ctx: Context, statistic: str, granularity: str, grouping: str, 
 
 def system_pairs(ctx: Context, metric: str, human_test: str):
     """``system_pairs_table`` for every level of ``metric`` (cached by content hash + metric + human test)."""
-    from korean_eval import significance as sig
+    from korean_eval.metaeval import system_pairs as sp
 
     configs = [k for k in ctx.results.segment_matrices if k[1] == metric]
     key = _stats_key(ctx, "pairs", metric, human_test)
@@ -328,7 +327,7 @@ def system_pairs(ctx: Context, metric: str, human_test: str):
         key,
         f"Paired bootstrap over the segments ({N_RESAMPLES} resamples) for every system pair…",
         f"system_pairs_{metric}_{human_test}",
-        lambda: sig.system_pairs_table(
+        lambda: sp.system_pairs_table(
             ctx.results, n_resamples=N_RESAMPLES, seed=SEED, human_test=human_test, alpha=ALPHA, configs=configs,
             jobs=None,
         ),
@@ -337,16 +336,16 @@ def system_pairs(ctx: Context, metric: str, human_test: str):
 
 def ranking_view(ctx: Context, metric: str, human_test: str):
     """``ranking_view`` of every level of ``metric`` with the labels of :func:`system_pairs`."""
-    from korean_eval import significance as sig
+    from korean_eval.metaeval import system_pairs as sp
 
     configs = [k for k in ctx.results.segment_matrices if k[1] == metric]
-    return sig.ranking_view(ctx.results, pairs=system_pairs(ctx, metric, human_test), configs=configs)
+    return sp.ranking_view(ctx.results, pairs=system_pairs(ctx, metric, human_test), configs=configs)
 
 
 def pairwise_accuracy(ctx: Context):
-    from korean_eval import significance as sig
+    from korean_eval.metaeval import system_pairs as sp
 
-    return sig.pairwise_accuracy_table(ctx.results)
+    return sp.pairwise_accuracy_table(ctx.results)
 
 
 def computed_statistics(ctx: Context) -> dict[str, Any]:

@@ -13,15 +13,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from korean_eval import meta
-from korean_eval.correlation import MIN_SYSTEMS
 from korean_eval.data import EvalSet
+from korean_eval.metaeval.correlation import MIN_SYSTEMS
+from korean_eval.metaeval.names import GRANULARITIES, STATISTIC_SYMBOLS, config_label
+from korean_eval.metaeval.tables import best_levels
 from korean_eval.metrics import METRIC_NAMES, metric_info
 from korean_eval.results import GIVEN_LEVEL, Results
 from korean_eval.tokenizers import LEVEL_NAMES, get_level
 
 STATISTIC_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ-b"}
-STATISTIC_SYMBOLS = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
 GROUPING_LABELS = {
     "none": "all (system, segment) pairs pooled",
     "item": "per segment across systems, averaged over segments",
@@ -119,7 +119,7 @@ def headline(view: pd.DataFrame) -> dict[str, dict[str, object]]:
     """The numbers worth a glance: best configuration per granularity and the metric whose agreement moves most
     between levels (segment level). Values are the plotted (agreement-signed) correlations."""
     out: dict[str, dict[str, object]] = {}
-    for granularity in ("segment", "system"):
+    for granularity in GRANULARITIES:
         df = view[(view["granularity"] == granularity) & view["shown"].notna()]
         if df.empty:
             continue
@@ -142,11 +142,12 @@ def headline(view: pd.DataFrame) -> dict[str, dict[str, object]]:
 
 
 def best_level_sentences(results: Results, statistic: str, grouping: str) -> dict[str, list[str]]:
-    """Plain-English statements of the best token level per metric (``meta.best_levels``), per granularity."""
+    """Plain-English statements of the best token level per metric (``metaeval.tables.best_levels``), per
+    granularity."""
     symbol = STATISTIC_SYMBOLS[statistic]
     out: dict[str, list[str]] = {}
-    for granularity in ("segment", "system"):
-        best = meta.best_levels(results.correlations, granularity, statistic, grouping)
+    for granularity in GRANULARITIES:
+        best = best_levels(results.correlations, granularity, statistic, grouping)
         lines = []
         for row in best.itertuples():
             if row.level == GIVEN_LEVEL:
@@ -338,7 +339,7 @@ def metric_timings(results: Results) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------------------ statistics views
 
-#: The five labels of :func:`korean_eval.significance.system_pairs_table`, with their cell colours and a short
+#: The five labels of :func:`korean_eval.metaeval.system_pairs.system_pairs_table`, with their cell colours and a short
 #: explanation each (the legend of the pair table).
 PAIR_BADGES = {
     "agree": "green",
@@ -371,10 +372,10 @@ SIGNIFICANCE_TESTS = {
 def config_display(results: Results, config: str) -> str:
     """``"char/chrf"`` → ``"chrF@char"`` (bring-your-own metrics keep their own name)."""
     level, _, metric = config.partition("/")
-    return f"{metric_label(metric)}@{level}"
+    return config_label(metric_label(metric), level)
 
 
-def significance_matrix(table: pd.DataFrame, clusters: pd.DataFrame, test: str) -> pd.DataFrame:
+def significance_pivot(table: pd.DataFrame, clusters: pd.DataFrame, test: str) -> pd.DataFrame:
     """Square frame of one-sided p-values: cell (row, column) = p that *row* agrees with the humans more than
     *column* (``significance_table`` rows of ``test``). Rows and columns are the configurations in cluster order
     (best first, from ``rank_clusters_table``); the diagonal is NaN."""

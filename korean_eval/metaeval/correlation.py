@@ -1,30 +1,32 @@
-"""Correlation primitives (scipy-backed) over the score matrices the meta-evaluation uses.
+"""Correlations of metric scores with human scores (scipy-backed): the one place that handles granularity ×
+grouping (docs/design.md §5).
 
 Layout: a metric matrix ``M`` and a human matrix ``H``, both shaped ``(n_systems, n_items)``, float64, with ``NaN``
 wherever a (system, item) pair has no human score (or no metric score). Row ``s`` is one system, column ``i`` one
-segment (item).
+segment (item). At the system level both are per-system vectors ``(n_systems,)``.
 
 Statistics: ``pearson`` (scipy.stats.pearsonr), ``spearman`` (scipy.stats.spearmanr), ``kendall`` (Kendall τ-b,
 scipy.stats.kendalltau with ``variant="b"``). A correlation over fewer than 2 points, or over constant values, is
-undefined and returned as ``NaN`` (never raised).
+undefined and returned as ``NaN`` (never raised). :func:`correlation` takes the statistic as a value and applies
+it at either granularity with any grouping, as mt-metrics-eval's ``AverageCorrelation(corr_fcn, …)`` does.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Literal
 
 import numpy as np
 from scipy import stats as sps
 
-Statistic = Literal["pearson", "spearman", "kendall"]
-Grouping = Literal["none", "item", "system"]
-STATISTICS: tuple[str, ...] = ("pearson", "spearman", "kendall")
-GROUPINGS: tuple[str, ...] = ("none", "item", "system")
+from korean_eval.metaeval.names import GRANULARITIES, GROUPINGS, STATISTICS, check_choice
+
+#: Fewer systems than this give no system-level correlation: two points always correlate ±1.
+MIN_SYSTEMS = 3
 
 
 def correlate(x: np.ndarray, y: np.ndarray, statistic: str) -> float:
     """Correlation of two equal-length 1-d arrays (no NaN); NaN if undefined (n < 2 or a constant input)."""
+    check_choice("correlation statistic", statistic, STATISTICS)
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
@@ -37,9 +39,21 @@ def correlate(x: np.ndarray, y: np.ndarray, statistic: str) -> float:
             return float(sps.pearsonr(x, y).statistic)
         if statistic == "spearman":
             return float(sps.spearmanr(x, y).statistic)
-        if statistic == "kendall":
-            return float(sps.kendalltau(x, y, variant="b").statistic)
-    raise ValueError(f"unknown correlation statistic {statistic!r}; choose one of {', '.join(STATISTICS)}")
+        return float(sps.kendalltau(x, y, variant="b").statistic)
+
+
+def correlation(
+    metric: np.ndarray, human: np.ndarray, statistic: str, granularity: str = "segment", grouping: str = "none"
+) -> tuple[float, int]:
+    """The correlation of ``metric`` with ``human`` at ``granularity`` and the number of points it used.
+
+    ``segment``: :func:`segment_correlation` of two ``(n_systems, n_items)`` matrices with ``grouping``;
+    ``system``: :func:`system_correlation` of two per-system vectors (``grouping`` is ignored: one point per
+    system). NaN entries are absent points in both cases.
+    """
+    if check_choice("granularity", granularity, GRANULARITIES) == "segment":
+        return segment_correlation(metric, human, statistic, grouping)
+    return system_correlation(metric, human, statistic)
 
 
 def segment_correlation(metric: np.ndarray, human: np.ndarray, statistic: str, grouping: str = "none") -> tuple[float, int]:
@@ -49,16 +63,17 @@ def segment_correlation(metric: np.ndarray, human: np.ndarray, statistic: str, g
     * ``item``: per item (column), the correlation across systems; the mean over items where it is defined.
     * ``system``: per system (row), the correlation across items; the mean over systems where it is defined.
 
-    ``n`` is always the number of (system, item) pairs with both scores present.
+    ``n`` is always the number of (system, item) pairs with both scores present. The groupings are mt-metrics-eval's
+    ``AverageCorrelation(corr_fcn, average_by="none" | "item" | "sys")`` with its defaults (undefined group
+    correlations dropped, plain mean over the others).
     """
+    check_choice("grouping", grouping, GROUPINGS)
     metric = np.asarray(metric, dtype=np.float64)
     human = np.asarray(human, dtype=np.float64)
     ok = np.isfinite(metric) & np.isfinite(human)
     n = int(ok.sum())
     if grouping == "none":
         return correlate(metric[ok], human[ok], statistic), n
-    if grouping not in ("item", "system"):
-        raise ValueError(f"unknown grouping {grouping!r}; choose one of {', '.join(GROUPINGS)}")
     m, h, k = (metric.T, human.T, ok.T) if grouping == "item" else (metric, human, ok)
     values = [v for v in grouped_correlations(m, h, k, statistic) if np.isfinite(v)]
     return (float(np.mean(values)) if values else float("nan")), n
@@ -84,8 +99,7 @@ def grouped_correlations(m: np.ndarray, h: np.ndarray, k: np.ndarray, statistic:
     tied pairs). Longer rows: one scipy call per row. Rows with fewer than 2 values or a constant side are NaN, as
     in :func:`correlate`.
     """
-    if statistic not in STATISTICS:
-        raise ValueError(f"unknown correlation statistic {statistic!r}; choose one of {', '.join(STATISTICS)}")
+    check_choice("correlation statistic", statistic, STATISTICS)
     m = np.asarray(m, dtype=np.float64)
     h = np.asarray(h, dtype=np.float64)
     k = np.asarray(k, dtype=bool)
@@ -152,14 +166,12 @@ def _by_rank_pattern(x: np.ndarray, y: np.ndarray, statistic: str) -> np.ndarray
     return values
 
 
-MIN_SYSTEMS = 3
-
-
 def system_correlation(system_metric: np.ndarray, system_human: np.ndarray, statistic: str) -> tuple[float, int]:
     """System-level correlation of per-system metric scores with per-system mean human scores (NaN entries skipped).
 
     Undefined (NaN) with fewer than :data:`MIN_SYSTEMS` systems: two points always correlate ±1.
     """
+    check_choice("correlation statistic", statistic, STATISTICS)
     x = np.asarray(system_metric, dtype=np.float64)
     y = np.asarray(system_human, dtype=np.float64)
     ok = np.isfinite(x) & np.isfinite(y)
@@ -167,3 +179,32 @@ def system_correlation(system_metric: np.ndarray, system_human: np.ndarray, stat
     if n < MIN_SYSTEMS:
         return float("nan"), n
     return correlate(x[ok], y[ok], statistic), n
+
+
+def system_means(values: np.ndarray) -> np.ndarray:
+    """Per system (row of ``(n_systems, n_items)``), the mean of its present (finite) entries; NaN for a system
+    without any. The system-level human score (mean human score over the system's own scored items), and the
+    system score of a bring-your-own metric (mean of its segment scores)."""
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        counts = np.isfinite(values).sum(axis=1)
+        sums = np.nansum(values, axis=1)
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def common_points(
+    metric_a: np.ndarray, metric_b: np.ndarray, human: np.ndarray, granularity: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The points two configurations and the humans share: each input with NaN wherever any of the three is
+    missing, and that mask (``(a, b, h, ok)``). Inputs are ``(n_systems, n_items)`` matrices at the segment level,
+    per-system vectors at the system level (else ValueError)."""
+    want = 2 if check_choice("granularity", granularity, GRANULARITIES) == "segment" else 1
+    a = np.asarray(metric_a, dtype=np.float64)
+    b = np.asarray(metric_b, dtype=np.float64)
+    h = np.asarray(human, dtype=np.float64)
+    if not (a.shape == b.shape == h.shape) or a.ndim != want:
+        raise ValueError(
+            f"{granularity} level needs three equal {want}-d arrays, got {a.shape}, {b.shape}, {h.shape}"
+        )
+    ok = np.isfinite(a) & np.isfinite(b) & np.isfinite(h)
+    return np.where(ok, a, np.nan), np.where(ok, b, np.nan), np.where(ok, h, np.nan), ok

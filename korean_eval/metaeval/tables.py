@@ -1,4 +1,7 @@
-"""Meta-evaluation: how metric scores agree with human scores (GUIDE §3, "Correlations").
+"""The meta-evaluation tables of one evaluation: how metric scores agree with human scores (docs/design.md §5).
+
+Rows for the pipeline's tidy tables (``correlations``, ``rankings``, ``flips``), built from the score matrices
+before a :class:`~korean_eval.results.Results` exists, and the best level per metric read back from them.
 
 * Segment level: over all (system, segment) pairs that have both a metric and a human score (grouping ``none``),
   or the mean of per-item correlations across systems (``item``) or per-system correlations across items
@@ -21,7 +24,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from korean_eval.correlation import segment_correlation, system_correlation
+from korean_eval.metaeval.correlation import segment_correlation, system_correlation, system_means
+from korean_eval.metaeval.names import direction_sign, grouping_used
 
 CORRELATION_COLUMNS = [
     "granularity",
@@ -52,14 +56,6 @@ def human_matrix(human: pd.DataFrame | None, systems: Sequence[str], seg_ids: Se
     return out
 
 
-def human_system_means(human_mat: np.ndarray) -> np.ndarray:
-    """Mean human score per system over its items with a human score (NaN for a system without any)."""
-    with np.errstate(invalid="ignore"):
-        counts = np.isfinite(human_mat).sum(axis=1)
-        sums = np.nansum(human_mat, axis=1)
-        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-
-
 def rank(values: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
     """Competition ranks (1 = best; ties share the lowest rank; NaN gets NaN)."""
     values = np.asarray(values, dtype=np.float64)
@@ -82,7 +78,7 @@ def correlation_rows(
 ) -> list[dict]:
     """Correlation rows (segment level for each grouping, system level) for one level × metric."""
     rows: list[dict] = []
-    human_sys = human_system_means(human_mat)
+    human_sys = system_means(human_mat)
     for statistic in statistics:
         for grouping in groupings:
             value, n = segment_correlation(seg_metric, human_mat, statistic, grouping)
@@ -139,7 +135,7 @@ def flipped_pairs(
     higher_is_better: bool,
 ) -> list[dict]:
     """Pairs of systems ordered one way by the humans and the other way by the metric (ties are not flips)."""
-    sign = 1.0 if higher_is_better else -1.0
+    sign = direction_sign(higher_is_better)
     rows = []
     for a, b in combinations(range(len(systems)), 2):
         dm = sign * (sys_metric[a] - sys_metric[b])
@@ -168,23 +164,22 @@ def best_levels(correlations: pd.DataFrame, granularity: str, statistic: str, gr
     df = correlations[
         (correlations["granularity"] == granularity)
         & (correlations["statistic"] == statistic)
-        & (correlations["grouping"] == (grouping if granularity == "segment" else "none"))
+        & (correlations["grouping"] == grouping_used(granularity, grouping))
         & correlations["value"].notna()
     ]
     rows = []
     for metric, group in df.groupby("metric", sort=False):
-        agree = group["value"] * np.where(group["higher_is_better"], 1.0, -1.0)
+        agree = group["value"] * np.array([direction_sign(h) for h in group["higher_is_better"]])
         best = group.loc[agree.idxmax()]
         rows.append({"metric": metric, "level": best["level"], "value": float(best["value"])})
     return pd.DataFrame(rows, columns=["metric", "level", "value"])
 
 
 def given_system_scores(given: pd.DataFrame, systems: Sequence[str], seg_ids: Sequence[str]) -> Mapping[str, tuple]:
-    """Bring-your-own metric scores as matrices: metric → (segment matrix, per-system mean of its segment scores)."""
+    """Bring-your-own metric scores as matrices: metric → (segment matrix, per-system mean of its segment scores,
+    :func:`korean_eval.metaeval.correlation.system_means`)."""
     out = {}
     for metric, group in given.groupby("metric", sort=False):
         mat = human_matrix(group[["system", "seg_id", "score"]], systems, seg_ids)
-        with np.errstate(invalid="ignore"):
-            sys_scores = np.array([np.nanmean(row) if np.isfinite(row).any() else np.nan for row in mat])
-        out[str(metric)] = (mat, sys_scores)
+        out[str(metric)] = (mat, system_means(mat))
     return out

@@ -1,0 +1,85 @@
+"""The vocabulary of the meta-evaluation, decided once (docs/design.md §5).
+
+* **Statistics** (:data:`STATISTICS`): ``pearson`` (Pearson r), ``spearman`` (Spearman ρ), ``kendall`` (Kendall τ-b).
+* **Granularities** (:data:`GRANULARITIES`): ``segment`` — metric and human scores of (system, item) pairs;
+  ``system`` — one metric score and one mean human score per system.
+* **Groupings** (:data:`GROUPINGS`) of a segment-level correlation: ``none`` (one correlation over all pairs),
+  ``item`` (per item across systems, averaged), ``system`` (per system across items, averaged). The system level is
+  always ungrouped (:func:`grouping_used`).
+* A **configuration** is a (token level, metric) pair, named ``"level/metric"`` (:func:`config_name`, e.g.
+  ``"char/chrf"``) and displayed as ``"chrF@char"`` (:func:`config_label`).
+* **Direction**: whether a higher score of a metric is better is decided by
+  :meth:`korean_eval.results.Results.higher_is_better` alone; :func:`direction_sign` turns that answer into the
+  factor (+1, or −1 for error rates) applied before configurations are compared.
+
+Every function of :mod:`korean_eval.metaeval` validates these names with :func:`check_choice`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+Statistic = Literal["pearson", "spearman", "kendall"]
+Grouping = Literal["none", "item", "system"]
+Granularity = Literal["segment", "system"]
+STATISTICS: tuple[Statistic, ...] = ("pearson", "spearman", "kendall")
+GROUPINGS: tuple[Grouping, ...] = ("none", "item", "system")
+GRANULARITIES: tuple[Granularity, ...] = ("segment", "system")
+STATISTIC_SYMBOLS: dict[str, str] = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+
+#: A configuration: ``"level/metric"`` or the tuple ``(level, metric)``.
+Config = str | tuple[str, str]
+
+
+def check_choice(what: str, value: object, choices: Sequence[str]) -> str:
+    """``value`` if it is one of ``choices``; otherwise ``ValueError("unknown <what> <value!r>; choose one of …")``.
+
+    The one check of every name the meta-evaluation accepts: ``check_choice("statistic", s, STATISTICS)``,
+    ``check_choice("grouping", g, GROUPINGS)``, ``check_choice("granularity", g, GRANULARITIES)``, tests, …
+    """
+    if value not in choices:
+        raise ValueError(f"unknown {what} {value!r}; choose one of {', '.join(choices)}")
+    return str(value)
+
+
+def grouping_used(granularity: str, grouping: str) -> str:
+    """The grouping a correlation of ``granularity`` actually uses: ``grouping`` at the segment level, ``"none"`` at
+    the system level (one point per system: nothing to group). Both names are validated."""
+    check_choice("granularity", granularity, GRANULARITIES)
+    check_choice("grouping", grouping, GROUPINGS)
+    return grouping if granularity == "segment" else "none"
+
+
+def is_grouped(granularity: str, grouping: str) -> bool:
+    """Whether the correlation is an average of per-group correlations (segment level, grouping ``item`` or
+    ``system``) — the case to which the Williams test does not apply."""
+    return grouping_used(granularity, grouping) != "none"
+
+
+def config_name(level: str, metric: str) -> str:
+    """``"level/metric"``, the name of a configuration in every table (``config_name("char", "chrf") ==
+    "char/chrf"``)."""
+    return f"{level}/{metric}"
+
+
+def parse_config(config: Config) -> tuple[str, str]:
+    """``(level, metric)`` of a configuration given as ``"level/metric"`` or as a tuple (inverse of
+    :func:`config_name`; the metric may itself contain ``/``, the level may not)."""
+    if isinstance(config, tuple):
+        return (str(config[0]), str(config[1]))
+    level, sep, metric = str(config).partition("/")
+    if not sep:
+        raise ValueError(f"a configuration is 'level/metric' (e.g. 'char/chrf'), got {config!r}")
+    return level, metric
+
+
+def config_label(metric_label: str, level: str) -> str:
+    """Display name of a configuration: the metric's display label ``@`` the level (``"chrF@char"``)."""
+    return f"{metric_label}@{level}"
+
+
+def direction_sign(higher_is_better: bool) -> float:
+    """+1.0 for a metric where higher is better, −1.0 for an error rate: multiplied into scores (or correlations)
+    so that a larger signed value always means closer agreement with the humans."""
+    return 1.0 if higher_is_better else -1.0
