@@ -9,8 +9,8 @@ per segment — and knows two ways to turn statistics into scores:
   from summed statistics, never from averaging segment scores.
 
 Both hypotheses and references arrive as *token strings*: the tokens of one token level joined by single spaces
-(``docs/design.md §3``). ``refs`` is a list of reference streams (multi-reference as in sacrebleu): ``refs[j][i]`` is the j-th
-reference of segment i.
+(``docs/design.md §3``). ``refs`` is a list of reference streams (multi-reference as in sacrebleu): ``refs[j][i]``
+is the j-th reference of segment i.
 
 Every metric's corpus score must be a function of summed statistics. A metric whose corpus score is a mean of
 sentence scores (e.g. RIBES) uses the statistics ``(sentence_score, 1)`` so that ``sum / count`` is that mean, and
@@ -117,8 +117,8 @@ def segment_references(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]
 class Metric(ABC):
     """Base class of all metrics. Subclasses are cheap to construct and stateless after construction.
 
-    A registered subclass lists its :class:`MetricDeclaration` (s) in ``declarations`` and takes its constructor
-    defaults from them.
+    A registered subclass lists its :class:`MetricDeclaration` objects in ``declarations`` and takes its
+    constructor defaults from them.
     """
 
     declarations: ClassVar[tuple[MetricDeclaration, ...]] = ()
