@@ -22,9 +22,11 @@ A metric class declares what it is (``declarations``: registry name, group, dire
 
 from __future__ import annotations
 
+import math
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -63,6 +65,18 @@ class MetricInfo:
             raise ValueError(f"{declaration.name}: values for {sorted(values)}, declared {sorted(declared)}")
         return cls(declaration.name, declaration.label, declaration.group, declaration.higher_is_better,
                    declaration.corpus_definition, options={name: values[name] for name in declared})
+
+
+def run_chunked(n_items: int, chunk: int, jobs: int, run: Callable[[int, int], None]) -> None:
+    """Call ``run(lo, hi)`` on consecutive slices ``[lo, hi)`` of ``chunk`` items covering ``range(n_items)``: once,
+    in this thread, when ``jobs == 1`` or all items fit one chunk; otherwise chunk by chunk on
+    ``min(jobs, number of chunks)`` threads (for numba kernels that release the GIL). Exceptions propagate."""
+    if jobs == 1 or n_items <= chunk:
+        if n_items:
+            run(0, n_items)
+        return
+    with ThreadPoolExecutor(max_workers=min(jobs, math.ceil(n_items / chunk))) as pool:
+        list(pool.map(lambda lo: run(lo, min(lo + chunk, n_items)), range(0, n_items, chunk)))
 
 
 def resolve_jobs(n_jobs: int | None) -> int:

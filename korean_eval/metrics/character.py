@@ -41,9 +41,7 @@ the reference on random inputs and with the published ``cer`` test values.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -51,6 +49,7 @@ from korean_eval.metrics.base import (
     MetricInfo,
     SentenceMeanMetric,
     resolve_jobs,
+    run_chunked,
     segment_references,
     tokens_of,
 )
@@ -127,14 +126,7 @@ def character_scores(hyps: Sequence[str], seg_refs: Sequence[Sequence[str]], n_j
     enc = _Encoded(hyps, seg_refs)
     n_pairs = enc.n_pairs
     pair_scores = np.empty(n_pairs, dtype=np.float64)
-    jobs = resolve_jobs(n_jobs)
-    if jobs == 1 or n_pairs <= _CHUNK_PAIRS:
-        if n_pairs:
-            enc.run(0, n_pairs, pair_scores)
-    else:
-        with ThreadPoolExecutor(max_workers=min(jobs, math.ceil(n_pairs / _CHUNK_PAIRS))) as pool:
-            list(pool.map(lambda lo: enc.run(lo, min(lo + _CHUNK_PAIRS, n_pairs), pair_scores),
-                          range(0, n_pairs, _CHUNK_PAIRS)))
+    run_chunked(n_pairs, _CHUNK_PAIRS, resolve_jobs(n_jobs), lambda lo, hi: enc.run(lo, hi, pair_scores))
     best = np.full(len(hyps), np.inf)
     np.minimum.at(best, enc.cols["seg"], pair_scores)
     return best

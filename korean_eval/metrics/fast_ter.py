@@ -59,16 +59,14 @@ The kernels are in :mod:`korean_eval.metrics.ter_kernels`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
 from sacrebleu.metrics.ter import TER
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
-from korean_eval.metrics.base import resolve_jobs
+from korean_eval.metrics.base import resolve_jobs, run_chunked
 from korean_eval.metrics.ter_kernels import ter_batch
 
 __all__ = ["ter_statistics", "ter_statistics_sacrebleu"]
@@ -96,6 +94,39 @@ def _check_inputs(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> 
             raise ValueError(f"segment {i} has no reference (all references are None)")
 
 
+class _EncodedPairs:
+    """Every (hypothesis, reference) pair as slices of one flat array of token ids (ids per segment, so that string
+    equality is id equality), after sacrebleu's Tercom pre-processing, and each segment's average reference length."""
+
+    def __init__(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]], tok: TercomTokenizer):
+        ids: list[int] = []
+        cols: dict[str, list[int]] = {k: [] for k in ("hs", "he", "rs", "re", "seg")}
+        self.ref_len_avg = np.empty(len(hyps), np.float64)
+        for i, hyp in enumerate(hyps):
+            vocab: dict[str, int] = {}
+            h0 = len(ids)
+            ids.extend(vocab.setdefault(w, len(vocab)) for w in tok(hyp.rstrip()).split())
+            h1 = len(ids)
+            lengths = []
+            for ref in (stream[i] for stream in refs if stream[i] is not None):
+                # sacrebleu pre-processes references twice (_cache_references, then _extract_reference_info).
+                words = tok(tok(ref.rstrip()).rstrip()).split()
+                r0 = len(ids)
+                ids.extend(vocab.setdefault(w, len(vocab)) for w in words)
+                for key, value in (("hs", h0), ("he", h1), ("rs", r0), ("re", len(ids)), ("seg", i)):
+                    cols[key].append(value)
+                lengths.append(len(words))
+            self.ref_len_avg[i] = sum(lengths) / len(lengths)
+        self.tokens = np.asarray(ids, dtype=np.int32)
+        self.cols = {k: np.asarray(v, dtype=np.int64) for k, v in cols.items()}
+        self.segment = self.cols["seg"]
+
+    def count_edits(self, lo: int, hi: int, out: np.ndarray) -> None:
+        """TER edits of pairs ``lo:hi`` into ``out[lo:hi]`` (releases the GIL while computing)."""
+        c = self.cols
+        ter_batch(self.tokens, c["hs"][lo:hi], c["he"][lo:hi], c["rs"][lo:hi], c["re"][lo:hi], out[lo:hi])
+
+
 def ter_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str | None]], *, case_sensitive: bool = False,
                    normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
                    n_jobs: int | None = None) -> np.ndarray:
@@ -119,65 +150,14 @@ def ter_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str | None]], *,
     """
     _check_inputs(hyps, refs)
     jobs = resolve_jobs(n_jobs)
-    tok = _tokenizer(case_sensitive, normalized, no_punct, asian_support)
-
-    ids: list[int] = []
-    hyp_start: list[int] = []
-    hyp_end: list[int] = []
-    ref_start: list[int] = []
-    ref_end: list[int] = []
-    seg_of_pair: list[int] = []
-    ref_len_avg = np.empty(len(hyps), np.float64)
-    for i, hyp in enumerate(hyps):
-        vocab: dict[str, int] = {}
-        h0 = len(ids)
-        ids.extend(vocab.setdefault(w, len(vocab)) for w in tok(hyp.rstrip()).split())
-        h1 = len(ids)
-        total_len = 0
-        n_refs = 0
-        for stream in refs:
-            ref = stream[i]
-            if ref is None:
-                continue
-            # sacrebleu pre-processes references twice (_cache_references, then _extract_reference_info).
-            words = tok(tok(ref.rstrip()).rstrip()).split()
-            r0 = len(ids)
-            ids.extend(vocab.setdefault(w, len(vocab)) for w in words)
-            hyp_start.append(h0)
-            hyp_end.append(h1)
-            ref_start.append(r0)
-            ref_end.append(len(ids))
-            seg_of_pair.append(i)
-            total_len += len(words)
-            n_refs += 1
-        ref_len_avg[i] = total_len / n_refs
-
-    tokens = np.asarray(ids, dtype=np.int32)
-    hs = np.asarray(hyp_start, dtype=np.int64)
-    he = np.asarray(hyp_end, dtype=np.int64)
-    rs = np.asarray(ref_start, dtype=np.int64)
-    re_ = np.asarray(ref_end, dtype=np.int64)
-    edits = np.empty(len(hs), np.int64)
-
-    n_pairs = len(hs)
-    if jobs == 1 or n_pairs <= _CHUNK_PAIRS:
-        if n_pairs:
-            ter_batch(tokens, hs, he, rs, re_, edits)
-    else:
-        bounds = range(0, n_pairs, _CHUNK_PAIRS)
-
-        def run(lo: int) -> None:
-            hi = min(lo + _CHUNK_PAIRS, n_pairs)
-            ter_batch(tokens, hs[lo:hi], he[lo:hi], rs[lo:hi], re_[lo:hi], edits[lo:hi])
-
-        with ThreadPoolExecutor(max_workers=min(jobs, math.ceil(n_pairs / _CHUNK_PAIRS))) as pool:
-            list(pool.map(run, bounds))
-
+    pairs = _EncodedPairs(hyps, refs, _tokenizer(case_sensitive, normalized, no_punct, asian_support))
+    edits = np.empty(len(pairs.segment), np.int64)
+    run_chunked(len(edits), _CHUNK_PAIRS, jobs, lambda lo, hi: pairs.count_edits(lo, hi, edits))
     best = np.full(len(hyps), np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(best, np.asarray(seg_of_pair, dtype=np.int64), edits)
+    np.minimum.at(best, pairs.segment, edits)
     out = np.empty((len(hyps), 2), np.float64)
     out[:, 0] = best
-    out[:, 1] = ref_len_avg
+    out[:, 1] = pairs.ref_len_avg
     return out
 
 
