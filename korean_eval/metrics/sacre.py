@@ -28,6 +28,7 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 
 from korean_eval.metrics.base import Metric, MetricInfo
 from korean_eval.metrics.declaration import IntOption, MetricDeclaration, RuntimeSetting
+from korean_eval.metrics.fast_ter import ter_statistics
 
 BLEU_DECLARATION = MetricDeclaration(
     "bleu", "BLEU", "sacrebleu", True, arguments=(IntOption("max_ngram_order", 4, 1, 9, "maximum n-gram order"),)
@@ -180,8 +181,6 @@ class TerMetric(Metric):
         if self.implementation == "sacrebleu":
             stats = self._ter._extract_corpus_statistics(list(hyps), [list(r) for r in refs])
             return np.asarray(stats, dtype=np.float64).reshape(len(hyps), 2)
-        from korean_eval.metrics.fast_ter import ter_statistics
-
         return ter_statistics(list(hyps), [list(r) for r in refs], n_jobs=self.n_jobs).reshape(len(hyps), 2)
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
