@@ -36,7 +36,7 @@ from korean_eval.data import (
     given_only_evalset,
 )
 from korean_eval.metaeval.names import GRANULARITIES, STATISTICS
-from korean_eval.metrics import METRIC_NAMES, metric_group
+from korean_eval.metrics import METRIC_NAMES, metric_group, validate_options
 from korean_eval.pipeline import evaluate
 from korean_eval.results import Results
 from korean_eval.sample import SAMPLE_NOTE, load_sample
@@ -69,7 +69,11 @@ def _split(text: str | None) -> list[str]:
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, dict[str, int]]]:
-    """``LEVEL:METRIC:OPTION=VALUE`` (LEVEL may be ``*`` for every level) → nested overrides."""
+    """``LEVEL:METRIC:OPTION=VALUE`` (LEVEL may be ``*`` for every level) → nested overrides.
+
+    METRIC, OPTION and VALUE are checked against the metric's declared options (their bounds and messages); an
+    unknown level is left to :class:`EvalConfig`. Raises :class:`InputError` naming ``--override``.
+    """
     out: dict[str, dict[str, dict[str, int]]] = {}
     for item in items:
         head, sep, value = item.partition("=")
@@ -78,9 +82,9 @@ def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, dict[str, int]]
             raise InputError("--override", f"cannot read {item!r}; use LEVEL:METRIC:OPTION=VALUE, e.g. char:bleu:max_ngram_order=6")
         level, metric, option = (p.strip() for p in parts)
         try:
-            number = int(value)
-        except ValueError:
-            raise InputError("--override", f"{item!r}: value must be an integer") from None
+            number = validate_options(metric, {option: value})[option]
+        except ValueError as err:
+            raise InputError("--override", f"{item!r}: {err}") from None
         out.setdefault(level, {}).setdefault(metric, {})[option] = number
     return out
 
@@ -240,12 +244,14 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _expand_overrides(overrides: dict, levels: Sequence[str]) -> dict:
+    """``overrides`` (changed in place) with the ``*`` level's options set at every level of ``levels``; where a
+    level names the same option itself, the ``*`` value wins."""
     if "*" not in overrides:
         return overrides
     star = overrides.pop("*")
     for level in levels:
         for metric, opts in star.items():
-            overrides.setdefault(level, {}).setdefault(metric, {}).update({k: v for k, v in opts.items()})
+            overrides.setdefault(level, {}).setdefault(metric, {}).update(opts)
     return overrides
 
 

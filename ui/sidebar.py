@@ -7,7 +7,7 @@ from collections import defaultdict
 import streamlit as st
 
 from korean_eval.config import EvalConfig
-from korean_eval.metrics import METRIC_NAMES, OPTION_SPECS
+from korean_eval.metrics import METRIC_NAMES, declaration, metric_group
 from korean_eval.tokenizers import FAMILIES, SpmLevel, level_table
 from ui import state
 from ui.state import Settings
@@ -30,8 +30,6 @@ def levels_info() -> list[dict[str, str]]:
 
 @st.cache_resource(show_spinner=False)
 def metric_groups() -> dict[str, list[str]]:
-    from korean_eval.metrics import metric_group
-
     groups: dict[str, list[str]] = defaultdict(list)
     for name in METRIC_NAMES:
         groups[metric_group(name)].append(name)
@@ -168,16 +166,18 @@ def _reset_overrides() -> None:
 
 
 def _default_of(key: str) -> int:
+    """The declared default of the option an override widget's key names."""
     _, _level, metric, option = key.split("|")
-    return next(s.default for s in OPTION_SPECS[metric] if s.name == option)
+    return declaration(metric).option(option).default
 
 
 def _overrides(levels: tuple[str, ...], metrics: tuple[str, ...]) -> dict:
-    with_specs = [m for m in metrics if OPTION_SPECS.get(m)]
+    """The per-level option widgets (one per declared option of each chosen metric) and the changed values."""
+    with_specs = [m for m in metrics if declaration(m).options]
     overrides: dict[str, dict[str, dict[str, int]]] = {}
     for level in levels:
         for metric in with_specs:
-            for spec in OPTION_SPECS[metric]:
+            for spec in declaration(metric).options:
                 value = st.session_state.get(_override_key(level, metric, spec.name), spec.default)
                 if value != spec.default:
                     overrides.setdefault(level, {}).setdefault(metric, {})[spec.name] = int(value)
@@ -188,7 +188,7 @@ def _overrides(levels: tuple[str, ...], metrics: tuple[str, ...]) -> dict:
             return overrides
         level = st.selectbox("Level", levels, key="ovr_level", persist_state="session")
         for metric in with_specs:
-            specs = OPTION_SPECS[metric]
+            specs = declaration(metric).options
             st.caption(metric_label(metric))
             cols = st.columns(len(specs))
             for spec, col in zip(specs, cols, strict=True):

@@ -9,22 +9,30 @@ per segment — and knows two ways to turn statistics into scores:
   from summed statistics, never from averaging segment scores.
 
 Both hypotheses and references arrive as *token strings*: the tokens of one token level joined by single spaces
-(GUIDE §3). ``refs`` is a list of reference streams (multi-reference as in sacrebleu): ``refs[j][i]`` is the j-th
-reference of segment i.
+(``docs/design.md §3``). ``refs`` is a list of reference streams (multi-reference as in sacrebleu): ``refs[j][i]``
+is the j-th reference of segment i.
 
 Every metric's corpus score must be a function of summed statistics. A metric whose corpus score is a mean of
 sentence scores (e.g. RIBES) uses the statistics ``(sentence_score, 1)`` so that ``sum / count`` is that mean, and
 says so in ``corpus_definition``.
+
+A metric class declares what it is (``declarations``: registry name, group, direction, options; see
+:mod:`korean_eval.metrics.declaration`) and describes each instance by a :class:`MetricInfo`.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
+
+from korean_eval.metrics.declaration import SUMMED_STATISTICS, MetricDeclaration, ParameterValue
 
 
 @dataclass(frozen=True)
@@ -38,14 +46,37 @@ class MetricInfo:
         higher_is_better: False for error rates (TER, CharacTER, EED); their correlations with humans are negative
             when they agree with humans.
         corpus_definition: one sentence stating how the system score is computed from segment statistics.
+        options: the value of every option and parameter of the instance (part of its cache key).
     """
 
     name: str
     label: str
     group: str
     higher_is_better: bool = True
-    corpus_definition: str = "computed from the segment statistics summed over the corpus"
+    corpus_definition: str = SUMMED_STATISTICS
     options: dict = field(default_factory=dict)
+
+    @classmethod
+    def declared(cls, declaration: MetricDeclaration, values: Mapping[str, ParameterValue]) -> MetricInfo:
+        """The info of an instance of ``declaration`` whose options and parameters have ``values`` (exactly the
+        declared ones; ``options`` lists them in the declaration's order)."""
+        declared = declaration.defaults
+        if set(values) != set(declared):
+            raise ValueError(f"{declaration.name}: values for {sorted(values)}, declared {sorted(declared)}")
+        return cls(declaration.name, declaration.label, declaration.group, declaration.higher_is_better,
+                   declaration.corpus_definition, options={name: values[name] for name in declared})
+
+
+def run_chunked(n_items: int, chunk: int, jobs: int, run: Callable[[int, int], None]) -> None:
+    """Call ``run(lo, hi)`` on consecutive slices ``[lo, hi)`` of ``chunk`` items covering ``range(n_items)``: once,
+    in this thread, when ``jobs == 1`` or all items fit one chunk; otherwise chunk by chunk on
+    ``min(jobs, number of chunks)`` threads (for numba kernels that release the GIL). Exceptions propagate."""
+    if jobs == 1 or n_items <= chunk:
+        if n_items:
+            run(0, n_items)
+        return
+    with ThreadPoolExecutor(max_workers=min(jobs, math.ceil(n_items / chunk))) as pool:
+        list(pool.map(lambda lo: run(lo, min(lo + chunk, n_items)), range(0, n_items, chunk)))
 
 
 def resolve_jobs(n_jobs: int | None) -> int:
@@ -58,6 +89,23 @@ def resolve_jobs(n_jobs: int | None) -> int:
     if n_jobs < 1:
         raise ValueError(f"n_jobs must be >= 1 or None, got {n_jobs}")
     return n_jobs
+
+
+Tokens = list[str]
+
+
+def tokens_of(text: str) -> Tokens:
+    """The tokens of a token string: ``text.split(" ")``, and no tokens for the empty string."""
+    return text.split(" ") if text else []
+
+
+def safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """Elementwise ``num / den`` (float64, broadcast) with 0 where ``den == 0``."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
 
 
 def segment_references(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> list[list[str]]:
@@ -81,9 +129,22 @@ def segment_references(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]
 
 
 class Metric(ABC):
-    """Base class of all metrics. Subclasses are cheap to construct and stateless after construction."""
+    """Base class of all metrics. Subclasses are cheap to construct and stateless after construction.
 
+    A registered subclass lists its :class:`MetricDeclaration` objects in ``declarations`` and takes its
+    constructor defaults from them.
+    """
+
+    declarations: ClassVar[tuple[MetricDeclaration, ...]] = ()
     info: MetricInfo
+
+    @classmethod
+    def from_declaration(
+        cls, declaration: MetricDeclaration, options: Mapping[str, int], runtime: Mapping[str, object]
+    ) -> Metric:
+        """The metric ``declaration`` (one of :attr:`declarations`) describes, with validated ``options`` (the
+        others at their declared defaults) and declared ``runtime`` settings."""
+        return cls(**declaration.constructor_arguments(options), **runtime)
 
     @property
     def name(self) -> str:
@@ -132,9 +193,7 @@ class SentenceMeanMetric(Metric):
     def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
         """Mean sentence score ``sum / count`` (0 for a zero count)."""
         sums = np.asarray(sums, dtype=np.float64)
-        out = np.zeros(sums.shape[:-1], dtype=np.float64)
-        np.divide(sums[..., 0], sums[..., 1], out=out, where=sums[..., 1] != 0)
-        return out
+        return safe_divide(sums[..., 0], sums[..., 1])
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
         """The sentence scores (first column)."""

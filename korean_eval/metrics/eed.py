@@ -1,4 +1,5 @@
-"""EED (Stanchev, Wang & Ney, 2019, "EED: Extended Edit Distance Measure for Machine Translation") on token strings.
+"""EED (Stanchev, Wang & Ney, 2019, "EED: Extended Edit Distance Measure for Machine Translation") on token strings
+(group "extended", ``docs/design.md §3``).
 
 The sentence is the token string itself (tokens joined by single spaces), so the "blanks" at which EED may jump
 are the token boundaries of the level (at character and jamo level: after every token). As in the reference
@@ -41,6 +42,21 @@ import numpy as np
 from numba import njit
 
 from korean_eval.metrics.base import MetricInfo, SentenceMeanMetric, segment_references
+from korean_eval.metrics.declaration import MetricDeclaration, Parameter
+
+EED_DECLARATION = MetricDeclaration(
+    "eed",
+    "EED",
+    "extended",
+    False,
+    corpus_definition="mean of the sentence EED scores × 100 (as the reference implementation); statistics (score, 1)",
+    arguments=(
+        Parameter("alpha", 2.0, "long-jump cost"),
+        Parameter("rho", 0.3, "coverage-penalty weight"),
+        Parameter("deletion", 0.2, "cost of skipping a hypothesis character"),
+        Parameter("insertion", 1.0, "cost of a reference character without hypothesis character"),
+    ),
+)
 
 _SPACE = 32
 
@@ -94,8 +110,14 @@ def _eed_kernel(h: np.ndarray, r: np.ndarray, alpha: float, deletion: float, ins
     return row[nh], coverage, abs(visits[0] - 1)
 
 
-def eed_components(hyp: str, ref: str, alpha: float = 2.0, deletion: float = 0.2, insertion: float = 1.0,
-                   substitution: float = 1.0) -> tuple[float, int, int, int]:
+def eed_components(
+    hyp: str,
+    ref: str,
+    alpha: float = EED_DECLARATION.default("alpha"),
+    deletion: float = EED_DECLARATION.default("deletion"),
+    insertion: float = EED_DECLARATION.default("insertion"),
+    substitution: float = 1.0,
+) -> tuple[float, int, int, int]:
     """``(errors, v, v0, L)`` of one pair: edit cost, coverage count (columns ≥ 1), column-0 term, padded
     reference length. The score is ``min(1, (errors + rho·v) / (L + rho·v))``."""
     r = _codes(ref)
@@ -103,8 +125,14 @@ def eed_components(hyp: str, ref: str, alpha: float = 2.0, deletion: float = 0.2
     return float(errors), int(cov), int(cov0), int(r.shape[0])
 
 
-def eed_sentence(hyp: str, refs: Sequence[str], alpha: float = 2.0, rho: float = 0.3, deletion: float = 0.2,
-                 insertion: float = 1.0) -> float:
+def eed_sentence(
+    hyp: str,
+    refs: Sequence[str],
+    alpha: float = EED_DECLARATION.default("alpha"),
+    rho: float = EED_DECLARATION.default("rho"),
+    deletion: float = EED_DECLARATION.default("deletion"),
+    insertion: float = EED_DECLARATION.default("insertion"),
+) -> float:
     """EED (0..1) of a token string against its references (minimum over the references)."""
     h = _codes(hyp)
     best = np.inf
@@ -125,22 +153,23 @@ class EED(SentenceMeanMetric):
         Substitution costs 1.
     """
 
-    def __init__(self, alpha: float = 2.0, rho: float = 0.3, deletion: float = 0.2, insertion: float = 1.0):
+    declarations = (EED_DECLARATION,)
+
+    def __init__(
+        self,
+        alpha: float = EED_DECLARATION.default("alpha"),
+        rho: float = EED_DECLARATION.default("rho"),
+        deletion: float = EED_DECLARATION.default("deletion"),
+        insertion: float = EED_DECLARATION.default("insertion"),
+    ):
         self.alpha, self.rho = float(alpha), float(rho)
         self.deletion, self.insertion = float(deletion), float(insertion)
         for name, value in (("alpha", self.alpha), ("rho", self.rho), ("deletion", self.deletion),
                             ("insertion", self.insertion)):
             if value < 0:
                 raise ValueError(f"EED {name} must be non-negative, got {value}")
-        self.info = MetricInfo(
-            name="eed",
-            label="EED",
-            group="extended",
-            higher_is_better=False,
-            corpus_definition="mean of the sentence EED scores × 100 (as the reference implementation); "
-                              "statistics (score, 1)",
-            options={"alpha": self.alpha, "rho": self.rho, "deletion": self.deletion, "insertion": self.insertion},
-        )
+        values = {"alpha": self.alpha, "rho": self.rho, "deletion": self.deletion, "insertion": self.insertion}
+        self.info = MetricInfo.declared(EED_DECLARATION, values)
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> np.ndarray:
         """``(n, 2)`` rows ``[100 · EED, 1]``."""

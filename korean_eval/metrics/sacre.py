@@ -1,4 +1,4 @@
-"""BLEU, chrF, chrF+, chrF++ and TER through sacrebleu, on token strings (GUIDE §3).
+"""BLEU, chrF, chrF+, chrF++ and TER through sacrebleu, on token strings (group "sacrebleu", ``docs/design.md §3``).
 
 Definitions (sacrebleu 2.x objects on the space-joined tokens of one level; nothing re-implemented):
 
@@ -13,16 +13,61 @@ Definitions (sacrebleu 2.x objects on the space-joined tokens of one level; noth
 * TER: ``TER()`` defaults (case-insensitive, no normalisation); statistics ``[num_edits, avg_ref_len]``; score
   ``100 · edits / ref_len``. The statistics come from :mod:`korean_eval.metrics.fast_ter` (identical to sacrebleu's,
   proven by tests) unless ``implementation="sacrebleu"``.
+
+Their declarations (:data:`BLEU_DECLARATION`, :data:`CHRF_DECLARATIONS`, :data:`TER_DECLARATION`) hold the
+registry names, the overridable options with their defaults and bounds, and TER's runtime settings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 from korean_eval.metrics.base import Metric, MetricInfo
+from korean_eval.metrics.declaration import IntOption, MetricDeclaration, RuntimeSetting
+from korean_eval.metrics.fast_ter import ter_statistics
+
+BLEU_DECLARATION = MetricDeclaration(
+    "bleu", "BLEU", "sacrebleu", True, arguments=(IntOption("max_ngram_order", 4, 1, 9, "maximum n-gram order"),)
+)
+
+
+def _chrf_declaration(name: str, label: str, word_order: int) -> MetricDeclaration:
+    """chrF with ``word_order`` word n-gram orders by default (chrF 0, chrF+ 1, chrF++ 2)."""
+    return MetricDeclaration(
+        name,
+        label,
+        "sacrebleu",
+        True,
+        arguments=(
+            IntOption("char_order", 6, 1, 12, "character n-gram order"),
+            IntOption("word_order", word_order, 0, 4, "word (token) n-gram order"),
+            IntOption("beta", 2, 1, 5, "recall weight β of the F-score"),
+        ),
+    )
+
+
+CHRF_DECLARATIONS: tuple[MetricDeclaration, ...] = (
+    _chrf_declaration("chrf", "chrF", 0),
+    _chrf_declaration("chrf+", "chrF+", 1),
+    _chrf_declaration("chrf++", "chrF++", 2),
+)
+_PLAIN_CHRF = CHRF_DECLARATIONS[0]
+
+TER_DECLARATION = MetricDeclaration(
+    "ter",
+    "TER",
+    "sacrebleu",
+    False,
+    corpus_definition="100 × (summed edits) / (summed reference lengths)",
+    runtime=(
+        RuntimeSetting("implementation", "fast", "'fast' (korean_eval.metrics.fast_ter) or 'sacrebleu'"),
+        RuntimeSetting("n_jobs", None, "worker threads of the fast implementation (None = all usable cores)"),
+    ),
+)
 
 
 def _score_rows(compute, stats: np.ndarray) -> np.ndarray:
@@ -39,11 +84,13 @@ def _signature(metric, nrefs: int) -> str:
 
 
 class BleuMetric(Metric):
-    def __init__(self, max_ngram_order: int = 4):
+    """sacrebleu's BLEU on token strings (see the module docstring)."""
+
+    declarations = (BLEU_DECLARATION,)
+
+    def __init__(self, max_ngram_order: int = BLEU_DECLARATION.default("max_ngram_order")):
         self.max_ngram_order = int(max_ngram_order)
-        self.info = MetricInfo(
-            "bleu", "BLEU", "sacrebleu", True, options={"max_ngram_order": self.max_ngram_order}
-        )
+        self.info = MetricInfo.declared(BLEU_DECLARATION, {"max_ngram_order": self.max_ngram_order})
         self._corpus = BLEU(tokenize="none", force=True, max_ngram_order=self.max_ngram_order)
         self._sentence = BLEU(tokenize="none", force=True, effective_order=True, max_ngram_order=self.max_ngram_order)
 
@@ -65,18 +112,27 @@ class BleuMetric(Metric):
 
 
 class ChrfMetric(Metric):
-    LABELS = {0: ("chrf", "chrF"), 1: ("chrf+", "chrF+"), 2: ("chrf++", "chrF++")}
+    """sacrebleu's chrF on token strings; chrF+ and chrF++ are the same class with more word n-gram orders.
 
-    def __init__(self, char_order: int = 6, word_order: int = 0, beta: int = 2, name: str | None = None):
+    The label follows the word order (``word_order=2`` is labelled chrF++ whatever the registry name); a word order
+    no declaration has by default is named ``chrf-w<N>`` unless ``name`` is given.
+    """
+
+    declarations = CHRF_DECLARATIONS
+
+    def __init__(
+        self,
+        char_order: int = _PLAIN_CHRF.default("char_order"),
+        word_order: int = _PLAIN_CHRF.default("word_order"),
+        beta: int = _PLAIN_CHRF.default("beta"),
+        name: str | None = None,
+    ):
         self.char_order, self.word_order, self.beta = int(char_order), int(word_order), int(beta)
-        default_name, label = self.LABELS.get(self.word_order, (f"chrf-w{self.word_order}", f"chrF (w{self.word_order})"))
-        self.info = MetricInfo(
-            name or default_name,
-            label,
-            "sacrebleu",
-            True,
-            options={"char_order": self.char_order, "word_order": self.word_order, "beta": self.beta},
-        )
+        own = next((d for d in CHRF_DECLARATIONS if d.default("word_order") == self.word_order), None)
+        default_name = own.name if own else f"chrf-w{self.word_order}"
+        label = own.label if own else f"chrF (w{self.word_order})"
+        values = {"char_order": self.char_order, "word_order": self.word_order, "beta": self.beta}
+        self.info = replace(MetricInfo.declared(_PLAIN_CHRF, values), name=name or default_name, label=label)
         self._chrf = CHRF(char_order=self.char_order, word_order=self.word_order, beta=self.beta)
         self._k = 3 * (self.char_order + self.word_order)
 
@@ -96,28 +152,35 @@ class ChrfMetric(Metric):
         extra = f"|beta:{self.beta}" if self.beta != 2 else ""
         return _signature(self._chrf, nrefs) + extra
 
+    @classmethod
+    def from_declaration(
+        cls, declaration: MetricDeclaration, options: Mapping[str, int], runtime: Mapping[str, object]
+    ) -> Metric:
+        """As :meth:`Metric.from_declaration`, named by the declaration (``chrf``, ``chrf+`` or ``chrf++``)."""
+        return cls(**declaration.constructor_arguments(options), name=declaration.name)
+
 
 class TerMetric(Metric):
-    def __init__(self, implementation: str = "fast", n_jobs: int | None = None):
+    """sacrebleu's TER (default options) on token strings, statistics from :mod:`korean_eval.metrics.fast_ter`."""
+
+    declarations = (TER_DECLARATION,)
+
+    def __init__(
+        self,
+        implementation: str = TER_DECLARATION.default("implementation"),
+        n_jobs: int | None = TER_DECLARATION.default("n_jobs"),
+    ):
         if implementation not in ("fast", "sacrebleu"):
             raise ValueError("TER implementation must be 'fast' or 'sacrebleu'")
         self.implementation = implementation
         self.n_jobs = n_jobs
-        self.info = MetricInfo(
-            "ter",
-            "TER",
-            "sacrebleu",
-            higher_is_better=False,
-            corpus_definition="100 × (summed edits) / (summed reference lengths)",
-        )
+        self.info = MetricInfo.declared(TER_DECLARATION, {})
         self._ter = TER()
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         if self.implementation == "sacrebleu":
             stats = self._ter._extract_corpus_statistics(list(hyps), [list(r) for r in refs])
             return np.asarray(stats, dtype=np.float64).reshape(len(hyps), 2)
-        from korean_eval.metrics.fast_ter import ter_statistics
-
         return ter_statistics(list(hyps), [list(r) for r in refs], n_jobs=self.n_jobs).reshape(len(hyps), 2)
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
