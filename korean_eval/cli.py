@@ -23,9 +23,9 @@ import pandas as pd
 
 from korean_eval.cache import ENV_VAR, open_cache
 from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command
+from korean_eval.columns import ColumnMap
 from korean_eval.config import EvalConfig
 from korean_eval.data import (
-    ColumnMap,
     EvalSet,
     InputError,
     attach_given_scores,

@@ -16,9 +16,9 @@ from io import BytesIO
 import numpy as np
 import pytest
 
+from korean_eval.columns import ColumnMap
 from korean_eval.config import EvalConfig
 from korean_eval.data import (
-    ColumnMap,
     attach_given_scores,
     attach_human,
     evalset_from_table,

@@ -5,8 +5,8 @@ import json
 import pandas as pd
 import pytest
 
+from korean_eval.columns import ColumnMap
 from korean_eval.data import (
-    ColumnMap,
     InputError,
     attach_given_scores,
     attach_human,

@@ -13,15 +13,15 @@ from dataclasses import dataclass
 import pandas as pd
 
 from korean_eval import data as kdata
+from korean_eval.columns import ColumnMap, detect_table_columns
 from korean_eval.data import (
-    ColumnMap,
     EvalSet,
     attach_given_scores,
     attach_human,
     evalset_from_table,
     evalset_from_texts,
-    read_table,
 )
+from korean_eval.tables import read_table
 
 #: Roles of a long table's columns, in the order the Data page asks for them.
 TABLE_ROLES: tuple[str, ...] = ("system", "seg_id", "hyp", "ref", "src", "score")
@@ -101,7 +101,7 @@ def table_head(upload: Upload, rows: int = 20, max_bytes: int | None = None) -> 
 
 def guess_table_roles(columns: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """Prefill for the column pickers: role → columns the backend would pick by itself (possibly empty)."""
-    detected = kdata.detect_table_columns(columns)
+    detected = detect_table_columns(columns)
     out: dict[str, tuple[str, ...]] = {role: detected.get(role, ()) for role in TABLE_ROLES}
     # A column picked for one role is not offered as the default of a later one (e.g. "id" as seg_id and score).
     used: set[str] = set()
