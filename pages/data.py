@@ -2,12 +2,15 @@
 validation report and a preview of what will be evaluated."""
 
 import hashlib
+import math
 
 import pandas as pd
 import streamlit as st
 
-from korean_eval import human_qc
 from korean_eval.data import InputError
+from korean_eval.human_qc.options import QCOptions, detect_columns
+from korean_eval.human_qc.run import run_qc
+from korean_eval.tables import Table, parse_number, read_table
 from ui import charts, state, views
 from ui.inputs import (
     TableRoles,
@@ -43,8 +46,14 @@ def _head(name: str, data: bytes, max_bytes: int) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner="Reading the judgments…", max_entries=2)
-def _judgments(name: str, data: bytes) -> pd.DataFrame:
-    return human_qc.read_judgments(data, name)
+def _judgments(name: str, data: bytes) -> Table:
+    return read_table(data, name)
+
+
+def _finite_numbers(cells: pd.Series) -> pd.Series:
+    """The finite numbers among text cells (:func:`korean_eval.tables.parse_number`), for a chart."""
+    numbers = (parse_number(str(cell)) for cell in cells)
+    return pd.Series([x for x in numbers if x is not None and math.isfinite(x)], dtype=float)
 
 
 def _apply(build, label: str) -> None:
@@ -194,18 +203,19 @@ def _qc_panel() -> None:
         "rater's first 10 judgments, z-score per rater, Tukey fences (k = 1.5) on every score column, average repeats. "
         "The resulting per-item scores can replace the human scores of the current data."
     )
-    raw = st.file_uploader("Raw judgments (CSV or TSV)", type=["csv", "tsv", "txt"], key="up_judgments")
+    raw = st.file_uploader("Raw judgments (CSV, TSV or JSONL)", type=TABLE_TYPES, key="up_judgments")
     if raw is None:
         return
     up = Upload.of(raw)
     try:
         check_sizes([up], LIMIT)
-        judgments = _judgments(up.name, up.data)
+        table = _judgments(up.name, up.data)
     except ValueError as err:
         input_error(err)
         return
+    judgments = table.frame()
     cols = [str(c) for c in judgments.columns]
-    det = human_qc.detect_columns(judgments)
+    det = detect_columns(judgments)
     k = "qc_" + hashlib.sha1("|".join(cols).encode()).hexdigest()[:8] + "_"
     c1, c2, c3, c4 = st.columns(4)
     rater_col = c1.selectbox("Rater", cols, index=cols.index(det["rater_col"]) if det["rater_col"] in cols else 0, key=k + "rater")
@@ -221,7 +231,7 @@ def _qc_panel() -> None:
     flag = p4.toggle("Flag outlier systems", value=False, key=k + "flag")
     threshold = p4.number_input("robust |z| >", min_value=0.5, value=2.5, step=0.5, key=k + "thr", disabled=not flag)
     try:
-        options = human_qc.QCOptions(
+        options = QCOptions(
             rater_col=rater_col,
             system_col=system_col,
             item_cols=tuple(item_cols) or None,
@@ -233,7 +243,7 @@ def _qc_panel() -> None:
             flag_outlier_systems=flag,
             outlier_threshold=float(threshold),
         )
-        result = human_qc.run_qc(judgments, options)
+        result = run_qc(judgments, options, lines=table.lines)
     except ValueError as err:
         input_error(err)
         return
@@ -249,7 +259,7 @@ def _qc_panel() -> None:
                                 if not line.startswith(("  ", "Per-system means"))))
     with right:
         first = result.options.score_cols[0]
-        before = pd.to_numeric(judgments[first], errors="coerce").dropna()
+        before = _finite_numbers(judgments[first])
         chart(charts.distribution(before, result.judgments[first].dropna(), first), "qc-distribution")
     tabs = st.tabs(["Steps", "System means", "Per rater", "Per system", "Fences", "Unusable rows", "Item scores"])
     for tab, frame in zip(
