@@ -25,21 +25,19 @@ from korean_eval.cache import ENV_VAR, open_cache
 from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command
 from korean_eval.columns import ColumnMap
 from korean_eval.config import EvalConfig
-from korean_eval.data import (
-    EvalSet,
-    InputError,
-    attach_given_scores,
-    attach_human,
-    attach_human_frame,
-    evalset_from_table,
-    evalset_from_texts,
-    given_only_evalset,
-)
+from korean_eval.data import EvalSet, InputError, evalset_from_texts
 from korean_eval.human_qc.run import run_qc
 from korean_eval.metrics import METRIC_NAMES, metric_group
 from korean_eval.pipeline import evaluate
 from korean_eval.results import Results
 from korean_eval.sample import SAMPLE_NOTE, load_sample
+from korean_eval.table_inputs import (
+    attach_given_scores,
+    attach_human,
+    attach_human_frame,
+    evalset_from_table,
+    given_only_evalset,
+)
 from korean_eval.tables import read_table
 from korean_eval.textio import read_input_file
 from korean_eval.tokenizers import available_levels, level_table

@@ -9,6 +9,7 @@ import streamlit as st
 
 from korean_eval.data import InputError
 from korean_eval.human_qc.options import QCOptions, detect_columns
+from korean_eval.human_qc.report import QCResult
 from korean_eval.human_qc.run import run_qc
 from korean_eval.tables import Table, parse_number, read_table
 from ui import charts, state, views
@@ -203,7 +204,7 @@ def _qc_panel() -> None:
         "rater's first 10 judgments, z-score per rater, Tukey fences (k = 1.5) on every score column, average repeats. "
         "The resulting per-item scores can replace the human scores of the current data."
     )
-    raw = st.file_uploader("Raw judgments (CSV, TSV or JSONL)", type=TABLE_TYPES, key="up_judgments")
+    raw = st.file_uploader("Raw judgments (CSV or TSV)", type=["csv", "tsv", "txt"], key="up_judgments")
     if raw is None:
         return
     up = Upload.of(raw)
@@ -214,6 +215,17 @@ def _qc_panel() -> None:
         input_error(err)
         return
     judgments = table.frame()
+    try:
+        options = _qc_options(judgments)
+        result = run_qc(judgments, options, lines=table.lines)
+    except ValueError as err:
+        input_error(err)
+        return
+    _qc_result(result, judgments, up)
+
+
+def _qc_options(judgments: pd.DataFrame) -> QCOptions:
+    """The column roles (prefilled by detection) and QC parameters picked on the page (ValueError if invalid)."""
     cols = [str(c) for c in judgments.columns]
     det = detect_columns(judgments)
     k = "qc_" + hashlib.sha1("|".join(cols).encode()).hexdigest()[:8] + "_"
@@ -230,23 +242,22 @@ def _qc_panel() -> None:
     average = p4.toggle("Average repeated judgments", value=True, key=k + "avg")
     flag = p4.toggle("Flag outlier systems", value=False, key=k + "flag")
     threshold = p4.number_input("robust |z| >", min_value=0.5, value=2.5, step=0.5, key=k + "thr", disabled=not flag)
-    try:
-        options = QCOptions(
-            rater_col=rater_col,
-            system_col=system_col,
-            item_cols=tuple(item_cols) or None,
-            score_cols=tuple(score_cols) or None,
-            drop_first=int(drop_first),
-            zscore=zscore,
-            iqr_k=float(iqr_k) if fences else None,
-            average_repeats=average,
-            flag_outlier_systems=flag,
-            outlier_threshold=float(threshold),
-        )
-        result = run_qc(judgments, options, lines=table.lines)
-    except ValueError as err:
-        input_error(err)
-        return
+    return QCOptions(
+        rater_col=rater_col,
+        system_col=system_col,
+        item_cols=tuple(item_cols) or None,
+        score_cols=tuple(score_cols) or None,
+        drop_first=int(drop_first),
+        zscore=zscore,
+        iqr_k=float(iqr_k) if fences else None,
+        average_repeats=average,
+        flag_outlier_systems=flag,
+        outlier_threshold=float(threshold),
+    )
+
+
+def _qc_result(result: QCResult, judgments: pd.DataFrame, up: Upload) -> None:
+    """What QC did (counts, summary, score distribution, tables) and the button that uses its item scores."""
     rep = result.report
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Judgments read", f"{rep.n_input:,}")
@@ -269,7 +280,7 @@ def _qc_panel() -> None:
     ):
         with tab:
             st.dataframe(frame, hide_index=True, width="stretch")
-    scores = result.item_scores_without_outliers if flag else result.item_scores
+    scores = result.item_scores_without_outliers if result.options.flag_outlier_systems else result.item_scores
     if st.button(
         f"Use these {len(scores):,} item scores as the human scores of the current data",
         type="primary",

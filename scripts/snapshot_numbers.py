@@ -20,10 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from korean_eval import significance as sig  # noqa: E402
 from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.data import evalset_from_table  # noqa: E402
 from korean_eval.human_qc.run import run_qc  # noqa: E402
 from korean_eval.pipeline import evaluate  # noqa: E402
 from korean_eval.sample import load_sample  # noqa: E402
+from korean_eval.table_inputs import evalset_from_table  # noqa: E402
 from korean_eval.tables import read_table  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "spm", "char", "jamo")

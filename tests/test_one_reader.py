@@ -17,9 +17,10 @@ import pandas as pd
 import pytest
 
 from korean_eval.cli_qc import register_qc_command
-from korean_eval.data import EvalSet, attach_given_scores, attach_human, evalset_from_table
+from korean_eval.data import EvalSet
 from korean_eval.human_qc.options import QCOptions
 from korean_eval.human_qc.run import run_qc
+from korean_eval.table_inputs import attach_given_scores, attach_human, evalset_from_table
 from korean_eval.tables import read_table
 from korean_eval.textio import InputError
 

@@ -14,12 +14,13 @@ import pandas as pd
 
 from korean_eval import data as kdata
 from korean_eval.columns import ColumnMap, detect_table_columns
-from korean_eval.data import (
-    EvalSet,
+from korean_eval.data import EvalSet, evalset_from_texts
+from korean_eval.table_inputs import (
     attach_given_scores,
     attach_human,
+    attach_human_frame,
     evalset_from_table,
-    evalset_from_texts,
+    given_only_evalset,
 )
 from korean_eval.tables import read_table
 
@@ -89,7 +90,7 @@ def build_from_scores(given: Upload, human: Upload, max_bytes: int | None = None
     No texts: the systems and segments are those of the metric-score table; only the given metrics are evaluated
     (level ``given``). Human rows for other systems or segments are excluded and reported as usual."""
     check_sizes([given, human], max_bytes)
-    return kdata.given_only_evalset((human.name, human.data), (given.name, given.data))
+    return given_only_evalset((human.name, human.data), (given.name, given.data))
 
 
 def table_head(upload: Upload, rows: int = 20, max_bytes: int | None = None) -> pd.DataFrame:
@@ -162,6 +163,6 @@ def with_human_scores(evalset: EvalSet, item_scores: pd.DataFrame, source: str) 
     ``human_note`` is cleared: these are the user's own judgments, not the sample's simulated ones.
     """
     out = copy.deepcopy(evalset)
-    kdata.attach_human_frame(out, item_scores, source)
+    attach_human_frame(out, item_scores, source)
     out.human_note = ""
     return out
