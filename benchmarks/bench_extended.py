@@ -28,8 +28,9 @@ import pandas as pd  # noqa: E402
 
 from korean_eval.cache import DiskCache  # noqa: E402
 from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.data import attach_human, evalset_from_texts  # noqa: E402
+from korean_eval.data import evalset_from_texts  # noqa: E402
 from korean_eval.pipeline import evaluate  # noqa: E402
+from korean_eval.table_inputs import attach_human  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
 EXTENDED = ("nltk-bleu", "gleu", "nist", "ribes", "character", "eed")

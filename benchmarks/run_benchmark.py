@@ -77,10 +77,11 @@ import sacrebleu  # noqa: E402
 import korean_eval.workers as workers  # noqa: E402
 from korean_eval.cache import DiskCache  # noqa: E402
 from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.data import attach_human, evalset_from_texts  # noqa: E402
+from korean_eval.data import evalset_from_texts  # noqa: E402
 from korean_eval.metaeval.correlation import correlate  # noqa: E402
 from korean_eval.metrics.fast_ter import ter_statistics  # noqa: E402
 from korean_eval.pipeline import evaluate  # noqa: E402
+from korean_eval.table_inputs import attach_human  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
 EXTRA_LEVELS = ("spm", "okt", "komoran", "kkma", "hannanum")

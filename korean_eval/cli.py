@@ -23,40 +23,34 @@ import pandas as pd
 
 from korean_eval.cache import ENV_VAR, open_cache
 from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command
+from korean_eval.columns import ColumnMap
 from korean_eval.config import EvalConfig
-from korean_eval.data import (
-    ColumnMap,
-    EvalSet,
-    InputError,
-    attach_given_scores,
-    attach_human,
-    attach_human_frame,
-    evalset_from_table,
-    evalset_from_texts,
-    given_only_evalset,
-)
+from korean_eval.data import EvalSet, InputError, evalset_from_texts
+from korean_eval.human_qc.run import run_qc
 from korean_eval.metaeval.names import GRANULARITIES, STATISTICS
 from korean_eval.metrics import METRIC_NAMES, metric_group, validate_options
 from korean_eval.pipeline import evaluate
 from korean_eval.results import Results
 from korean_eval.sample import SAMPLE_NOTE, load_sample
+from korean_eval.table_inputs import (
+    attach_given_scores,
+    attach_human,
+    attach_human_frame,
+    evalset_from_table,
+    given_only_evalset,
+)
+from korean_eval.tables import read_table
+from korean_eval.textio import read_input_file
 from korean_eval.tokenizers import available_levels, level_table
 
 SACREBLEU_METRICS = tuple(m for m in METRIC_NAMES if metric_group(m) == "sacrebleu")
-
-
-def _read(path: str, what: str) -> tuple[str, bytes]:
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(path, f"{what} file not found")
-    return p.name, p.read_bytes()
 
 
 def _read_spm_model(path: str) -> bytes:
     """The bytes of a SentencePiece ``.model`` file, checked to load (InputError naming the file otherwise)."""
     from korean_eval.tokenizers import SpmLevel
 
-    data = _read(path, "SentencePiece model")[1]
+    data = read_input_file(path, "SentencePiece model")[1]
     try:
         SpmLevel(model=data)
     except ValueError as err:
@@ -96,29 +90,28 @@ def build_evalset(args: argparse.Namespace) -> EvalSet:
             raise InputError("--scores", "given scores without texts need human scores too (--human or --judgments)")
         if args.human:
             return given_only_evalset(
-                _read(args.human, "human score"), _read(args.scores, "metric score"),
+                read_input_file(args.human, "human score"), read_input_file(args.scores, "metric score"),
                 ColumnMap.parse(args.scores_cols), ColumnMap.parse(args.human_cols),
             )
     if args.table:
-        evalset = evalset_from_table(
-            _read(args.table, "table")[1], Path(args.table).name, ColumnMap.parse(args.table_cols), args.human_from_table
-        )
+        name, data = read_input_file(args.table, "table")
+        evalset = evalset_from_table(data, name, ColumnMap.parse(args.table_cols), args.human_from_table)
     elif args.ref:
-        refs = [_read(r, "reference") for r in args.ref]
+        refs = [read_input_file(r, "reference") for r in args.ref]
         systems: list[tuple[str, bytes]] = []
         names: list[str] = []
         for spec in args.sys or []:
             name, sep, path = spec.partition("=")
             if not sep:
                 name, path = Path(spec).stem, spec
-            systems.append(_read(path, "system"))
+            systems.append(read_input_file(path, "system"))
             names.append(name)
         if args.sys_dir:
             directory = Path(args.sys_dir)
             if not directory.is_dir():
                 raise InputError(args.sys_dir, "system directory not found")
             for p in sorted(directory.glob("*.txt")):
-                systems.append((p.name, p.read_bytes()))
+                systems.append(read_input_file(p, "system"))
                 names.append(p.stem)
             if not systems:
                 raise InputError(args.sys_dir, "no *.txt system files in this directory")
@@ -129,21 +122,21 @@ def build_evalset(args: argparse.Namespace) -> EvalSet:
         print(f"note: no input given, using the bundled sample data. {SAMPLE_NOTE}", file=sys.stderr)
         evalset = load_sample()
     if args.human:
-        attach_human(evalset, _read(args.human, "human score")[1], Path(args.human).name, ColumnMap.parse(args.human_cols))
+        name, data = read_input_file(args.human, "human score")
+        attach_human(evalset, data, name, ColumnMap.parse(args.human_cols))
     if args.judgments:
-        from korean_eval.human_qc import read_judgments, run_qc
-
-        name = Path(args.judgments).name
+        name, data = read_input_file(args.judgments, "judgments")
+        table = read_table(data, name)
         try:
-            judgments = read_judgments(args.judgments, name)
-            qc = run_qc(judgments, qc_options_from_args(args))
+            qc = run_qc(table.frame(), qc_options_from_args(args), lines=table.lines)
         except ValueError as err:
             raise InputError(name, str(err)) from None
         for line in qc.report.summary_lines():
             print(f"qc: {line}", file=sys.stderr)
         attach_human_frame(evalset, qc.item_scores, f"{name} (after quality control)")
     if args.scores:
-        attach_given_scores(evalset, _read(args.scores, "metric score")[1], Path(args.scores).name, ColumnMap.parse(args.scores_cols))
+        name, data = read_input_file(args.scores, "metric score")
+        attach_given_scores(evalset, data, name, ColumnMap.parse(args.scores_cols))
     return evalset
 
 

@@ -1,4 +1,4 @@
-"""Command-line options and the ``qc`` subcommand for human-judgment quality control (``korean_eval.human_qc``).
+"""Command-line options and the ``qc`` subcommand for human-judgment quality control (docs/design.md §6).
 
 ``add_qc_options(parser)`` adds the QC flags (also used by the ``run`` command); ``qc_options_from_args(args)``
 turns parsed flags into a ``QCOptions``; ``register_qc_command(subparsers)`` adds::
@@ -8,8 +8,10 @@ turns parsed flags into a ``QCOptions``; ``register_qc_command(subparsers)`` add
         [--no-average-repeats] [--flag-outlier-systems [--outlier-threshold 2.5]]
         [--out KEPT.csv] [--item-scores-out ITEMS.csv] [--report-json REPORT.json]
 
-It prints the QC report's summary lines to stdout; ``--out`` writes the kept judgments (the input's columns, then
-``<col>_z`` for every score column, then ``seg_id``, rows in input order, UTF-8 CSV); ``--item-scores-out`` writes
+The judgments file is read by the one table reader (:func:`korean_eval.tables.read_table`, docs/design.md §4).
+It prints the QC report's summary lines to stdout; ``--out`` writes the kept judgments (the input's columns with
+their header as in the file, then ``<col>_z`` for every score column, then ``seg_id``, rows in input order, UTF-8
+CSV); ``--item-scores-out`` writes
 ``QCResult.item_scores``; ``--report-json`` writes ``QCReport.to_dict()``. Bad input (unreadable file, unknown or
 undetectable columns, bad option values, unwritable output) prints one ``error: …`` line to stderr and returns 2.
 """
@@ -18,14 +20,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from korean_eval.human_qc import QCOptions, read_judgments, run_qc
+import pandas as pd
 
-_UNNAMED = re.compile(r"^Unnamed: \d+$")
+from korean_eval.human_qc.options import QCOptions
+from korean_eval.human_qc.run import run_qc
+from korean_eval.tables import read_table
+from korean_eval.textio import read_input_file
 
 
 def _nonneg_int(text: str) -> int:
@@ -119,10 +123,9 @@ def _error(message: str) -> int:
     return 2
 
 
-def _write_csv(df: Any, path: str, what: str) -> None:
-    out = df.rename(columns={c: "" for c in df.columns if isinstance(c, str) and _UNNAMED.match(c)})
+def _write_csv(df: pd.DataFrame, path: str, what: str) -> None:
     try:
-        out.to_csv(path, index=False)
+        df.to_csv(path, index=False)
     except OSError as exc:
         raise ValueError(f"cannot write {what} to {path}: {exc.strerror or exc}") from None
 
@@ -133,10 +136,12 @@ def run_qc_command(args: argparse.Namespace) -> int:
         return _error("qc needs --judgments FILE")
     try:
         options = qc_options_from_args(args)
-        df = read_judgments(args.judgments, str(args.judgments))
-        result = run_qc(df, options)
+        name, data = read_input_file(args.judgments, "judgments")
+        table = read_table(data, name)
+        result = run_qc(table.frame(), options, lines=table.lines)
         if args.out:
-            _write_csv(result.judgments_with_seg_id(), args.out, "the kept judgments")
+            kept = result.judgments_with_seg_id().rename(columns={c: "" for c in table.unnamed})
+            _write_csv(kept, args.out, "the kept judgments")
         if args.item_scores_out:
             _write_csv(result.item_scores, args.item_scores_out, "the item scores")
         if args.report_json:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from korean_eval.data import EvalSet, attach_human, evalset_from_texts
+from korean_eval.data import EvalSet, evalset_from_texts
+from korean_eval.table_inputs import attach_human
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 SAMPLE_NOTE = "Sample data: human scores are SIMULATED from the errors each system makes (sample_data/README.md)."

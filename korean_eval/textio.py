@@ -1,5 +1,9 @@
 """Reading Korean text files as they come from the wild: encodings, line ends, NFC, invisible characters.
 
+Every input file — a text file read here, or a table read by :mod:`korean_eval.tables` — is decoded by
+:func:`decode_bytes` and refused above :data:`MAX_FILE_BYTES` (docs/design.md §4). Plain text is never parsed
+with quoting: one line is one segment.
+
 Decoding rules (unambiguous cases only; everything done is reported as a note):
 
 1. A byte-order mark decides: UTF-8 BOM → UTF-8; UTF-16 LE/BE BOM → UTF-16 (UTF-32 BOMs likewise).
@@ -20,10 +24,13 @@ which would silently shift line alignment.
 from __future__ import annotations
 
 import codecs
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
 
+#: The size limit of every input file (200 MB).
 MAX_FILE_BYTES = 200 * 1024 * 1024
 
 
@@ -36,6 +43,28 @@ class InputError(ValueError):
         self.problem = problem
         where = f"{file}, line {line}" if line is not None else file
         super().__init__(f"{where}: {problem}")
+
+
+def _size_problem(size: int) -> str:
+    return f"file is {size / 1e6:.0f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB"
+
+
+def read_input_file(path: str | os.PathLike[str], what: str) -> tuple[str, bytes]:
+    """(file name, bytes) of an input file named on the command line.
+
+    :class:`InputError` when it is not a file (``"<what> file not found"``) or is over :data:`MAX_FILE_BYTES`
+    (checked before reading). Messages about the contents name the file by its name without the directory.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(str(path), f"{what} file not found")
+    size = p.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise InputError(p.name, _size_problem(size))
+    try:
+        return p.name, p.read_bytes()
+    except OSError as err:
+        raise InputError(p.name, f"cannot read the {what} file ({err.strerror or err})") from None
 
 
 @dataclass
@@ -107,7 +136,7 @@ def _decode_utf16_guess(data: bytes) -> tuple[str, str] | None:
 def decode_bytes(data: bytes, name: str) -> tuple[str, str, list[str]]:
     """Decode ``data`` by the rules of this module; return (text, encoding, notes) or raise :class:`InputError`."""
     if len(data) > MAX_FILE_BYTES:
-        raise InputError(name, f"file is {len(data) / 1e6:.0f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")
+        raise InputError(name, _size_problem(len(data)))
     if data[:4] == b"PK\x03\x04":
         raise InputError(name, "this is a zip archive; upload the text files inside it instead")
     for bom, encoding, label in _BOMS:

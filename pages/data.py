@@ -2,12 +2,16 @@
 validation report and a preview of what will be evaluated."""
 
 import hashlib
+import math
 
 import pandas as pd
 import streamlit as st
 
-from korean_eval import human_qc
 from korean_eval.data import InputError
+from korean_eval.human_qc.options import QCOptions, detect_columns
+from korean_eval.human_qc.report import QCResult
+from korean_eval.human_qc.run import run_qc
+from korean_eval.tables import Table, parse_number, read_table
 from ui import charts, state, views
 from ui.inputs import (
     TableRoles,
@@ -43,8 +47,14 @@ def _head(name: str, data: bytes, max_bytes: int) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner="Reading the judgments…", max_entries=2)
-def _judgments(name: str, data: bytes) -> pd.DataFrame:
-    return human_qc.read_judgments(data, name)
+def _judgments(name: str, data: bytes) -> Table:
+    return read_table(data, name)
+
+
+def _finite_numbers(cells: pd.Series) -> pd.Series:
+    """The finite numbers among text cells (:func:`korean_eval.tables.parse_number`), for a chart."""
+    numbers = (parse_number(str(cell)) for cell in cells)
+    return pd.Series([x for x in numbers if x is not None and math.isfinite(x)], dtype=float)
 
 
 def _apply(build, label: str) -> None:
@@ -200,12 +210,24 @@ def _qc_panel() -> None:
     up = Upload.of(raw)
     try:
         check_sizes([up], LIMIT)
-        judgments = _judgments(up.name, up.data)
+        table = _judgments(up.name, up.data)
     except ValueError as err:
         input_error(err)
         return
+    judgments = table.frame()
+    try:
+        options = _qc_options(judgments)
+        result = run_qc(judgments, options, lines=table.lines)
+    except ValueError as err:
+        input_error(err)
+        return
+    _qc_result(result, judgments, up)
+
+
+def _qc_options(judgments: pd.DataFrame) -> QCOptions:
+    """The column roles (prefilled by detection) and QC parameters picked on the page (ValueError if invalid)."""
     cols = [str(c) for c in judgments.columns]
-    det = human_qc.detect_columns(judgments)
+    det = detect_columns(judgments)
     k = "qc_" + hashlib.sha1("|".join(cols).encode()).hexdigest()[:8] + "_"
     c1, c2, c3, c4 = st.columns(4)
     rater_col = c1.selectbox("Rater", cols, index=cols.index(det["rater_col"]) if det["rater_col"] in cols else 0, key=k + "rater")
@@ -220,23 +242,22 @@ def _qc_panel() -> None:
     average = p4.toggle("Average repeated judgments", value=True, key=k + "avg")
     flag = p4.toggle("Flag outlier systems", value=False, key=k + "flag")
     threshold = p4.number_input("robust |z| >", min_value=0.5, value=2.5, step=0.5, key=k + "thr", disabled=not flag)
-    try:
-        options = human_qc.QCOptions(
-            rater_col=rater_col,
-            system_col=system_col,
-            item_cols=tuple(item_cols) or None,
-            score_cols=tuple(score_cols) or None,
-            drop_first=int(drop_first),
-            zscore=zscore,
-            iqr_k=float(iqr_k) if fences else None,
-            average_repeats=average,
-            flag_outlier_systems=flag,
-            outlier_threshold=float(threshold),
-        )
-        result = human_qc.run_qc(judgments, options)
-    except ValueError as err:
-        input_error(err)
-        return
+    return QCOptions(
+        rater_col=rater_col,
+        system_col=system_col,
+        item_cols=tuple(item_cols) or None,
+        score_cols=tuple(score_cols) or None,
+        drop_first=int(drop_first),
+        zscore=zscore,
+        iqr_k=float(iqr_k) if fences else None,
+        average_repeats=average,
+        flag_outlier_systems=flag,
+        outlier_threshold=float(threshold),
+    )
+
+
+def _qc_result(result: QCResult, judgments: pd.DataFrame, up: Upload) -> None:
+    """What QC did (counts, summary, score distribution, tables) and the button that uses its item scores."""
     rep = result.report
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Judgments read", f"{rep.n_input:,}")
@@ -249,7 +270,7 @@ def _qc_panel() -> None:
                                 if not line.startswith(("  ", "Per-system means"))))
     with right:
         first = result.options.score_cols[0]
-        before = pd.to_numeric(judgments[first], errors="coerce").dropna()
+        before = _finite_numbers(judgments[first])
         chart(charts.distribution(before, result.judgments[first].dropna(), first), "qc-distribution")
     tabs = st.tabs(["Steps", "System means", "Per rater", "Per system", "Fences", "Unusable rows", "Item scores"])
     for tab, frame in zip(
@@ -259,7 +280,7 @@ def _qc_panel() -> None:
     ):
         with tab:
             st.dataframe(frame, hide_index=True, width="stretch")
-    scores = result.item_scores_without_outliers if flag else result.item_scores
+    scores = result.item_scores_without_outliers if result.options.flag_outlier_systems else result.item_scores
     if st.button(
         f"Use these {len(scores):,} item scores as the human scores of the current data",
         type="primary",

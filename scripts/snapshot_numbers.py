@@ -19,14 +19,15 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.data import evalset_from_table  # noqa: E402
-from korean_eval.human_qc import read_judgments, run_qc  # noqa: E402
+from korean_eval.human_qc.run import run_qc  # noqa: E402
 from korean_eval.metaeval.compare import compare_two  # noqa: E402
 from korean_eval.metaeval.intervals import add_confidence_intervals  # noqa: E402
 from korean_eval.metaeval.significance import rank_clusters_table, significance_table  # noqa: E402
 from korean_eval.metaeval.system_pairs import pairwise_accuracy_table, ranking_view, system_pairs_table  # noqa: E402
 from korean_eval.pipeline import evaluate  # noqa: E402
 from korean_eval.sample import load_sample  # noqa: E402
+from korean_eval.table_inputs import evalset_from_table  # noqa: E402
+from korean_eval.tables import read_table  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "spm", "char", "jamo")
 METRICS = ("bleu", "chrf", "chrf++", "ter", "character", "eed")
@@ -80,7 +81,8 @@ def main() -> None:
     doc1 = study / "doc1_with_text.csv"
     snapshot_results("doc1", evalset_from_table(doc1.read_bytes(), doc1.name, human_col="Z_adequacy"), args.out,
                      args.resamples)
-    qc = run_qc(read_judgments(study / "judgments_raw.csv"))
+    judgments = read_table((study / "judgments_raw.csv").read_bytes(), "judgments_raw.csv")
+    qc = run_qc(judgments.frame(), lines=judgments.lines)
     _write(qc.item_scores, args.out / "qc_item_scores.csv")
     print(f"wrote {sum(1 for _ in args.out.rglob('*.*'))} files to {args.out}")
 

@@ -21,7 +21,8 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from korean_eval.data import InputError
-from korean_eval.human_qc import QCOptions, run_qc
+from korean_eval.human_qc.options import QCOptions
+from korean_eval.human_qc.run import run_qc
 from korean_eval.sample import load_sample, sample_files
 from ui import state, views
 from ui.inputs import (

@@ -635,3 +635,40 @@ def test_scores_only_without_a_score_column_is_refused_by_name():
     _, human, frame = _sample_scores()
     at = _scores_only(frame[["system", "seg_id"]].to_csv(index=False).encode(), human)
     assert_refused(at, "comet.csv", r"metric|score|column")
+
+
+# ------------------------------------------------------------------------------------------ raw judgments (QC)
+
+
+def _judgments(sep: str = ",") -> str:
+    """Two raters × 15 judgments of the sample's systems (enough to pass the default 10-judgment warm-up)."""
+    rows = [sep.join(["worker", "Sys", "DocID", "SentID", "Adequacy"])]
+    for r, rater in enumerate(("r1", "r2")):
+        for i in range(15):
+            rows.append(sep.join([rater, f"sys_{'abc'[i % 3]}", "1", str(i % 6), str(40 + (7 * i + 11 * r) % 50)]))
+    return "\n".join(rows) + "\n"
+
+
+def upload_judgments(name: str, data: bytes) -> AppTest:
+    at = data_page()
+    at.file_uploader(key="up_judgments").set_value((name, data, "text/csv"))
+    at.run()
+    return at
+
+
+@pytest.mark.parametrize(
+    "data", [_judgments().encode(), _judgments(";").encode("utf-32")], ids=["utf-8 comma", "utf-32 semicolon"]
+)
+def test_judgments_go_through_the_one_reader_into_quality_control(data: bytes):
+    at = upload_judgments("judgments.csv", data)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [unescape(e.value) for e in at.error]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Judgments read"] == "30"
+    assert "Kept 10 of 30 judgments." in page_text(at)  # 2 × 10 warm-up judgments dropped
+
+
+def test_judgments_with_a_malformed_line_are_refused_naming_the_line():
+    data = _judgments().replace("\nr1,sys_c,1,2,", "\nr1,sys_c,1,2,extra,", 1).encode()
+    at = upload_judgments("judgments.csv", data)
+    assert_refused(at, "judgments.csv", r"row has 6 fields, the header has 5", line=4)

@@ -289,7 +289,7 @@ def test_the_backend_refuses_files_over_its_own_limit():
     with pytest.raises(InputError, match=r"^huge\.txt: file is \d+ MB; the limit is \d+ MB"):
         textio.read_text_lines(bytes(limit + 1), "huge.txt")  # refused before anything is decoded
     with pytest.raises(InputError, match=r"^huge\.csv: file is"):
-        from korean_eval.data import read_table
+        from korean_eval.tables import read_table
 
         read_table(bytes(limit + 1), "huge.csv")
 

@@ -5,14 +5,9 @@ import json
 import pandas as pd
 import pytest
 
-from korean_eval.data import (
-    ColumnMap,
-    InputError,
-    attach_given_scores,
-    attach_human,
-    evalset_from_table,
-    evalset_from_texts,
-)
+from korean_eval.columns import ColumnMap
+from korean_eval.data import InputError, evalset_from_texts
+from korean_eval.table_inputs import attach_given_scores, attach_human, evalset_from_table
 from tests.helpers import STUDY, require
 
 REF = "고양이가 매트 위에 앉았다.\n오늘은 날씨가 좋다.\n회의는 3시에 시작합니다.\n".encode()

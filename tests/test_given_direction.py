@@ -12,10 +12,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from korean_eval.config import EvalConfig
-from korean_eval.data import given_only_evalset
 from korean_eval.metaeval.system_pairs import pairwise_accuracy_table
 from korean_eval.pipeline import evaluate
 from korean_eval.sample import load_sample
+from korean_eval.table_inputs import given_only_evalset
 from tests.test_app import APP, _private_cache, _streamlit_navigation, bar_points, figures  # noqa: F401
 from ui import state
 

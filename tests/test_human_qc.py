@@ -20,7 +20,10 @@ if str(REPO) not in sys.path:  # plain `pytest` (not `python -m pytest`) does no
     sys.path.insert(0, str(REPO))
 
 from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command  # noqa: E402
-from korean_eval.human_qc import QCOptions, QCResult, detect_columns, read_judgments, run_qc  # noqa: E402
+from korean_eval.human_qc.options import QCOptions, detect_columns  # noqa: E402
+from korean_eval.human_qc.report import QCResult  # noqa: E402
+from korean_eval.human_qc.run import run_qc  # noqa: E402
+from korean_eval.tables import read_table  # noqa: E402
 from tests.helpers import require  # noqa: E402
 
 SHARED = REPO.parent / "shared"
@@ -36,10 +39,17 @@ def table(rows: list[tuple]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["worker", "DocID", "SentID", "Sys", "Adequacy", "Fluency"])
 
 
+def qc_file(text: str, name: str, options: QCOptions) -> QCResult:
+    """QC of a judgments file as the CLI and the dashboard run it: the one table reader, then run_qc with lines."""
+    judgments = read_table(text.encode(), name)
+    return run_qc(judgments.frame(), options, lines=judgments.lines)
+
+
 @pytest.fixture(scope="module")
 def study_df() -> pd.DataFrame:
-    """The study's judgments; skipped only when ../shared is absent, and a failure (not a skip) under CI=true."""
-    return read_judgments(require(STUDY_FILE))
+    """The study's judgments, every cell a string; skipped only when ../shared is absent, and a failure (not a skip)
+    under CI=true."""
+    return read_table(require(STUDY_FILE).read_bytes(), STUDY_FILE.name).frame()
 
 
 # ----------------------------------------------------------------------------------------------- the study
@@ -304,8 +314,7 @@ BAD_CSV = (
 
 
 def test_bad_rows_counted_with_reason_and_line() -> None:
-    df = read_judgments(BAD_CSV.encode(), "bad.csv")
-    r = run_qc(df, QCOptions(**COLS, score_cols=("Adequacy", "Fluency"), **OFF))
+    r = qc_file(BAD_CSV, "bad.csv", QCOptions(**COLS, score_cols=("Adequacy", "Fluency"), **OFF))
     inv = r.report.invalid_rows
     assert list(zip(inv["line"], inv["reason"], strict=True)) == [
         (3, "non-numeric Adequacy"), (4, "missing Adequacy"), (5, "non-finite Fluency"), (6, "missing rater"),
@@ -321,12 +330,26 @@ def test_bad_rows_counted_with_reason_and_line() -> None:
     assert "Excluded 6 unusable rows" in summary and "non-numeric Adequacy (line 3)" in summary
 
 
+def test_unusable_rows_name_their_file_line_after_multi_line_cells() -> None:
+    # a quoted cell spanning two lines and a blank line: the rows start on lines 2, 4 and 6 of the file
+    csv_text = 'worker,DocID,SentID,Sys,Src,Adequacy\na,1,1,S,"two\nlines",10\na,1,2,S,x,NA\n\na,1,3,S,y,null\n'
+    r = qc_file(csv_text, "m.csv", QCOptions(**COLS, score_cols=("Adequacy",), **OFF))
+    inv = r.report.invalid_rows
+    # NA and null are text, not missing values: nothing is guessed
+    assert list(zip(inv["line"], inv["row"], inv["reason"], strict=True)) == [
+        (4, 1, "non-numeric Adequacy"), (6, 2, "non-numeric Adequacy")]
+    # without the reader's lines, a row's line is its position + 2
+    assert list(run_qc(read_table(csv_text.encode(), "m.csv").frame(), QCOptions(
+        **COLS, score_cols=("Adequacy",), **OFF)).report.invalid_rows["line"]) == [3, 4]
+    with pytest.raises(ValueError, match="lines has 1 entries for 3 judgments"):
+        run_qc(read_table(csv_text.encode(), "m.csv").frame(), lines=[2])
+
+
 def test_invalid_row_still_counts_toward_warmup_position() -> None:
     # rater a's rows: line 2 (ok), line 3 (bad) — with drop_first = 2 both are a's first two judgments:
     # line 2 → warm-up, line 3 → counted as unusable (not twice); a's next rows (line 4 on) are not warm-up
     csv_text = ("worker,DocID,SentID,Sys,Adequacy\n" "a,1,1,S,10\n" "a,1,2,S,x\n" "a,1,3,S,30\n" "a,1,4,S,40\n")
-    r = run_qc(read_judgments(csv_text.encode(), "w.csv"),
-               QCOptions(**COLS, score_cols=("Adequacy",), **{**OFF, "drop_first": 2}))
+    r = qc_file(csv_text, "w.csv", QCOptions(**COLS, score_cols=("Adequacy",), **{**OFF, "drop_first": 2}))
     assert r.report.removed("invalid") == 1 and r.report.removed("warmup") == 1
     assert r.judgments["Adequacy"].tolist() == [30, 40]
 
@@ -335,14 +358,18 @@ def test_invalid_row_still_counts_toward_warmup_position() -> None:
 
 
 def test_seg_id_joins_item_values_and_integral_floats() -> None:
-    # DocID has a gap, so pandas reads it as float (1.0); seg_id still says "1-3"
-    csv_text = "worker,DocID,SentID,Sys,Adequacy\na,1,3,S,10\na,,4,S,20\na,2,1,S,30\n"
-    df = read_judgments(csv_text.encode(), "k.csv")
-    assert df["DocID"].dtype.kind == "f"
-    r = run_qc(df, QCOptions(**COLS, score_cols=("Adequacy",), **OFF))
+    # read from a file, the item values are text: " 1" is stripped, the row with an empty DocID is unusable
+    csv_text = "worker,DocID,SentID,Sys,Adequacy\na, 1,3,S,10\na,,4,S,20\na,2,1,S,30\n"
+    r = qc_file(csv_text, "k.csv", QCOptions(**COLS, score_cols=("Adequacy",), **OFF))
     assert list(r.item_scores["seg_id"]) == ["1-3", "2-1"]
     out = r.judgments_with_seg_id()
     assert list(out["seg_id"]) == ["1-3", "2-1"]
+    # a frame built in Python with a float DocID (1.0, as pandas makes an int column with a gap): still "1-3"
+    df = pd.DataFrame({"worker": ["a"] * 3, "DocID": [1.0, np.nan, 2.0], "SentID": [3, 4, 1], "Sys": ["S"] * 3,
+                       "Adequacy": [10, 20, 30]})
+    assert df["DocID"].dtype.kind == "f"
+    r = run_qc(df, QCOptions(**COLS, score_cols=("Adequacy",), **OFF))
+    assert list(r.item_scores["seg_id"]) == ["1-3", "2-1"]
 
 
 def test_detect_columns_case_insensitive() -> None:
@@ -403,46 +430,6 @@ def test_zscore_off_leaves_z_nan_and_score_raw() -> None:
     assert list(r.item_scores["score"]) == list(r.item_scores["score_raw"]) == [55, 55, 40]
 
 
-# ---------------------------------------------------------------------------------------------- loading
-
-
-def test_read_judgments_encodings_and_delimiters(tmp_path: Path) -> None:
-    text = "worker\tDocID\tSentID\tSys\tAdequacy\n작업자1\t1\t1\t시스템\t50\n"
-    for enc in ("utf-8", "utf-8-sig", "cp949", "utf-16"):
-        df = read_judgments(text.encode(enc), "x.tsv")
-        assert list(df.columns) == ["worker", "DocID", "SentID", "Sys", "Adequacy"], enc
-        assert df.loc[0, "worker"] == "작업자1" and df.loc[0, "Sys"] == "시스템", enc
-    # BOM-less UTF-16 (little-endian) and a tab-separated file named .csv
-    assert read_judgments(text.encode("utf-16-le"), "x.tsv").loc[0, "Adequacy"] == 50
-    assert list(read_judgments(text.encode(), "x.csv").columns)[0] == "worker"
-    # semicolons, no extension
-    assert read_judgments(b"worker;Sys\na;S\n", "upload").shape == (1, 2)
-    p = tmp_path / "j.csv"
-    p.write_text("worker,Sys\na,S\n", encoding="utf-8")
-    assert read_judgments(p).shape == (1, 2)
-
-
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        (b"", "empty"),
-        (b"PK\x03\x04\x14\x00rest", "Excel"),
-        (b"worker,Sys\n", "no data rows"),
-        (b"a,b\n1,2\n3,4,5,6\n", "malformed CSV"),
-        (b"\xff\x00\xfe\x81\x00\x00\x00\x01", "cannot decode"),
-    ],
-)
-def test_read_judgments_bad_files(data: bytes, message: str) -> None:
-    with pytest.raises(ValueError, match=message) as info:
-        read_judgments(data, "broken.csv")
-    assert "broken.csv" in str(info.value)
-
-
-def test_read_judgments_missing_path(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="cannot read"):
-        read_judgments(tmp_path / "nope.csv")
-
-
 # ----------------------------------------------------------------------------------------------------- CLI
 
 
@@ -462,7 +449,9 @@ def test_cli_qc_on_study_file(study_df: pd.DataFrame, tmp_path: Path, capsys: py
     assert "Sys_A: 68.783 / 0.203" in stdout and "Sys_Q: 57.734 / -0.220" in stdout
     kept = pd.read_csv(out)
     assert len(kept) == 7727
-    assert list(kept.columns) == [*study_df.columns, "Adequacy_z", "Fluency_z", "seg_id"]
+    # the header is written as in the file: the unnamed index column (read as column_0) has an empty name again
+    assert study_df.columns[0] == "column_0"
+    assert list(kept.columns) == ["Unnamed: 0", *study_df.columns[1:], "Adequacy_z", "Fluency_z", "seg_id"]
     assert kept["Unnamed: 0"].is_monotonic_increasing  # input order; the unnamed index column round-trips
     assert out.read_text(encoding="utf-8").startswith(",worker,DocID,SentID,Sys,Src,Adequacy,Fluency,Adequacy_z")
     first = study_df.iloc[10]  # worker 8732's 11th judgment is the first one kept

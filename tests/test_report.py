@@ -7,9 +7,10 @@ import zipfile
 import pandas as pd
 
 from korean_eval.config import EvalConfig
-from korean_eval.data import attach_human, evalset_from_texts
+from korean_eval.data import evalset_from_texts
 from korean_eval.pipeline import evaluate
 from korean_eval.report import tables_zip, to_csv_bytes, write_tables
+from korean_eval.table_inputs import attach_human
 
 
 def small_results():

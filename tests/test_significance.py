@@ -62,8 +62,8 @@ def doc1() -> Results:
     Skipped only when ../shared is absent, and a failure (not a skip) under CI=true."""
     require(DOC1)
     from korean_eval.config import EvalConfig
-    from korean_eval.data import evalset_from_table
     from korean_eval.pipeline import evaluate
+    from korean_eval.table_inputs import evalset_from_table
 
     evalset = evalset_from_table(DOC1.read_bytes(), DOC1.name, human_col="Z_adequacy")
     return evaluate(evalset, EvalConfig(levels=("word", "char")))

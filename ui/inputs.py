@@ -13,15 +13,16 @@ from dataclasses import dataclass
 import pandas as pd
 
 from korean_eval import data as kdata
-from korean_eval.data import (
-    ColumnMap,
-    EvalSet,
+from korean_eval.columns import ColumnMap, detect_table_columns
+from korean_eval.data import EvalSet, evalset_from_texts
+from korean_eval.table_inputs import (
     attach_given_scores,
     attach_human,
+    attach_human_frame,
     evalset_from_table,
-    evalset_from_texts,
-    read_table,
+    given_only_evalset,
 )
+from korean_eval.tables import read_table
 
 #: Roles of a long table's columns, in the order the Data page asks for them.
 TABLE_ROLES: tuple[str, ...] = ("system", "seg_id", "hyp", "ref", "src", "score")
@@ -89,7 +90,7 @@ def build_from_scores(given: Upload, human: Upload, max_bytes: int | None = None
     No texts: the systems and segments are those of the metric-score table; only the given metrics are evaluated
     (level ``given``). Human rows for other systems or segments are excluded and reported as usual."""
     check_sizes([given, human], max_bytes)
-    return kdata.given_only_evalset((human.name, human.data), (given.name, given.data))
+    return given_only_evalset((human.name, human.data), (given.name, given.data))
 
 
 def table_head(upload: Upload, rows: int = 20, max_bytes: int | None = None) -> pd.DataFrame:
@@ -101,7 +102,7 @@ def table_head(upload: Upload, rows: int = 20, max_bytes: int | None = None) -> 
 
 def guess_table_roles(columns: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """Prefill for the column pickers: role → columns the backend would pick by itself (possibly empty)."""
-    detected = kdata.detect_table_columns(columns)
+    detected = detect_table_columns(columns)
     out: dict[str, tuple[str, ...]] = {role: detected.get(role, ()) for role in TABLE_ROLES}
     # A column picked for one role is not offered as the default of a later one (e.g. "id" as seg_id and score).
     used: set[str] = set()
@@ -162,6 +163,6 @@ def with_human_scores(evalset: EvalSet, item_scores: pd.DataFrame, source: str) 
     ``human_note`` is cleared: these are the user's own judgments, not the sample's simulated ones.
     """
     out = copy.deepcopy(evalset)
-    kdata.attach_human_frame(out, item_scores, source)
+    attach_human_frame(out, item_scores, source)
     out.human_note = ""
     return out

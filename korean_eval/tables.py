@@ -1,0 +1,199 @@
+"""The one reader of every table input: long tables, human scores, raw judgments for QC, given metric scores.
+
+Reading rules (docs/design.md §4), the same for every kind of table:
+
+* **Bytes → text** by :func:`korean_eval.textio.decode_bytes` (byte-order marks incl. UTF-16/32, UTF-8, CP949/EUC-KR,
+  BOM-less UTF-16; refused above :data:`korean_eval.textio.MAX_FILE_BYTES`); CRLF and CR line ends become LF.
+* **Format.** JSON Lines when the name ends in ``.jsonl``, ``.ndjson`` or ``.json`` or the text starts with ``{``;
+  otherwise a delimited table whose first line is the header.
+* **Delimiter.** The extension names the expected delimiter: ``.tsv``/``.tab`` → tab, ``.csv`` → comma. It is used
+  when the header line contains it. Otherwise (``.txt``, another or no extension, or a header without the expected
+  delimiter) the delimiter is whichever of comma, tab, semicolon and pipe occurs most often in the header line (the
+  first of them in that order on a tie); a header with none of them is a one-column table. So a ``;``-separated
+  ``.csv`` is read as semicolon-separated, and a tab-separated ``.csv`` as tab-separated.
+* **Tab-separated: no quoting.** Each line is one row, split at every tab; a cell holds no tab or line break and
+  quote characters are ordinary text.
+* **Other delimiters: CSV as in RFC 4180.** A double-quoted cell may hold delimiters, line breaks and doubled
+  quotes (``""`` → ``"``).
+* **Header.** Names are NFC-normalised, stripped of invisible characters and surrounding whitespace; an empty name
+  becomes ``column_<i>`` (0-based position, listed in :attr:`Table.unnamed`); a duplicate name is refused.
+* **Rows.** Every cell is a string exactly as in the file: nothing is stripped, normalised or guessed (``NA``,
+  ``null``, ``3.10`` stay text); conversions are explicit (:func:`parse_number`). A row whose cells are all blank
+  is skipped; a row with another number of cells than the header is refused naming its line; a header without
+  rows is refused.
+* **JSON Lines.** One JSON object per line (blank lines skipped); ``null`` → ``""``, any other value → ``str(value)``;
+  the columns are the keys in order of first appearance, a key missing from a line is ``""``.
+
+Every problem raises :class:`~korean_eval.textio.InputError` naming the file and, where known, the line; a row's
+line is the file line where the row starts.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from korean_eval.textio import InputError, clean_segment, decode_bytes, split_lines
+
+__all__ = ["Table", "choose_delimiter", "parse_number", "read_table"]
+
+JSONL_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json")
+#: Delimiters tried on the header line, in tie-breaking order.
+DELIMITERS: tuple[str, ...] = (",", "\t", ";", "|")
+_EXPECTED_DELIMITER = {".tsv": "\t", ".tab": "\t", ".csv": ","}
+
+
+@dataclass
+class Table:
+    """A parsed table: column names, rows as dicts of strings, and the file line where each row starts.
+
+    ``notes`` say how the file was decoded; ``unnamed`` lists the names given to empty header cells.
+    """
+
+    name: str
+    columns: list[str]
+    rows: list[dict[str, str]]
+    lines: list[int]
+    notes: list[str] = field(default_factory=list)
+    unnamed: tuple[str, ...] = ()
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame of strings (object dtype), columns in header order, index 0…n−1."""
+        return pd.DataFrame(self.rows, columns=self.columns, dtype=object)
+
+
+def choose_delimiter(header_line: str, name: str) -> str:
+    """The delimiter of a delimited table, by the rule of the module docstring."""
+    expected = _EXPECTED_DELIMITER.get(Path(name).suffix.lower())
+    if expected is not None and expected in header_line:
+        return expected
+    counts = [header_line.count(d) for d in DELIMITERS]
+    best = max(counts)
+    if best:
+        return DELIMITERS[counts.index(best)]
+    return expected or ","
+
+
+def read_table(data: bytes, name: str) -> Table:
+    """Decode and parse a CSV, TSV or JSON Lines table into a :class:`Table` of strings (rules: module docstring)."""
+    if not data:
+        raise InputError(name, "file is empty")
+    text, _encoding, notes = decode_bytes(data, name)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if name.lower().endswith(JSONL_SUFFIXES) or text.lstrip().startswith("{"):
+        table = _read_jsonl(text, name)
+    else:
+        delimiter = choose_delimiter(text.split("\n", 1)[0], name)
+        records = _tab_records(text) if delimiter == "\t" else _csv_records(text, name, delimiter)
+        table = _table_from_records(records, name)
+    table.notes.extend(notes)
+    return table
+
+
+def _tab_records(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line, cells) per line of tab-separated text: no quoting."""
+    lines, _ = split_lines(text)
+    for number, line in enumerate(lines, start=1):
+        yield number, line.split("\t")
+
+
+def _csv_records(text: str, name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """(first line, cells) per RFC 4180 record."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    start = 1
+    try:
+        for record in reader:
+            yield start, record
+            start = reader.line_num + 1
+    except csv.Error as err:
+        raise InputError(name, f"cannot parse: {err}", line=start) from None
+
+
+def _header(cells: list[str], name: str) -> tuple[list[str], tuple[str, ...]]:
+    header = [clean_segment(cell)[0].strip() for cell in cells]
+    if not any(header):
+        raise InputError(name, "the first line (header) is empty", line=1)
+    unnamed = tuple(f"column_{i}" for i, h in enumerate(header) if not h)
+    header = [h if h else f"column_{i}" for i, h in enumerate(header)]
+    dupes = {h for h in header if header.count(h) > 1}
+    if dupes:
+        raise InputError(name, f"duplicate column name(s) {', '.join(sorted(dupes))} in the header", line=1)
+    return header, unnamed
+
+
+def _table_from_records(records: Iterable[tuple[int, list[str]]], name: str) -> Table:
+    records = iter(records)
+    first = next(records, None)
+    if first is None:
+        raise InputError(name, "file is empty")
+    header, unnamed = _header(first[1], name)
+    rows: list[dict[str, str]] = []
+    lines: list[int] = []
+    for line, record in records:
+        if not any(cell.strip() for cell in record):
+            continue
+        if len(record) != len(header):
+            raise InputError(name, f"row has {len(record)} fields, the header has {len(header)}", line=line)
+        rows.append(dict(zip(header, record, strict=True)))
+        lines.append(line)
+    if not rows:
+        raise InputError(name, "table has a header but no rows")
+    return Table(name, header, rows, lines, unnamed=unnamed)
+
+
+def _read_jsonl(text: str, name: str) -> Table:
+    lines_text, _ = split_lines(text)
+    rows: list[dict[str, str]] = []
+    lines: list[int] = []
+    columns: list[str] = []
+    for no, raw in enumerate(lines_text, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as err:
+            raise InputError(name, f"not valid JSON: {err.msg}", line=no) from None
+        if not isinstance(obj, dict):
+            raise InputError(name, "each line must be a JSON object", line=no)
+        row = {str(k): "" if v is None else str(v) for k, v in obj.items()}
+        for key in row:
+            if key not in columns:
+                columns.append(key)
+        rows.append(row)
+        lines.append(no)
+    if not rows:
+        raise InputError(name, "no JSON lines")
+    for row in rows:
+        for c in columns:
+            row.setdefault(c, "")
+    return Table(name, columns, rows, lines)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Explicit conversion of cells
+
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+_NON_FINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+
+
+def parse_number(cell: str) -> float | None:
+    """The number a cell holds, or ``None`` when it holds none (empty, text).
+
+    Surrounding whitespace is ignored. A number is an ASCII decimal with an optional sign, fraction and exponent
+    (``3``, ``-0.5``, ``.5``, ``1e-3``); a cell with exactly one comma and no dot has a decimal comma (``80,5`` →
+    80.5). ``inf``, ``infinity`` and ``nan`` (any case, optional sign) are numbers, not finite ones: callers that
+    need a finite score check :func:`math.isfinite`.
+    """
+    text = cell.strip()
+    if text.count(",") == 1 and "." not in text:
+        text = text.replace(",", ".")
+    if _DECIMAL.fullmatch(text) or _NON_FINITE.fullmatch(text):
+        return float(text)
+    return None
