@@ -29,13 +29,15 @@ from korean_eval.textio import InputError, clean_segment
 
 __all__ = ["attach_given_scores", "attach_human", "attach_human_frame", "evalset_from_table", "given_only_evalset"]
 
+
 def evalset_from_table(data: bytes, name: str, mapping: ColumnMap | None = None, human_col: str | None = None) -> EvalSet:
     """Build an EvalSet from one long table with system, seg_id, hyp and ref columns (names via ``mapping``).
 
     Segments are ordered by first appearance. A segment whose references differ between rows is refused. A system
     may lack some segments (its hypothesis is then ``None``; the report says which systems are incomplete): its
-    segment scores cover the segments it has and its system score is computed over those segments. If ``human_col`` names a score column of the same table (e.g. the study's
-    ``Z_adequacy``), those scores become the human scores (averaged over rows of one item).
+    segment scores cover the segments it has and its system score is computed over those segments. If
+    ``human_col`` names a score column of the same table (e.g. the study's ``Z_adequacy``), those scores become the
+    human scores (averaged over rows of one item).
     """
     mapping = mapping or ColumnMap()
     table = read_table(data, name)

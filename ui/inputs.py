@@ -1,7 +1,9 @@
 """Uploaded bytes → a validated :class:`~korean_eval.data.EvalSet` (no Streamlit here, so tests call it directly).
 
 The Data page wraps each uploaded file as an :class:`Upload` (name + bytes) and calls one of the builders; every
-builder raises :class:`~korean_eval.data.InputError` (a ``ValueError``) with a message a person can act on.
+builder raises :class:`~korean_eval.data.InputError` (a ``ValueError``) with a message a person can act on. Files
+are read exactly as the command line reads them: text files by :func:`korean_eval.textio.read_text_lines`, every
+table by :func:`korean_eval.tables.read_table` (docs/design.md §4).
 """
 
 from __future__ import annotations
