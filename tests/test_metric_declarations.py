@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 from dataclasses import replace
 
 import pytest
@@ -172,7 +173,10 @@ def _override_widgets() -> None:
     sidebar._overrides(("word",), ("bleu", "chrf++", "ter", "nltk-bleu", "gleu", "nist", "ribes"))
 
 
-def test_sidebar_option_widgets_are_the_declared_options():
+def test_sidebar_option_widgets_are_the_declared_options(monkeypatch):
+    # AppTest installs its script as sys.modules["__main__"]; restore the real one afterwards, or worker processes
+    # started later by "spawn" would re-run the script
+    monkeypatch.setitem(sys.modules, "__main__", sys.modules["__main__"])
     at = AppTest.from_function(_override_widgets, default_timeout=60)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
