@@ -73,7 +73,7 @@ from korean_eval.collect import (
 )
 from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
-from korean_eval.metaeval import tables
+from korean_eval.metaeval import tidy
 from korean_eval.metaeval.correlation import system_means
 from korean_eval.planning import (
     LevelPlan,
@@ -207,7 +207,7 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     ticker = Ticker(progress, run.steps)
     sched = Scheduler(worker_count(config.jobs))
     systems, seg_ids = evalset.system_names, evalset.seg_ids
-    human = tables.human_matrix(evalset.human, systems, seg_ids)
+    human = tidy.human_matrix(evalset.human, systems, seg_ids)
     human_sys = system_means(human)
     humans = HumanScores(human, human_sys)
     # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
@@ -280,8 +280,8 @@ def assemble(
         segment_scores=segment_table([f.rows for f in finished]),
         system_scores=system_table([f.rows for f in finished]),
         correlations=correlation_table([r for m in metas for r in m.correlations], config),
-        rankings=pd.DataFrame([r for m in metas for r in m.rankings], columns=tables.RANKING_COLUMNS),
-        flips=pd.DataFrame([r for m in metas for r in m.flips], columns=tables.FLIP_COLUMNS),
+        rankings=pd.DataFrame([r for m in metas for r in m.rankings], columns=tidy.RANKING_COLUMNS),
+        flips=pd.DataFrame([r for m in metas for r in m.flips], columns=tidy.FLIP_COLUMNS),
         human_systems=human_system_table(evalset.system_names, humans),
         token_stats=pd.DataFrame([started[lv].token_stats for lv in run.levels]),
         timings=timings,
@@ -408,9 +408,9 @@ def meta_evaluate_cell(cell: Cell, systems: list[str], humans: HumanScores, conf
     corr_mat = np.minimum(seg_mat, 100.0) if (config.ter_cap and name == "ter") else seg_mat
     return CellMeta(
         corr_mat,
-        tables.correlation_rows(level, name, corr_mat, human, sys_scores, config.statistics, config.groupings),
-        tables.ranking_rows(level, name, systems, sys_scores, human_sys, hib),
-        tables.flipped_pairs(level, name, systems, sys_scores, human_sys, hib),
+        tidy.correlation_rows(level, name, corr_mat, human, sys_scores, config.statistics, config.groupings),
+        tidy.ranking_rows(level, name, systems, sys_scores, human_sys, hib),
+        tidy.flipped_pairs(level, name, systems, sys_scores, human_sys, hib),
     )
 
 
@@ -420,7 +420,7 @@ def given_cells(evalset: EvalSet, config: EvalConfig) -> tuple[list[Cell], list[
         return [], []
     systems, seg_ids = evalset.system_names, evalset.seg_ids
     cells = []
-    for name, (mat, sys_scores) in tables.given_system_scores(evalset.given, systems, seg_ids).items():
+    for name, (mat, sys_scores) in tidy.given_system_scores(evalset.given, systems, seg_ids).items():
         hib = higher_is_better(name, GIVEN_LEVEL, config.given_lower_is_better)
         direction = "higher is better" if hib else "lower is better"
         signature = f"given|system score = mean of segment scores|{direction}"
@@ -432,7 +432,7 @@ def given_cells(evalset: EvalSet, config: EvalConfig) -> tuple[list[Cell], list[
 
 def correlation_table(rows: list[dict], config: EvalConfig) -> pd.DataFrame:
     """The ``correlations`` table with each row's metric direction."""
-    correlations = pd.DataFrame(rows, columns=tables.CORRELATION_COLUMNS)
+    correlations = pd.DataFrame(rows, columns=tidy.CORRELATION_COLUMNS)
     correlations["higher_is_better"] = np.array(
         [
             higher_is_better(m, lv, config.given_lower_is_better)
@@ -450,7 +450,7 @@ def human_system_table(systems: list[str], humans: HumanScores) -> pd.DataFrame:
         {
             "system": systems,
             "human_mean": human_sys,
-            "human_rank": tables.rank(human_sys),
+            "human_rank": tidy.rank(human_sys),
             "n_scored": np.isfinite(human).sum(axis=1),
         }
     )

@@ -2,7 +2,7 @@
 
 A refactor that promises "behaviour and numbers unchanged" runs this before and after and compares the two
 directories byte for byte (``diff -r before after``). Floats are written with 17 significant digits, so any change
-in the last bit shows. Bootstrap, permutation tests and rank clusters are on.
+in the last bit shows (wall-clock columns, ``*_seconds``, are left out). Bootstrap, permutation tests and rank clusters are on.
 
     .venv/bin/python scripts/snapshot_numbers.py OUT_DIR [--shared ../shared] [--resamples 200]
 """
@@ -42,7 +42,8 @@ def snapshot_results(name: str, evalset, out: Path, resamples: int) -> None:
     d = out / name
     d.mkdir(parents=True, exist_ok=True)
     for table in ("segment_scores", "system_scores", "correlations", "rankings", "flips", "human_systems", "token_stats"):
-        _write(getattr(results, table), d / f"{table}.csv")
+        frame = getattr(results, table)
+        _write(frame.drop(columns=[c for c in frame.columns if c.endswith("_seconds")]), d / f"{table}.csv")
     _write(add_confidence_intervals(results, n_resamples=resamples, seed=7), d / "correlations_ci.csv")
     for gran in ("segment", "system"):
         for stat in ("pearson", "kendall"):

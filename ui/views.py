@@ -16,7 +16,7 @@ import pandas as pd
 from korean_eval.data import EvalSet
 from korean_eval.metaeval.correlation import MIN_SYSTEMS
 from korean_eval.metaeval.names import GRANULARITIES, STATISTIC_SYMBOLS, config_label
-from korean_eval.metaeval.tables import best_levels
+from korean_eval.metaeval.tidy import best_levels
 from korean_eval.metrics import METRIC_NAMES, metric_info
 from korean_eval.results import GIVEN_LEVEL, Results
 from korean_eval.tokenizers import LEVEL_NAMES, get_level
@@ -142,7 +142,7 @@ def headline(view: pd.DataFrame) -> dict[str, dict[str, object]]:
 
 
 def best_level_sentences(results: Results, statistic: str, grouping: str) -> dict[str, list[str]]:
-    """Plain-English statements of the best token level per metric (``metaeval.tables.best_levels``), per
+    """Plain-English statements of the best token level per metric (``metaeval.tidy.best_levels``), per
     granularity."""
     symbol = STATISTIC_SYMBOLS[statistic]
     out: dict[str, list[str]] = {}

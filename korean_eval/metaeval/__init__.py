@@ -13,7 +13,7 @@ Two layers. Pure functions over numpy arrays (no :class:`~korean_eval.results.Re
 * :mod:`~korean_eval.metaeval.pairwise` — system pairs: paired bootstraps, Wilcoxon, labels, pairwise accuracy;
 * :mod:`~korean_eval.metaeval.reference` — slow loop definitions the tests compare the fast code against.
 
-Applied to one evaluation: :mod:`~korean_eval.metaeval.tables` (the pipeline's correlation, ranking and flip
+Applied to one evaluation: :mod:`~korean_eval.metaeval.tidy` (the pipeline's correlation, ranking and flip
 rows), :mod:`~korean_eval.metaeval.configs`, :mod:`~korean_eval.metaeval.intervals` (confidence intervals),
 :mod:`~korean_eval.metaeval.significance` (significance tables, clusters), :mod:`~korean_eval.metaeval.system_pairs`
 (system pairs, pairwise accuracy, ranking view) and :mod:`~korean_eval.metaeval.compare` (one comparison in words).
