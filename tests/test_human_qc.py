@@ -509,3 +509,21 @@ def test_result_type() -> None:
     r = run_qc(repeats_table(), QCOptions(**COLS, score_cols=("Adequacy",), drop_first=0))
     assert isinstance(r, QCResult)
     assert r.options.is_resolved
+
+
+def test_a_score_column_named_score_keeps_its_own_columns_and_summary():
+    """A judgments column called ``score`` collides with the tables' own ``score``: its means are ``human_score``
+    and ``human_score_z`` in both the item scores and the system means, and the summary names it."""
+    rows = [
+        {"worker": r, "Sys": s, "item": str(i), "score": str((i * 7 + ord(s) + len(r)) % 100)}
+        for r in ("r1", "r2") for i in range(15) for s in ("A", "B", "C")
+    ]
+    opts = QCOptions(rater_col="worker", system_col="Sys", item_cols=("item",), score_cols=("score",), drop_first=0)
+    res = run_qc(pd.DataFrame(rows), opts)
+    means = res.report.system_means
+    assert {"human_score", "human_score_z", "score"} <= set(means.columns)
+    assert list(means.columns).count("score") == 1
+    assert means["score"].tolist() == means["human_score_z"].tolist()
+    assert {"human_score", "human_score_z"} <= set(res.item_scores.columns)
+    summary = "\n".join(res.report.summary_lines())
+    assert "Per-system means over kept judgments (score raw / z)" in summary

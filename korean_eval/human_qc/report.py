@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from korean_eval.human_qc.options import QCOptions
+from korean_eval.human_qc.steps import SYSTEM_MEAN_BASE_COLUMNS, mean_column_names
 
 #: The filtering steps in order: (key, label in ``QCReport.steps``).
 FILTER_STEPS: tuple[tuple[str, str], ...] = (
@@ -164,10 +165,11 @@ class QCReport:
         score_cols = p["score_cols"] or []
         if len(self.system_means) and score_cols:
             first = score_cols[0]
+            raw, z = mean_column_names(first, SYSTEM_MEAN_BASE_COLUMNS)
             lines.append(f"Per-system means over kept judgments ({first} raw / z):")
             for _, r in self.system_means.iterrows():
-                zt = f"{r[first + '_z']:.3f}" if pd.notna(r[first + "_z"]) else "n/a"
-                lines.append(f"  {r['system']}: {r[first]:.3f} / {zt} (n = {int(r['n']):,})")
+                zt = f"{r[z]:.3f}" if pd.notna(r[z]) else "n/a"
+                lines.append(f"  {r['system']}: {r[raw]:.3f} / {zt} (n = {int(r['n']):,})")
         if p["flag_outlier_systems"]:
             flagged = ", ".join(self.outlier_systems) + "; item scores are also offered without them"
             lines.append(f"Outlier systems (|robust z| > {p['outlier_threshold']:g}): "

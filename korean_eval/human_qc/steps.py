@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -296,15 +297,23 @@ def item_scores(kf: pd.DataFrame, score_cols: list[str], opts: QCOptions) -> tup
         "n_judgments": agg["n_judgments"].to_numpy(dtype=np.int64),
     })
     for c in score_cols:
-        raw_name, z_name = c, f"{c}_z"
-        if raw_name in ITEM_SCORE_BASE_COLUMNS or z_name in ITEM_SCORE_BASE_COLUMNS:
-            raw_name, z_name = f"human_{c}", f"human_{c}_z"
+        raw_name, z_name = mean_column_names(c, ITEM_SCORE_BASE_COLUMNS)
         items[raw_name] = agg[f"{c}\0raw"].to_numpy(dtype=np.float64)
         items[z_name] = agg[f"{c}\0z"].to_numpy(dtype=np.float64)
     return items, repeated_pairs, repeated_judgments
 
 
+def mean_column_names(score_col: str, base_columns: Sequence[str]) -> tuple[str, str]:
+    """The names of a score column's mean raw and mean z columns in a table whose own columns are ``base_columns``:
+    ``<col>``, ``<col>_z``; ``human_<col>``, ``human_<col>_z`` where either would collide (e.g. a column ``score``)."""
+    if score_col in base_columns or f"{score_col}_z" in base_columns:
+        return f"human_{score_col}", f"human_{score_col}_z"
+    return score_col, f"{score_col}_z"
+
+
 # ------------------------------------------------------------------------- step 5: system means and outliers
+
+SYSTEM_MEAN_BASE_COLUMNS: tuple[str, ...] = ("system", "n", "n_items", "score", "robust_z", "outlier")
 
 
 def robust_z(values: np.ndarray) -> tuple[np.ndarray, float, float]:
@@ -322,8 +331,8 @@ def system_means(kf: pd.DataFrame, score_cols: list[str], opts: QCOptions) -> tu
     """Step 5: per-system means over the kept judgments (the study's Table 4) with robust z and outlier flags,
     sorted by ``score`` descending; and notes on why no system could be flagged."""
     first = score_cols[0]
-    sm_cols = ["system", "n", "n_items"] + [x for c in score_cols for x in (c, f"{c}_z")] + \
-        ["score", "robust_z", "outlier"]
+    names = {c: mean_column_names(c, SYSTEM_MEAN_BASE_COLUMNS) for c in score_cols}
+    sm_cols = ["system", "n", "n_items"] + [x for c in score_cols for x in names[c]] + ["score", "robust_z", "outlier"]
     notes: list[str] = []
     if not len(kf):
         return pd.DataFrame({c: [] for c in sm_cols})[sm_cols], notes
@@ -332,9 +341,9 @@ def system_means(kf: pd.DataFrame, score_cols: list[str], opts: QCOptions) -> tu
     sm["n"] = g.size().to_numpy(dtype=np.int64)
     sm["n_items"] = g["seg_id"].nunique().to_numpy(dtype=np.int64)
     for c in score_cols:
-        sm[c] = g[f"{c}\0raw"].mean().to_numpy()
-        sm[f"{c}_z"] = g[f"{c}\0z"].mean().to_numpy()
-    sm["score"] = sm[f"{first}_z"] if opts.zscore else sm[first]
+        sm[names[c][0]] = g[f"{c}\0raw"].mean().to_numpy()
+        sm[names[c][1]] = g[f"{c}\0z"].mean().to_numpy()
+    sm["score"] = sm[names[first][1]] if opts.zscore else sm[names[first][0]]
     rz, _med, mad = robust_z(sm["score"].to_numpy(dtype=np.float64))
     sm["robust_z"] = rz
     sm["outlier"] = (np.abs(np.nan_to_num(rz, nan=0.0)) > opts.outlier_threshold) & opts.flag_outlier_systems
