@@ -1,6 +1,6 @@
 """Exports: the tidy tables as CSV files, and everything as one zip with a JSON of settings and signatures.
 
-Files (GUIDE §2): ``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv``,
+Files (docs/design.md §2): ``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv``,
 ``flipped_pairs.csv``, ``human_systems.csv``, ``token_stats.csv``, ``timings.csv``, plus any extra tables given
 (e.g. ``significance.csv``, ``system_pairs.csv``), and ``run.json`` (settings, signatures, data summary, notes).
 All CSVs are UTF-8 with a header row; no index column; text cells that a spreadsheet would run as a formula are

@@ -16,7 +16,7 @@ GIVEN_LEVEL = "given"  # the level of the user's own metric scores (computed els
 
 @dataclass
 class Results:
-    """The tidy tables of one evaluation (GUIDE §2) plus what the statistics layer needs."""
+    """The tidy tables of one evaluation (docs/design.md §2) plus what the statistics layer needs."""
 
     segment_scores: pd.DataFrame
     system_scores: pd.DataFrame

@@ -1,4 +1,4 @@
-"""Token levels: the registry of ways to cut Korean text into tokens (GUIDE §3).
+"""Token levels: the registry of ways to cut Korean text into tokens (docs/design.md §3).
 
 | level | family | tokens |
 | --- | --- | --- |

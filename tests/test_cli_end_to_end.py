@@ -1,4 +1,4 @@
-"""`python -m korean_eval run` end to end: numbers equal to sacrebleu and scipy called directly (GUIDE §3)."""
+"""`python -m korean_eval run` end to end: numbers equal to sacrebleu and scipy called directly (docs/design.md §3)."""
 
 import subprocess
 import sys

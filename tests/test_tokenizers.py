@@ -22,7 +22,7 @@ def example():
 @pytest.mark.parametrize("side", ["Ref", "Hyp"])
 def test_levels_reproduce_the_study_example(example, column, side):
     expected = example[f"{side}_{column}"].split()
-    if column == "CV":  # the study printed conjoining jamo; GUIDE §3 uses compatibility jamo (j2hcj)
+    if column == "CV":  # the study printed conjoining jamo; docs/design.md §3 uses compatibility jamo (j2hcj)
         expected = [jamo.j2hcj(t) for t in expected]
     assert get_level(EXACT[column]).tokenize_one(example[side]) == expected
 
