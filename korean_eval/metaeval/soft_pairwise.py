@@ -1,0 +1,63 @@
+"""Soft pairwise accuracy (SPA; Thompson et al., WMT24 — WMT24–25's system-level statistic).
+
+Definition (docs/design.md §5). For systems ``a`` and ``b`` scored on the same items, ``p(a ≻ b)`` is the one-sided
+p-value of a paired permutation test that ``a`` beats ``b``: each permutation swaps the two systems' scores of each
+item independently with probability ½ (one sign pattern per permutation, shared by every system pair and by the
+human and metric sides, drawn from ``seed``), recomputes both system scores, and counts the permutations whose
+difference ``score(a′) − score(b′)`` is at least the observed one: ``p = count / n_permutations`` (mt-metrics-eval's
+convention: the observed arrangement is not added). Then
+
+    SPA = 1 − mean over system pairs a < b of |p_human(a ≻ b) − p_metric(a ≻ b)|.
+
+The human system score is the mean of the item scores; the metric's system score is its own system score,
+recomputed from the permuted *summed* statistics (``scores_from_sums``), so for metrics whose system score is the
+mean of segment scores this is exactly mt-metrics-eval's ``PairwiseConfidenceError``, and for corpus metrics (BLEU,
+chrF, TER) it tests the corpus score itself. Error-rate metrics are negated (``a`` beats ``b`` when its error is lower).
+Only items where every system has both a human and a metric score are used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+ScoresFromSums = Callable[[np.ndarray], np.ndarray]
+_REL_TOL = 1e-12  # a permuted difference within this (relative) distance of the observed one counts as equal
+
+
+def sign_patterns(n_permutations: int, n_items: int, seed: int) -> np.ndarray:
+    """``(n_permutations, n_items)`` of ±1: +1 keeps an item's pair of scores, −1 swaps it (seeded)."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 2, size=(n_permutations, n_items)).astype(np.float64) * 2.0 - 1.0
+
+
+def pairwise_permutation_p_values(
+    per_item: np.ndarray, scores_from_sums: ScoresFromSums, signs: np.ndarray, higher_is_better: bool = True
+) -> np.ndarray:
+    """``P[a, b]`` = one-sided permutation p-value that system ``a`` beats ``b`` (``a < b``; NaN elsewhere).
+
+    ``per_item``: ``(n_systems, n_items, k)`` statistics (``k = 1`` and ``scores_from_sums = mean`` for plain scores);
+    ``signs``: :func:`sign_patterns`. Swapped sums of ``a`` and ``b`` are ``(T_a + T_b ± σ·(x_a − x_b)) / 2``."""
+    per_item = np.asarray(per_item, dtype=np.float64)
+    n_systems = per_item.shape[0]
+    totals = per_item.sum(axis=1)  # (systems, k)
+    signed = np.einsum("pi,sik->spk", signs, per_item)  # σ @ x_s for every system: (systems, permutations, k)
+    direction = 1.0 if higher_is_better else -1.0
+    observed_scores = direction * scores_from_sums(totals)
+    p = np.full((n_systems, n_systems), np.nan)
+    for a in range(n_systems):
+        for b in range(a + 1, n_systems):
+            half_sum = (totals[a] + totals[b]) / 2.0
+            half_diff = (signed[a] - signed[b]) / 2.0
+            null = direction * (scores_from_sums(half_sum + half_diff) - scores_from_sums(half_sum - half_diff))
+            observed = observed_scores[a] - observed_scores[b]
+            tolerance = _REL_TOL * max(1.0, abs(observed))
+            p[a, b] = float(np.mean(null >= observed - tolerance))
+    return p
+
+
+def soft_pairwise_accuracy(p_human: np.ndarray, p_metric: np.ndarray) -> float:
+    """``1 − mean_{a<b} |p_human[a, b] − p_metric[a, b]|`` over the upper triangle (module docstring)."""
+    upper = np.triu_indices(p_human.shape[0], 1)
+    return float(1.0 - np.mean(np.abs(p_human[upper] - p_metric[upper])))

@@ -1,0 +1,119 @@
+"""WMT's current statistics: tie-calibrated pairwise accuracy acc_eq (Deutsch et al. 2023) and soft pairwise
+accuracy SPA (Thompson et al. 2024), against hand-worked examples, a readable loop, and mt-metrics-eval's numbers."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from korean_eval.metaeval.soft_pairwise import (
+    pairwise_permutation_p_values,
+    sign_patterns,
+    soft_pairwise_accuracy,
+)
+from korean_eval.metaeval.tie_calibrated import acc_eq
+
+
+def _mean(sums: np.ndarray) -> np.ndarray:
+    return sums[..., 0]
+
+
+def _accuracy_loop(metric: np.ndarray, human: np.ndarray, epsilon: float) -> float:
+    """The definition, item by item and pair by pair."""
+    per_item = []
+    for i in range(metric.shape[1]):
+        agree = total = 0
+        for a, b in itertools.combinations(range(metric.shape[0]), 2):
+            m, h = metric[a, i] - metric[b, i], human[a, i] - human[b, i]
+            if np.isnan(m) or np.isnan(h):
+                continue
+            metric_tie, human_tie = abs(m) <= epsilon, h == 0
+            total += 1
+            agree += (metric_tie and human_tie) or (not metric_tie and not human_tie and np.sign(m) == np.sign(h))
+        if total:
+            per_item.append(agree / total)
+    return float(np.mean(per_item))
+
+
+def test_acc_eq_hand_worked_finds_a_tie_with_positive_epsilon():
+    # item 0: humans tie systems 0 and 1; the metric separates them by 0.125, orders the rest as the humans do.
+    # item 1: the metric orders every pair against the humans.
+    human = np.array([[1.0, 2.0], [1.0, 1.0], [3.0, 0.0]])
+    metric = np.array([[0.5, 0.1], [0.625, 0.2], [1.5, 0.3]])
+    result = acc_eq(metric, human, "item")
+    assert result.accuracy_at_zero == pytest.approx((2 / 3 + 0) / 2)
+    assert result.epsilon == 0.125  # ties (0, 1) in item 0; item 1 gains nothing from ties
+    assert result.accuracy == pytest.approx((1 + 0) / 2)
+    assert (result.n_groups, result.n_pairs) == (2, 6)
+
+
+def test_acc_eq_equals_the_definition_at_the_chosen_epsilon():
+    rng = np.random.default_rng(3)
+    human = rng.integers(0, 4, size=(5, 30)).astype(float)
+    metric = np.round(human + rng.normal(size=(5, 30)), 1)
+    metric[1, 3] = human[2, 7] = np.nan
+    result = acc_eq(metric, human, "item")
+    assert result.accuracy == pytest.approx(_accuracy_loop(metric, human, result.epsilon), abs=1e-12)
+    assert result.accuracy_at_zero == pytest.approx(_accuracy_loop(metric, human, 0.0), abs=1e-12)
+    gaps = np.unique(np.abs(metric[:, None, :] - metric[None, :, :]))
+    best = max(_accuracy_loop(metric, human, e) for e in np.concatenate(([0.0], gaps[np.isfinite(gaps)])))
+    assert result.accuracy == pytest.approx(best, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.integers(1, 8), st.integers(0, 10_000), st.sampled_from(["item", "none", "system"]))
+def test_acc_eq_is_at_least_the_accuracy_without_calibration(n_sys, n_items, seed, grouping):
+    rng = np.random.default_rng(seed)
+    human = rng.integers(0, 3, size=(n_sys, n_items)).astype(float)
+    metric = rng.integers(0, 5, size=(n_sys, n_items)) / 4.0
+    result = acc_eq(metric, human, grouping)
+    if result.n_pairs:
+        assert result.accuracy >= result.accuracy_at_zero - 1e-12
+        assert 0.0 <= result.accuracy <= 1.0
+
+
+# Pinned from mt-metrics-eval (google-research/mt-metrics-eval, stats.py, commit 68a481a):
+# KendallWithTiesOpt(human.ravel(), metric.ravel(), variant='acc23', num_sys=4, average_by=…, sample_rate=1.0)
+# on the matrices of _mtme_example().
+def _mtme_example() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(2023)
+    human = rng.integers(0, 3, size=(4, 12)).astype(float)
+    metric = np.round(human * 0.5 + rng.normal(size=(4, 12)) * 0.5, 2)
+    return metric, human
+
+
+# grouping → (accuracy, epsilon) as mt-metrics-eval returns them (average_by 'item', 'none', 'sys')
+MTME_ACC23 = {"item": (0.6388888888888888, 0.53), "none": (0.549645390070922, 0.07), "system": (0.5265151515151515, 0.16)}
+
+
+@pytest.mark.parametrize("grouping", sorted(MTME_ACC23))
+def test_acc_eq_equals_mt_metrics_eval(grouping):
+    metric, human = _mtme_example()
+    result = acc_eq(metric, human, grouping)
+    accuracy, epsilon = MTME_ACC23[grouping]
+    assert result.accuracy == pytest.approx(accuracy, abs=1e-9)
+    assert result.epsilon == pytest.approx(epsilon, abs=1e-12)
+
+
+def test_soft_pairwise_accuracy_hand_worked_exact_enumeration():
+    # a beats b by item differences (2, 0, 1); of the 8 sign patterns, 2 give a sum ≥ 3: p = 2/8.
+    scores = np.array([[3.0, 1.0, 2.0], [1.0, 1.0, 1.0]])[..., None]
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=3)))
+    p = pairwise_permutation_p_values(scores, _mean, signs)
+    assert p[0, 1] == 0.25 and np.isnan(p[1, 0])
+    assert pairwise_permutation_p_values(scores, _mean, signs, higher_is_better=False)[0, 1] == 1.0  # 8 of 8 ≥ −3
+
+
+def test_soft_pairwise_accuracy_is_one_when_p_values_agree():
+    rng = np.random.default_rng(5)
+    human = rng.normal(size=(5, 40))
+    signs = sign_patterns(500, 40, seed=1)
+    p_h = pairwise_permutation_p_values(human[..., None], _mean, signs)
+    p_m = pairwise_permutation_p_values((3.0 * human + 7.0)[..., None], _mean, signs)  # same order, other scale
+    assert soft_pairwise_accuracy(p_h, p_m) == 1.0
+    reversed_metric = pairwise_permutation_p_values(-human[..., None], _mean, signs)
+    assert soft_pairwise_accuracy(p_h, reversed_metric) < 0.5
