@@ -27,6 +27,7 @@ class EvalConfig:
         jobs: worker processes/threads (None = all cores).
         given_lower_is_better: names of the user's own metric scores (level ``given``) where lower is better
             (error rates such as MetricX); the others count as higher-is-better.
+        spa_permutations: permutations of the soft pairwise accuracy's tests (0 = no SPA); seed: their seed.
     """
 
     levels: tuple[str, ...] = ("word", "mecab", "kiwi", "char", "jamo")
@@ -40,6 +41,8 @@ class EvalConfig:
     ter_implementation: str = "fast"
     jobs: int | None = None
     given_lower_is_better: tuple[str, ...] = ()
+    spa_permutations: int = 1000
+    seed: int = 12345
 
     def __post_init__(self) -> None:
         for level in self.levels:
@@ -57,6 +60,8 @@ class EvalConfig:
                 raise ValueError(f"override for unknown level {level!r}")
             for metric, options in per_metric.items():
                 make_metric(metric, options)  # validates
+        if self.spa_permutations < 0:
+            raise ValueError(f"spa_permutations must be 0 or more, got {self.spa_permutations}")
         if self.ter_implementation not in ("fast", "sacrebleu"):
             raise ValueError("ter_implementation must be 'fast' or 'sacrebleu'")
 
@@ -81,6 +86,8 @@ class EvalConfig:
             "spm_model": self.spm_model_id,
             "ter_implementation": self.ter_implementation,
             "given_lower_is_better": sorted(self.given_lower_is_better),
+            "spa_permutations": self.spa_permutations,
+            "seed": self.seed,
         }
 
 

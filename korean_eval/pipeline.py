@@ -75,6 +75,7 @@ from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
 from korean_eval.metaeval import tidy
 from korean_eval.metaeval.correlation import system_means
+from korean_eval.metaeval.soft_pairwise import HumanPairwise, human_pairwise
 from korean_eval.planning import (
     LevelPlan,
     RunPlan,
@@ -174,10 +175,12 @@ def evaluate(
 
 @dataclass(frozen=True)
 class HumanScores:
-    """The human scores as the meta-evaluation uses them: ``(systems, segments)`` matrix and per-system means."""
+    """The human scores as the meta-evaluation uses them: ``(systems, segments)`` matrix, per-system means, and the
+    human side of the soft pairwise accuracy (None when it is off or there are no human scores)."""
 
     matrix: np.ndarray
     system_means: np.ndarray
+    pairwise: HumanPairwise | None = None
 
 
 @dataclass
@@ -209,7 +212,9 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     systems, seg_ids = evalset.system_names, evalset.seg_ids
     human = tidy.human_matrix(evalset.human, systems, seg_ids)
     human_sys = system_means(human)
-    humans = HumanScores(human, human_sys)
+    with_spa = config.spa_permutations > 0 and bool(np.isfinite(human).any())
+    pairwise = human_pairwise(human, config.spa_permutations, config.seed) if with_spa else None
+    humans = HumanScores(human, human_sys, pairwise)
     # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
     started = tokenise_and_start_scoring(run, evalset, config, cache, sched, ticker)
     # 3.-5. per level × metric: score → collect → meta-evaluate; then the user's own scores: collect → meta-evaluate
@@ -406,9 +411,12 @@ def meta_evaluate_cell(cell: Cell, systems: list[str], humans: HumanScores, conf
     human, human_sys = humans.matrix, humans.system_means
     seg_mat = cell.segment_scores
     corr_mat = np.minimum(seg_mat, 100.0) if (config.ter_cap and name == "ter") else seg_mat
+    correlations = tidy.correlation_rows(level, name, corr_mat, human, sys_scores, config.statistics, config.groupings)
+    if np.isfinite(human).any():
+        correlations += tidy.pairwise_rows(level, name, corr_mat, human, sys_scores, hib, humans.pairwise)
     return CellMeta(
         corr_mat,
-        tidy.correlation_rows(level, name, corr_mat, human, sys_scores, config.statistics, config.groupings),
+        correlations,
         tidy.ranking_rows(level, name, systems, sys_scores, human_sys, hib),
         tidy.flipped_pairs(level, name, systems, sys_scores, human_sys, hib),
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -117,3 +118,50 @@ def test_soft_pairwise_accuracy_is_one_when_p_values_agree():
     assert soft_pairwise_accuracy(p_h, p_m) == 1.0
     reversed_metric = pairwise_permutation_p_values(-human[..., None], _mean, signs)
     assert soft_pairwise_accuracy(p_h, reversed_metric) < 0.5
+
+
+# ---- the statistics in an evaluation's correlations table ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sample_results():
+    from korean_eval.config import EvalConfig
+    from korean_eval.pipeline import evaluate
+    from korean_eval.sample import load_sample
+
+    return evaluate(load_sample(), EvalConfig(levels=("char",), metrics=("bleu", "ter"), jobs=1, spa_permutations=300))
+
+
+def test_correlations_table_holds_acc_eq_pairwise_accuracy_and_spa(sample_results):
+    res = sample_results
+    corr = res.correlations
+    human = res.human_matrix
+    for metric in ("bleu", "ter"):
+        rows = corr[(corr["level"] == "char") & (corr["metric"] == metric)]
+        segment = res.segment_matrices[("char", metric)]
+        signed = segment if metric == "bleu" else -segment  # TER is an error rate: negated before comparing pairs
+        for grouping in ("item", "none"):
+            row = rows[(rows["statistic"] == "acc_eq") & (rows["grouping"] == grouping)].iloc[0]
+            expected = acc_eq(signed, human, grouping)
+            assert row["granularity"] == "segment"
+            assert row["value"] == expected.accuracy and row["epsilon"] == expected.epsilon
+        system = rows[rows["granularity"] == "system"].set_index("statistic")
+        assert {"pairwise_accuracy", "spa"} <= set(system.index)
+        assert 0.0 <= system.loc["spa", "value"] <= 1.0
+        assert system.loc["spa", "n"] == np.isfinite(human).all(axis=0).sum()
+    others = corr[~corr["statistic"].isin(["acc_eq", "pairwise_accuracy", "spa"])]
+    assert others["epsilon"].isna().all()
+
+
+def test_spa_is_seeded_and_can_be_switched_off():
+    from korean_eval.config import EvalConfig
+    from korean_eval.pipeline import evaluate
+    from korean_eval.sample import load_sample
+
+    def spa(config: EvalConfig) -> pd.Series:
+        corr = evaluate(load_sample(), config).correlations
+        return corr.loc[corr["statistic"] == "spa", "value"].reset_index(drop=True)
+
+    base = dict(levels=("char",), metrics=("chrf",), jobs=1)
+    assert spa(EvalConfig(**base, spa_permutations=200, seed=3)).equals(spa(EvalConfig(**base, spa_permutations=200, seed=3)))
+    assert spa(EvalConfig(**base, spa_permutations=0)).empty

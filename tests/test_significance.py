@@ -232,11 +232,15 @@ def test_confidence_intervals_doc1(doc1: Results) -> None:
     assert list(ci.columns) == list(before.columns)
     pd.testing.assert_frame_equal(ci.drop(columns=["ci_low", "ci_high"]), before.drop(columns=["ci_low", "ci_high"]))
     assert ci.attrs["confidence_intervals"]["n_resamples"] == 1000
-    finite = ci["value"].notna()
-    assert finite.all() and ci.loc[finite, ["ci_low", "ci_high"]].notna().all().all()
+    correlation = ci["statistic"].isin(STATISTICS)
+    assert ci.loc[correlation, "value"].notna().all()
+    assert ci.loc[correlation, ["ci_low", "ci_high"]].notna().all().all()
+    assert ci.loc[~correlation, ["ci_low", "ci_high"]].isna().all().all()  # acc_eq, pairwise accuracy, SPA: none
+    assert set(ci.loc[~correlation, "statistic"]) == set(tidy.PAIRWISE_STATISTICS)
     # every interval contains its point estimate (the resampled values include the full-set pattern's neighbours)
     tol = 1e-12
-    assert ((ci["ci_low"] <= ci["value"] + tol) & (ci["value"] <= ci["ci_high"] + tol)).all()
+    within = (ci["ci_low"] <= ci["value"] + tol) & (ci["value"] <= ci["ci_high"] + tol)
+    assert within[correlation].all()
     assert (ci["ci_high"] - ci["ci_low"] > 0).any()
     # seeded: identical with the same seed, different with another
     again = intervals.add_confidence_intervals(doc1, n_resamples=1000, seed=12345)
@@ -256,7 +260,9 @@ def test_bootstrap_identity_reproduces_point_estimates(missing: bool) -> None:
 
 def test_bootstrap_identity_doc1(doc1: Results) -> None:
     values = intervals.bootstrap_correlations(doc1, np.ones((1, len(doc1.seg_ids))))[:, 0]
-    np.testing.assert_allclose(values, doc1.correlations["value"].to_numpy(), rtol=0, atol=1e-12)
+    correlation = doc1.correlations["statistic"].isin(STATISTICS).to_numpy()
+    np.testing.assert_allclose(values[correlation], doc1.correlations["value"].to_numpy()[correlation], rtol=0, atol=1e-12)
+    assert np.isnan(values[~correlation]).all()
 
 
 def test_segment_rows_equal_resampling_loop() -> None:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from korean_eval.metaeval.configs import has_human
-from korean_eval.metaeval.names import Config, parse_config
+from korean_eval.metaeval.names import STATISTICS, Config, parse_config
 from korean_eval.metaeval.resampling import (
     bootstrap_indices,
     bootstrap_segment_correlations,
@@ -65,7 +65,8 @@ def bootstrap_correlations(results: Results, counts: np.ndarray, jobs: int | Non
       (:func:`resampled_system_scores`) against its resampled mean human score, correlated across the systems
       (:func:`korean_eval.metaeval.resampling.system_correlations`).
 
-    A row whose configuration is unknown, or any row when there are no human scores, is all NaN. With
+    A row of a pairwise statistic (``acc_eq``, ``pairwise_accuracy``, ``spa``; not a correlation), a row whose
+    configuration is unknown, or any row when there are no human scores, is all NaN. With
     ``counts = np.ones((1, n_items))`` every row reproduces its point estimate (``value``). ``jobs``: worker
     threads over configurations (``None``: one per CPU, at most 4); the values do not depend on it.
     """
@@ -87,6 +88,8 @@ def bootstrap_correlations(results: Results, counts: np.ndarray, jobs: int | Non
         done = []
         for pos in positions[key]:
             row = corr.iloc[pos]
+            if row["statistic"] not in STATISTICS:  # acc_eq, pairwise accuracy, SPA: no bootstrap interval
+                continue
             if row["granularity"] == "segment":
                 values = bootstrap_segment_correlations(seg, human, row["statistic"], row["grouping"], counts)
             else:

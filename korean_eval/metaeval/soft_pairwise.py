@@ -9,16 +9,18 @@ convention: the observed arrangement is not added). Then
 
     SPA = 1 − mean over system pairs a < b of |p_human(a ≻ b) − p_metric(a ≻ b)|.
 
-The human system score is the mean of the item scores; the metric's system score is its own system score,
-recomputed from the permuted *summed* statistics (``scores_from_sums``), so for metrics whose system score is the
-mean of segment scores this is exactly mt-metrics-eval's ``PairwiseConfidenceError``, and for corpus metrics (BLEU,
-chrF, TER) it tests the corpus score itself. Error-rate metrics are negated (``a`` beats ``b`` when its error is lower).
-Only items where every system has both a human and a metric score are used.
+As WMT computes it (:func:`spa_of_segment_scores`), each system's score on both sides is the mean of its segment
+scores over the items where every system has both a human and a metric score — for BLEU, chrF and TER that is the
+mean of *sentence* scores, not the corpus score that pairwise accuracy and the system-level correlations use; this
+is mt-metrics-eval's ``PairwiseConfidenceError``. The core (:func:`pairwise_permutation_p_values`) takes per-item
+sufficient statistics and a ``scores_from_sums``, so a permutation test of a corpus score is the same call with a
+metric's statistics. Error-rate metrics are negated (``a`` beats ``b`` when its error is lower).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -61,3 +63,50 @@ def soft_pairwise_accuracy(p_human: np.ndarray, p_metric: np.ndarray) -> float:
     """``1 − mean_{a<b} |p_human[a, b] − p_metric[a, b]|`` over the upper triangle (module docstring)."""
     upper = np.triu_indices(p_human.shape[0], 1)
     return float(1.0 - np.mean(np.abs(p_human[upper] - p_metric[upper])))
+
+
+@dataclass(frozen=True)
+class HumanPairwise:
+    """The human side of SPA, computed once per evaluation: the items every system has a human score for, the sign
+    patterns over them, and the human p-values ``p_human[a, b]`` (a < b)."""
+
+    items: np.ndarray  # bool mask over all items
+    signs: np.ndarray
+    p_human: np.ndarray
+    n_permutations: int
+    seed: int
+
+
+def _mean_of_sums(sums: np.ndarray) -> np.ndarray:
+    return sums[..., 0]  # the sum over the same items: ordering by it is ordering by the mean
+
+
+def human_pairwise(human: np.ndarray, n_permutations: int = 1000, seed: int = 12345) -> HumanPairwise:
+    """:class:`HumanPairwise` of a ``(n_systems, n_items)`` human matrix (NaN = no score)."""
+    human = np.asarray(human, dtype=np.float64)
+    items = np.isfinite(human).all(axis=0)
+    signs = sign_patterns(n_permutations, int(items.sum()), seed)
+    p_human = pairwise_permutation_p_values(human[:, items, None], _mean_of_sums, signs)
+    return HumanPairwise(items, signs, p_human, n_permutations, seed)
+
+
+def spa_of_segment_scores(
+    metric: np.ndarray, humans: HumanPairwise, human: np.ndarray, higher_is_better: bool = True
+) -> tuple[float, int]:
+    """``(SPA, n_items)`` of a metric's ``(n_systems, n_items)`` segment scores against the humans, WMT's way: each
+    system's score is the mean of its segment scores over the items where every system has both a human and a
+    metric score (mt-metrics-eval ``PairwiseConfidenceError``). NaN below 2 systems or without such items."""
+    metric = np.asarray(metric, dtype=np.float64)
+    if metric.shape[0] < 2:
+        return float("nan"), 0
+    items = humans.items & np.isfinite(metric).all(axis=0)
+    n_items = int(items.sum())
+    if n_items == 0:
+        return float("nan"), 0
+    if np.array_equal(items, humans.items):
+        signs, p_human = humans.signs, humans.p_human
+    else:  # the metric lacks some of the humans' items: both sides on the common items, fresh patterns
+        signs = sign_patterns(humans.n_permutations, n_items, humans.seed)
+        p_human = pairwise_permutation_p_values(np.asarray(human)[:, items, None], _mean_of_sums, signs)
+    p_metric = pairwise_permutation_p_values(metric[:, items, None], _mean_of_sums, signs, higher_is_better)
+    return soft_pairwise_accuracy(p_human, p_metric), n_items

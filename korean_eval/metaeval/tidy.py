@@ -26,6 +26,9 @@ import pandas as pd
 
 from korean_eval.metaeval.correlation import segment_correlation, system_correlation, system_means
 from korean_eval.metaeval.names import direction_sign, grouping_used
+from korean_eval.metaeval.pairwise import pairwise_accuracy
+from korean_eval.metaeval.soft_pairwise import HumanPairwise, spa_of_segment_scores
+from korean_eval.metaeval.tie_calibrated import TieCalibratedAccuracy, acc_eq
 
 CORRELATION_COLUMNS = [
     "granularity",
@@ -37,7 +40,11 @@ CORRELATION_COLUMNS = [
     "ci_low",
     "ci_high",
     "n",
+    "epsilon",
 ]
+#: Statistics of agreement on pairs (not correlations; no bootstrap interval): ``acc_eq`` at segment level
+#: (groupings ``item`` and ``none``), ``pairwise_accuracy`` and ``spa`` at system level.
+PAIRWISE_STATISTICS: tuple[str, ...] = ("acc_eq", "pairwise_accuracy", "spa")
 RANKING_COLUMNS = ["level", "metric", "system", "metric_score", "metric_rank", "human_score", "human_rank"]
 FLIP_COLUMNS = ["level", "metric", "system_a", "system_b", "metric_a", "metric_b", "human_a", "human_b"]
 
@@ -88,7 +95,44 @@ def correlation_rows(
     return rows
 
 
-def _row(granularity: str, grouping: str, level: str, metric: str, statistic: str, value: float, n: int) -> dict:
+def pairwise_rows(
+    level: str,
+    metric: str,
+    seg_metric: np.ndarray,
+    human_mat: np.ndarray,
+    sys_metric: np.ndarray,
+    higher_is_better: bool,
+    humans: HumanPairwise | None,
+) -> list[dict]:
+    """The WMT statistics of one level × metric (docs/design.md §5), as correlation-table rows: ``acc_eq`` with its
+    ε at segment level, grouping ``item`` (WMT's) and ``none`` (:func:`~korean_eval.metaeval.tie_calibrated.acc_eq`;
+    error rates negated); ``pairwise_accuracy`` of the system scores (:func:`~korean_eval.metaeval.pairwise.
+    pairwise_accuracy`); ``spa`` (:func:`~korean_eval.metaeval.soft_pairwise.spa_of_segment_scores`) when
+    ``humans`` is given. ``n``: items with a pair (acc_eq, ``item``), scored (system, item) points (acc_eq, ``none``), systems
+    (pairwise accuracy), items (SPA)."""
+    signed = direction_sign(higher_is_better) * np.asarray(seg_metric, dtype=np.float64)
+    rows = []
+    for grouping in ("item", "none"):
+        try:
+            result = acc_eq(signed, human_mat, grouping)
+        except ValueError:  # too many pairs for the 'none' search
+            result = TieCalibratedAccuracy(np.nan, np.nan, np.nan, 0, 0)
+        n = result.n_groups if grouping == "item" else int((np.isfinite(signed) & np.isfinite(human_mat)).sum())
+        rows.append(_row("segment", grouping, level, metric, "acc_eq", result.accuracy, n, result.epsilon))
+    human_sys = system_means(human_mat)
+    both = np.isfinite(sys_metric) & np.isfinite(human_sys)
+    accuracy = pairwise_accuracy(sys_metric, human_sys, higher_is_better) if both.sum() >= 2 else np.nan
+    rows.append(_row("system", "none", level, metric, "pairwise_accuracy", accuracy, int(both.sum())))
+    if humans is not None:
+        spa, n_items = spa_of_segment_scores(seg_metric, humans, human_mat, higher_is_better)
+        rows.append(_row("system", "none", level, metric, "spa", spa, n_items))
+    return rows
+
+
+def _row(
+    granularity: str, grouping: str, level: str, metric: str, statistic: str, value: float, n: int,
+    epsilon: float = np.nan,
+) -> dict:
     return {
         "granularity": granularity,
         "grouping": grouping,
@@ -99,6 +143,7 @@ def _row(granularity: str, grouping: str, level: str, metric: str, statistic: st
         "ci_low": np.nan,
         "ci_high": np.nan,
         "n": n,
+        "epsilon": epsilon,
     }
 
 
