@@ -44,6 +44,7 @@ from korean_eval.textio import read_input_file
 from korean_eval.tokenizers import available_levels, level_table
 
 SACREBLEU_METRICS = tuple(m for m in METRIC_NAMES if metric_group(m) == "sacrebleu")
+CLUSTER_FILE_COLUMNS = ["granularity", "statistic", "level", "metric", "value", "correlation", "cluster"]
 
 
 def _read_spm_model(path: str) -> bytes:
@@ -175,10 +176,25 @@ def summary_text(results: Results, statistic: str = "pearson") -> str:
                 table.round(3).to_string(),
                 "",
             ]
+        lines += _pairwise_summary(results.correlations)
     if not results.flips.empty:
         lines.append(f"{len(results.flips)} (level, metric, system pair) combination(s) rank two systems against the humans' order")
     lines += results.notes
     return "\n".join(lines)
+
+
+def _pairwise_summary(corr: pd.DataFrame) -> list[str]:
+    """The WMT statistics as a table: acc_eq over items with its ε, pairwise accuracy and SPA per level × metric."""
+    acc = corr[(corr["statistic"] == "acc_eq") & (corr["grouping"] == "item")].set_index(["level", "metric"])
+    if acc.empty:
+        return []
+    table = pd.DataFrame({"acc_eq": acc["value"], "epsilon": acc["epsilon"]})
+    for statistic in ("pairwise_accuracy", "spa"):
+        rows = corr[corr["statistic"] == statistic].set_index(["level", "metric"])
+        if not rows.empty:
+            table[statistic] = rows["value"]
+    return ["WMT statistics (acc_eq: tie-calibrated pairwise accuracy over items, with its ε; pairwise accuracy "
+            "and soft pairwise accuracy of the system scores):", table.round(4).to_string(), ""]
 
 
 def _significance(results: Results, args: argparse.Namespace) -> dict[str, pd.DataFrame]:
@@ -186,7 +202,7 @@ def _significance(results: Results, args: argparse.Namespace) -> dict[str, pd.Da
     if args.bootstrap <= 0 or results.human_matrix.size == 0 or not pd.notna(results.human_matrix).any():
         return {}
     from korean_eval.metaeval.intervals import add_confidence_intervals
-    from korean_eval.metaeval.significance import significance_table
+    from korean_eval.metaeval.significance import rank_clusters_table, significance_table
     from korean_eval.metaeval.system_pairs import system_pairs_table
 
     results.correlations = add_confidence_intervals(results, n_resamples=args.bootstrap, seed=args.seed)
@@ -196,6 +212,11 @@ def _significance(results: Results, args: argparse.Namespace) -> dict[str, pd.Da
         for g in GRANULARITIES
     ]
     tables["significance.csv"] = pd.concat(frames, ignore_index=True)
+    clusters = []
+    for granularity, table in zip(GRANULARITIES, frames, strict=True):
+        found = rank_clusters_table(results, statistic=args.statistic, granularity=granularity, table=table)
+        clusters.append(found.assign(granularity=granularity, statistic=args.statistic))
+    tables["clusters.csv"] = pd.concat(clusters, ignore_index=True)[CLUSTER_FILE_COLUMNS]
     tables["system_pairs.csv"] = system_pairs_table(results, n_resamples=args.bootstrap, seed=args.seed)
     return tables
 
@@ -215,6 +236,8 @@ def run_command(args: argparse.Namespace) -> int:
         ter_implementation=args.ter_impl,
         given_lower_is_better=tuple(_split(args.lower_is_better)),
         jobs=args.jobs,
+        spa_permutations=args.spa_permutations,
+        seed=args.seed,
     )
     if args.cache_dir:
         os.environ[ENV_VAR] = args.cache_dir
@@ -288,6 +311,8 @@ def build_parser() -> argparse.ArgumentParser:
     st = run.add_argument_group("statistics")
     st.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap/permutation resamples (0 = no CIs or tests)")
     st.add_argument("--seed", type=int, default=12345, help="seed of every resampling")
+    st.add_argument("--spa-permutations", type=int, default=1000, metavar="N",
+                    help="permutations of the soft pairwise accuracy's tests (0 = no SPA)")
     perf = run.add_argument_group("performance")
     perf.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
     perf.add_argument("--cache-dir", metavar="DIR", help=f"cache directory (default: ${ENV_VAR} or the user cache dir)")

@@ -165,3 +165,21 @@ def test_spa_is_seeded_and_can_be_switched_off():
     base = dict(levels=("char",), metrics=("chrf",), jobs=1)
     assert spa(EvalConfig(**base, spa_permutations=200, seed=3)).equals(spa(EvalConfig(**base, spa_permutations=200, seed=3)))
     assert spa(EvalConfig(**base, spa_permutations=0)).empty
+
+
+def test_cli_writes_the_wmt_statistics_and_clusters(tmp_path):
+    from korean_eval.cli import main
+
+    out = tmp_path / "out"
+    code = main(["run", "--levels", "char,word", "--metrics", "bleu,ter", "--bootstrap", "50", "--spa-permutations",
+                 "100", "--quiet", "--no-cache", "--jobs", "1", "--out", str(out)])
+    assert code == 0
+    corr = pd.read_csv(out / "correlations.csv")
+    assert {"acc_eq", "pairwise_accuracy", "spa", "pearson"} <= set(corr["statistic"])
+    acc = corr[corr["statistic"] == "acc_eq"]
+    assert set(acc["grouping"]) == {"item", "none"} and acc["epsilon"].notna().all()
+    assert set(corr.loc[corr["statistic"].isin(["pairwise_accuracy", "spa"]), "granularity"]) == {"system"}
+    clusters = pd.read_csv(out / "clusters.csv")
+    assert list(clusters.columns[:4]) == ["granularity", "statistic", "level", "metric"]
+    assert set(clusters["granularity"]) == {"segment", "system"} and (clusters["cluster"] >= 1).all()
+    assert len(clusters) == 2 * 4  # 2 granularities × (2 levels × 2 metrics)
