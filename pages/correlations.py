@@ -43,7 +43,7 @@ ci = st.toggle(
 with_ci = state.correlations_with_ci(ctx) if ci else None
 view = views.correlation_view(res, s.statistic, s.grouping, agreement=agree, correlations=with_ci)
 top = views.headline(view)
-symbol = views.STATISTIC_SYMBOLS[s.statistic]
+symbol = views.SYMBOLS[s.statistic]
 cards = st.columns(3)
 for col, gran in zip(cards[:2], vocab.GRANULARITIES, strict=True):
     if gran in top:
@@ -77,7 +77,7 @@ with right:
     if undefined["system"]:
         st.warning(f"**System level**: {undefined['system']}", icon=":material/block:")
     else:
-        chart(charts.correlation_bars(view, "system", s.statistic), "correlation-system")
+        chart(charts.correlation_bars(view, "system", views.system_statistic(s.statistic)), "correlation-system")
 partly = view[view["value"].isna() & ~view["granularity"].map(lambda g: bool(undefined[g]))]
 if len(partly):
     st.caption(
@@ -153,7 +153,14 @@ sig_test = g3.radio(
     "(Williams 1959, as in WMT): for ungrouped correlations only; with a grouping its p-values are undefined.",
 )
 n_configs = len(res.segment_matrices)
-if n_configs < 2:
+if not views.is_correlation(s.statistic):
+    st.info(
+        "Significance tests and rank clusters here compare *correlations*: choose Pearson, Spearman or Kendall in "
+        "the sidebar. (acc_eq and SPA are accuracies over system pairs; their WMT significance test is not offered "
+        "yet.)",
+        icon=":material/info:",
+    )
+elif n_configs < 2:
     st.info("Significance compares configurations: choose at least two (token levels × metrics) in the sidebar.")
 elif sig_on:
     grouping_used = vocab.grouping_used(sig_gran, s.grouping)
@@ -218,7 +225,9 @@ with st.expander("Is one configuration significantly better than another?", icon
     b = k2.selectbox("Configuration B", configs, index=min(1, len(configs) - 1), format_func=_label, key="cmp_b",
                      persist_state="session")
     gran = k3.radio("Level", list(vocab.GRANULARITIES), key="cmp_gran", persist_state="session")
-    if a == b:
+    if not views.is_correlation(s.statistic):
+        st.caption("Comparisons test correlations: choose Pearson, Spearman or Kendall in the sidebar.")
+    elif a == b:
         st.caption("Pick two different configurations.")
     else:
         verdict = compare_two(res, a, b, statistic=s.statistic, granularity=gran, grouping=s.grouping)
@@ -235,7 +244,7 @@ with st.expander("Overview grid and numbers"):
             if undefined[gran]:
                 st.caption(f"{gran.capitalize()} level: undefined (see above).")
             else:
-                chart(charts.correlation_heatmap(view, gran, s.statistic), f"correlation-grid-{gran}")
+                chart(charts.correlation_heatmap(view, gran, views.system_statistic(s.statistic) if gran == "system" else s.statistic), f"correlation-grid-{gran}")
     st.dataframe(
         view[["granularity", "grouping", "level", "family", "metric_label", "statistic", "value", "ci_low", "ci_high", "n", "signature"]],
         hide_index=True,

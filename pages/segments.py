@@ -30,7 +30,7 @@ view = views.correlation_view(res, ctx.settings.statistic, "none", agreement=Fal
 row = view[(view["granularity"] == "segment") & (view["level"] == level) & (view["metric"] == metric)]
 note = ""
 if len(row) and pd.notna(row["value"].iloc[0]):
-    note = f"{views.STATISTIC_SYMBOLS[ctx.settings.statistic]} = {row['value'].iloc[0]:.3f} over {int(row['n'].iloc[0]):,} pairs"
+    note = f"{views.SYMBOLS[ctx.settings.statistic]} = {row['value'].iloc[0]:.3f} over {int(row['n'].iloc[0]):,} pairs"
 chart(charts.segment_scatter(table, views.metric_label(metric), level, note=note), f"segments-{level}-{metric}")
 st.caption("Each point is one (system, segment) pair. Hover a point to read the hypothesis and the reference.")
 

@@ -102,10 +102,12 @@ def figure_titled(at: AppTest, prefix: str) -> dict | None:
     return None
 
 
-def bar_points(fig: dict) -> dict[tuple[str, str], float]:
-    """(outer x label, level) → y of every bar of a grouped correlation chart."""
+def bar_points(fig: dict, kind: str = "bar") -> dict[tuple[str, str], float]:
+    """(outer x label, level) → y of every trace of type ``kind`` (bars by default) of a grouped chart."""
     out = {}
     for trace in fig["data"]:
+        if trace.get("type", "bar") != kind:
+            continue
         outer, inner = trace["x"]
         for o, i, y in zip(outer, inner, values(trace["y"]), strict=True):
             out[(o, i)] = y
@@ -664,6 +666,36 @@ def test_ranking_view_and_pairwise_accuracy():
         pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1:]]
         good = sum(np.sign(sign * (sc[a] - sc[b])) == np.sign(hm[a] - hm[b]) != 0 for a, b in pairs)
         assert y == pytest.approx(good / len(pairs)), (metric, level)
+
+
+_METRIC_OF_LABEL = {"BLEU": "bleu", "chrF": "chrf", "chrF+": "chrf+", "chrF++": "chrf++", "TER": "ter"}
+
+
+def _statistic_value(corr: pd.DataFrame, statistic: str, shown: str, level: str, grouping: str = "none") -> float:
+    mask = (corr["statistic"] == statistic) & (corr["grouping"] == grouping) & (corr["level"] == level)
+    return float(corr.loc[mask & (corr["metric"] == _METRIC_OF_LABEL[shown]), "value"].iloc[0])
+
+
+def test_acc_eq_is_offered_with_spa_at_system_level_and_spa_beside_pairwise_accuracy():
+    at = run_app()
+    at.radio(key="statistic").set_value("acc_eq").run()
+    assert_clean(at)
+    res = _sample_results(at)
+    corr = res.correlations
+    seg_fig, sys_fig = figures(at)[:2]
+    assert seg_fig["layout"]["yaxis"]["title"]["text"].startswith("acc_eq")
+    assert sys_fig["layout"]["yaxis"]["title"]["text"].startswith("SPA")
+    for (shown, level), y in bar_points(seg_fig).items():  # acc_eq is agreement already: TER is not negated
+        assert y == pytest.approx(_statistic_value(corr, "acc_eq", shown, level), abs=1e-12)
+    for (shown, level), y in bar_points(sys_fig).items():
+        assert y == pytest.approx(_statistic_value(corr, "spa", shown, level), abs=1e-12)
+    assert any("Significance tests and rank clusters here compare" in i.value for i in at.info)
+    at.switch_page("pages/scores.py").run()
+    assert_clean(at)
+    spa = bar_points(figure_titled(at, "Pairwise accuracy"), kind="scatter")
+    assert len(spa) == len(res.segment_matrices)
+    for (shown, level), y in spa.items():
+        assert y == pytest.approx(_statistic_value(corr, "spa", shown, level), abs=1e-12)
 
 
 def test_computed_statistics_are_offered_as_downloads():

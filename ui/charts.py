@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui.views import FAMILY_LABELS, STATISTIC_LABELS, STATISTIC_SYMBOLS
+from ui.views import FAMILY_LABELS, STATISTIC_LABELS, SYMBOLS
 
 FAMILY_COLORS = {
     "word": "#4C78A8",
@@ -56,6 +56,11 @@ def _base(fig: go.Figure, height: int, title: str | None = None, legend: bool = 
     return fig
 
 
+def _epsilons(df: pd.DataFrame) -> np.ndarray:
+    """The ε of acc_eq rows (NaN elsewhere, and for tables without the column)."""
+    return df["epsilon"].to_numpy(float) if "epsilon" in df else np.full(len(df), np.nan)
+
+
 def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, grouping_note: str = "") -> go.Figure:
     """Bars of the correlation with humans per metric × token level (one granularity), coloured by family.
 
@@ -80,8 +85,9 @@ def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, group
                 sub["value"].map(lambda v: f"{v:.3f}" if np.isfinite(v) else "undefined"),
                 [esc(s) for s in sub["signature"]],
                 [
-                    f"<br>95% CI [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) and np.isfinite(hi) else ""
-                    for lo, hi in zip(sub["ci_low"], sub["ci_high"], strict=True)
+                    (f"<br>95% CI [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) and np.isfinite(hi) else "")
+                    + (f"<br>metric ties when |Δ| ≤ ε = {eps:.4g}" if np.isfinite(eps) else "")
+                    for lo, hi, eps in zip(sub["ci_low"], sub["ci_high"], _epsilons(sub), strict=True)
                 ],
             ]
         )
@@ -148,7 +154,7 @@ def correlation_heatmap(view: pd.DataFrame, granularity: str, statistic: str) ->
             text=[[f"{v:.2f}" if np.isfinite(v) else "" for v in row] for row in z],
             texttemplate="%{text}",
             hovertemplate="%{y} at %{x}: %{z:.3f}<extra></extra>",
-            colorbar=dict(title=STATISTIC_SYMBOLS[statistic], thickness=12),
+            colorbar=dict(title=SYMBOLS[statistic], thickness=12),
         )
     )
     fig.update_yaxes(autorange="reversed")
@@ -390,7 +396,19 @@ def accuracy_bars(df: pd.DataFrame) -> go.Figure:
             hovertemplate="<b>%{customdata[0]}</b> at %{customdata[1]}: %{customdata[2]} system pairs ordered as "
             "the humans order them (accuracy %{y:.3f})<extra></extra>",
         )
-    fig.update_yaxes(title_text="pairwise accuracy", range=[0, 1.1], gridcolor="#eee")
+    if "spa" in df and df["spa"].notna().any():
+        fig.add_scatter(
+            name="SPA (soft pairwise accuracy)",
+            x=[[esc(m) for m in df["metric_label"]], list(df["level"])],
+            y=df["spa"].to_numpy(float),
+            mode="markers",
+            marker=dict(symbol="diamond", size=9, color="#111", line=dict(width=1, color="white")),
+            customdata=np.column_stack([[esc(m) for m in df["metric_label"]], df["level"]]),
+            hovertemplate="<b>%{customdata[0]}</b> at %{customdata[1]}: SPA %{y:.4f} (1 − mean |p_human − p_metric| "
+            "over system pairs)<extra></extra>",
+        )
+    fig.update_yaxes(title_text="pairwise accuracy · SPA", range=[0, 1.1], gridcolor="#eee")
     fig.update_xaxes(title_text="metric · token level", tickfont=dict(size=11))
     fig.update_layout(barmode="overlay", bargap=0.18)
-    return _base(fig, 380, "Pairwise accuracy: share of system pairs each configuration orders as the humans do")
+    return _base(fig, 380, "Pairwise accuracy (bars): share of system pairs each configuration orders as the humans "
+                 "do; SPA (◆): how closely its pairwise p-values match the humans'")

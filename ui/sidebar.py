@@ -11,7 +11,7 @@ from korean_eval.metrics import METRIC_NAMES, declaration, metric_group
 from korean_eval.tokenizers import FAMILIES, SpmLevel, level_table
 from ui import state
 from ui.state import Settings
-from ui.views import FAMILY_LABELS, GROUPING_LABELS, STATISTIC_LABELS, metric_label
+from ui.views import CHOSEN_STATISTICS, FAMILY_LABELS, GROUPING_LABELS, STATISTIC_LABELS, metric_label
 from ui.widgets import md_escape
 
 DEFAULT_LEVELS: tuple[str, ...] = EvalConfig().levels
@@ -229,10 +229,14 @@ def render() -> Settings:
         _init("statistic", "pearson")
         statistic = st.radio(
             "Statistic",
-            list(STATISTIC_LABELS),
+            list(CHOSEN_STATISTICS),
             key="statistic",
             format_func=lambda s: STATISTIC_LABELS[s].split()[0],
             horizontal=True,
+            help="Pearson, Spearman, Kendall: correlations with the human scores. acc_eq: WMT's segment-level "
+            "tie-calibrated pairwise accuracy (Deutsch et al. 2023; per segment, the share of system pairs the "
+            "metric orders — or ties, within a tuned ε — as the humans do); at system level it comes with SPA, "
+            "WMT's soft pairwise accuracy (Thompson et al. 2024).",
         )
         _init("grouping", "none")
         grouping = st.selectbox(

@@ -15,13 +15,34 @@ import pandas as pd
 
 from korean_eval.data import EvalSet
 from korean_eval.metaeval.correlation import MIN_SYSTEMS
-from korean_eval.metaeval.names import GRANULARITIES, STATISTIC_SYMBOLS, config_label
+from korean_eval.metaeval.names import GRANULARITIES, STATISTIC_SYMBOLS, STATISTICS, config_label
 from korean_eval.metaeval.tidy import best_levels
 from korean_eval.metrics import METRIC_NAMES, metric_info
 from korean_eval.results import GIVEN_LEVEL, Results
 from korean_eval.tokenizers import LEVEL_NAMES, get_level
 
-STATISTIC_LABELS = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ-b"}
+STATISTIC_LABELS = {
+    "pearson": "Pearson r",
+    "spearman": "Spearman ρ",
+    "kendall": "Kendall τ-b",
+    "acc_eq": "acc_eq (tie-calibrated pairwise accuracy)",
+    "spa": "SPA (soft pairwise accuracy)",
+}
+#: The statistics a user picks in the sidebar: the correlations and WMT's segment-level acc_eq (whose system-level
+#: companion is SPA, :func:`system_statistic`).
+CHOSEN_STATISTICS: tuple[str, ...] = (*STATISTICS, "acc_eq")
+SYMBOLS = {**STATISTIC_SYMBOLS, "acc_eq": "acc_eq", "spa": "SPA"}
+
+
+def system_statistic(statistic: str) -> str:
+    """The statistic drawn at system level for the chosen one: SPA for acc_eq (as WMT pairs them), else itself."""
+    return "spa" if statistic == "acc_eq" else statistic
+
+
+def is_correlation(statistic: str) -> bool:
+    """Whether ``statistic`` is a correlation (signed; error rates agree negatively; bootstrap intervals and
+    significance tests apply) rather than a pairwise accuracy (already agreement, no interval)."""
+    return statistic in STATISTICS
 GROUPING_LABELS = {
     "none": "all (system, segment) pairs pooled",
     "item": "per segment across systems, averaged over segments",
@@ -86,11 +107,14 @@ def correlation_view(
     replaces ``results.correlations`` (e.g. the same table with bootstrap intervals filled in).
     """
     corr = results.correlations if correlations is None else correlations
+    if statistic == "acc_eq" and grouping == "system":
+        grouping = "item"  # acc_eq is defined per item (WMT) or over all pairs
     df = corr[
-        (corr["statistic"] == statistic)
-        & (
-            ((corr["granularity"] == "segment") & (corr["grouping"] == grouping))
-            | ((corr["granularity"] == "system") & (corr["grouping"] == "none"))
+        ((corr["granularity"] == "segment") & (corr["statistic"] == statistic) & (corr["grouping"] == grouping))
+        | (
+            (corr["granularity"] == "system")
+            & (corr["statistic"] == system_statistic(statistic))
+            & (corr["grouping"] == "none")
         )
     ].copy()
     signatures = results.signatures()
@@ -98,7 +122,7 @@ def correlation_view(
     df["family"] = df["level"].map(level_family)
     df["metric_label"] = df["metric"].map(metric_label)
     df["higher_is_better"] = [results.higher_is_better(m, lv) for lv, m in zip(df["level"], df["metric"], strict=True)]
-    flip = agreement & ~df["higher_is_better"]
+    flip = agreement & ~df["higher_is_better"] & df["statistic"].isin(STATISTICS)
     sign = np.where(flip, -1.0, 1.0)
     df["shown"] = df["value"] * sign
     low, high = df["ci_low"] * sign, df["ci_high"] * sign
@@ -144,16 +168,18 @@ def headline(view: pd.DataFrame) -> dict[str, dict[str, object]]:
 def best_level_sentences(results: Results, statistic: str, grouping: str) -> dict[str, list[str]]:
     """Plain-English statements of the best token level per metric (``metaeval.tidy.best_levels``), per
     granularity."""
-    symbol = STATISTIC_SYMBOLS[statistic]
+    symbol = SYMBOLS[statistic]
     out: dict[str, list[str]] = {}
     for granularity in GRANULARITIES:
-        best = best_levels(results.correlations, granularity, statistic, grouping)
+        shown = system_statistic(statistic) if granularity == "system" else statistic
+        symbol = SYMBOLS[shown]
+        best = best_levels(results.correlations, granularity, shown, "item" if shown == "acc_eq" and grouping == "system" else grouping)
         lines = []
         for row in best.itertuples():
             if row.level == GIVEN_LEVEL:
                 continue
             label = metric_label(row.metric)
-            error_rate = not results.higher_is_better(row.metric, row.level)
+            error_rate = is_correlation(statistic) and not results.higher_is_better(row.metric, row.level)
             extra = " (an error rate: the most negative correlation agrees best)" if error_rate else ""
             lines.append(f"{label} agrees best with the humans at the {row.level} level ({symbol} = {row.value:.3f}){extra}.")
         out[granularity] = lines
@@ -390,7 +416,7 @@ def significance_pivot(table: pd.DataFrame, clusters: pd.DataFrame, test: str) -
 
 def cluster_table(results: Results, clusters: pd.DataFrame, statistic: str) -> pd.DataFrame:
     """The rank clusters, readable: ``cluster, configuration, agreement, <statistic> as computed``."""
-    symbol = STATISTIC_SYMBOLS[statistic]
+    symbol = SYMBOLS[statistic]
     return pd.DataFrame(
         {
             "cluster": clusters["cluster"].astype(int),
@@ -470,8 +496,11 @@ def ranking_table(view: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def accuracy_view(accuracy: pd.DataFrame, results: Results) -> pd.DataFrame:
-    """``pairwise_accuracy_table`` + display columns (metric label, family), in metric then level order."""
-    df = accuracy.copy()
+    """``pairwise_accuracy_table`` + display columns (metric label, family) and each configuration's soft pairwise
+    accuracy ``spa`` (from ``results.correlations``; NaN where it was not computed), in metric then level order."""
+    corr = results.correlations
+    spa = corr.loc[corr["statistic"] == "spa", ["level", "metric", "value"]].rename(columns={"value": "spa"})
+    df = accuracy.merge(spa, on=["level", "metric"], how="left")
     df["metric_label"] = df["metric"].map(metric_label)
     df["family"] = df["level"].map(level_family)
     metric_order = {m: i for i, m in enumerate(ordered_metrics(results))}

@@ -202,7 +202,8 @@ def flipped_pairs(
 
 
 def best_levels(correlations: pd.DataFrame, granularity: str, statistic: str, grouping: str = "none") -> pd.DataFrame:
-    """Per metric, the level whose correlation agrees best with humans (highest for scores, lowest for error rates).
+    """Per metric, the level whose correlation agrees best with humans (highest for scores, lowest for error rates;
+    the pairwise statistics — acc_eq, pairwise accuracy, SPA — measure agreement already: highest).
 
     ``correlations`` must carry a ``higher_is_better`` column. Returns ``metric, level, value``.
     """
@@ -214,7 +215,8 @@ def best_levels(correlations: pd.DataFrame, granularity: str, statistic: str, gr
     ]
     rows = []
     for metric, group in df.groupby("metric", sort=False):
-        agree = group["value"] * np.array([direction_sign(h) for h in group["higher_is_better"]])
+        signs = [1.0 if statistic in PAIRWISE_STATISTICS else direction_sign(h) for h in group["higher_is_better"]]
+        agree = group["value"] * np.array(signs)
         best = group.loc[agree.idxmax()]
         rows.append({"metric": metric, "level": best["level"], "value": float(best["value"])})
     return pd.DataFrame(rows, columns=["metric", "level", "value"])
