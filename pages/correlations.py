@@ -51,7 +51,8 @@ for col, gran in zip(cards[:2], vocab.GRANULARITIES, strict=True):
         col.metric(
             f"Best agreement, {gran} level",
             f"{md_escape(t['metric'])} at {t['level']}",
-            delta=f"{symbol} = {t['value']:.3f}",
+            delta=f"{views.SYMBOLS[views.system_statistic(s.statistic)] if gran == 'system' else symbol} = "
+            f"{t['value']:.3f}",
             delta_color="off",
             delta_arrow="off",
             border=True,

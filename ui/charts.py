@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui.views import FAMILY_LABELS, STATISTIC_LABELS, SYMBOLS
+from ui.views import FAMILY_LABELS, STATISTIC_LABELS, STATISTICS, SYMBOLS
 
 FAMILY_COLORS = {
     "word": "#4C78A8",
@@ -124,7 +124,8 @@ def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, group
     lows = np.append(df["shown_low"].to_numpy(float), df["shown"].to_numpy(float))
     ymin = float(np.nanmin(lows)) if np.isfinite(lows).any() else 0.0
     fig.update_yaxes(
-        title_text=f"{STATISTIC_LABELS[statistic]} with humans",
+        title_text=f"{STATISTIC_LABELS[statistic]} with humans" if statistic in STATISTICS else f"{SYMBOLS[statistic]} "
+        "(agreement with humans)",
         range=[min(0.0, ymin * 1.15 if np.isfinite(ymin) else 0.0), 1.08],
         zeroline=True,
         zerolinecolor="#999",
@@ -410,5 +411,4 @@ def accuracy_bars(df: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(title_text="pairwise accuracy · SPA", range=[0, 1.1], gridcolor="#eee")
     fig.update_xaxes(title_text="metric · token level", tickfont=dict(size=11))
     fig.update_layout(barmode="overlay", bargap=0.18)
-    return _base(fig, 380, "Pairwise accuracy (bars): share of system pairs each configuration orders as the humans "
-                 "do; SPA (◆): how closely its pairwise p-values match the humans'")
+    return _base(fig, 380, "Pairwise accuracy (bars) and SPA (◆): agreement with the humans on system pairs")
