@@ -543,13 +543,28 @@ def test_label_system_pair(
 
 
 def test_pairwise_accuracy_by_hand() -> None:
-    # pairs: (0,1) agree, (0,2) agree, (0,3) agree, (1,2) disagree, (1,3) agree, (2,3) metric tie -> disagree
+    # pairs: (0,1) agree, (0,2) agree, (0,3) agree, (1,2) disagree, (1,3) agree, (2,3) metric tie only -> disagree
     assert pairwise_accuracy(np.array([1, 2, 3, 3]), np.array([1, 3, 2, 4])) == pytest.approx(4 / 6)
-    # a human tie also counts as disagreement; NaN systems are dropped
+    # a human tie only also disagrees: (0,1) humans tie, metric not; NaN systems are dropped
     assert pairwise_accuracy(np.array([1, 2, 3, np.nan]), np.array([1, 1, 2, 5])) == pytest.approx(2 / 3)
-    # error-rate metric: lower is better
+    # a pair both sides tie agrees: (0,1) tied by both, (0,2) and (1,2) agree -> 3/3
+    assert pairwise_accuracy(np.array([5, 5, 7]), np.array([2, 2, 3])) == 1.0
+    # (0,1) tied by both agrees; (0,2) and (1,2) tied by the metric only disagree
+    assert pairwise_accuracy(np.array([5, 5, 5]), np.array([2, 2, 3])) == pytest.approx(1 / 3)
+    # error-rate metric: lower is better; a tie stays a tie after negation
     assert pairwise_accuracy(np.array([30, 20, 10]), np.array([1, 2, 3]), higher_is_better=False) == 1.0
+    assert pairwise_accuracy(np.array([10, 10]), np.array([4, 4]), higher_is_better=False) == 1.0
     assert np.isnan(pairwise_accuracy(np.array([1.0]), np.array([2.0])))
+
+
+def test_pairwise_accuracy_equals_loop_with_ties() -> None:
+    """Against mt-metrics-eval's ``Agreement`` loop, written out: sign(Δmetric) == sign(Δhuman) per pair."""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        m, h = rng.integers(0, 3, size=7).astype(float), rng.integers(0, 3, size=7).astype(float)
+        pairs = [(i, j) for i in range(7) for j in range(i + 1, 7)]
+        want = sum(np.sign(m[i] - m[j]) == np.sign(h[i] - h[j]) for i, j in pairs) / len(pairs)
+        assert pairwise_accuracy(m, h) == pytest.approx(want)
 
 
 # ----------------------------------------------------------------------------------------------------------------
