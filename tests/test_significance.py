@@ -25,7 +25,6 @@ from korean_eval.metaeval.pairwise import (
     pairwise_accuracy,
     wilcoxon_ranksum_human,
 )
-from korean_eval.metaeval.permutation import permutation_p
 from korean_eval.metaeval.reference import (
     paired_bootstrap_means_loop,
     paired_bootstrap_metric,
@@ -174,16 +173,16 @@ def _reference_significance(
     (x, y) ones, as test_stats checks)."""
     loops = {}
     for x, y in combinations(configs, 2):
-        obs, deltas = permutation_deltas_loop(
+        deltas = permutation_deltas_loop(
             configs[x], configs[y], human, statistic, granularity, grouping, n_permutations, seed
         )
-        loops[(x, y)], loops[(y, x)] = (obs, deltas), (-obs, -deltas)
+        loops[(x, y)], loops[(y, x)] = deltas, deltas.reversed()
     rows = []
     for x, y in permutations(configs, 2):
         r = pair_correlations(configs[x], configs[y], human, statistic, granularity, grouping)
         for test in tests:
             if test == "permutation":
-                p = permutation_p(*loops[(x, y)])
+                p = loops[(x, y)].p_value()
             elif is_grouped(granularity, grouping):
                 p = float("nan")
             else:

@@ -72,7 +72,9 @@ def compare_two(
 
     Returns a dict with ``config_a, config_b, label_a, label_b, statistic, granularity, grouping, r_a, r_b`` (raw
     correlations), ``sign_a, sign_b, agreement_a, agreement_b, r_ab`` (correlation between the signed
-    configurations), ``n, better, worse, p_williams, p_permutation, significant, alpha`` and ``sentence``, e.g.
+    configurations), ``n, better, worse, p_williams, p_permutation, permutation_method`` (``"exact, 16 patterns"`` or
+    ``"Monte-Carlo, 1000 permutations"``), ``significant, alpha`` and ``sentence`` (an exact permutation p is
+    called "exact permutation p"), e.g.
     "chrF@char correlates more strongly with humans than chrF@word at the segment level (r = 0.31 vs 0.25; Williams
     p = 0.03, permutation p = 0.04): the difference is significant at α = 0.05."
     """
@@ -92,7 +94,8 @@ def compare_two(
     )
     better, worse = (side_a, side_b) if a_first else (side_b, side_a)
     tests = [("Williams", cmp.p_williams)] if np.isfinite(cmp.p_williams) else []
-    tests.append(("permutation", cmp.p_permutation))
+    exact = cmp.permutation_method.startswith("exact")
+    tests.append(("exact permutation" if exact else "permutation", cmp.p_permutation))
     available = [(t, p) for t, p in tests if np.isfinite(p)]
     equal = np.isfinite(pair.r_a) and np.isfinite(pair.r_b) and pair.r_a == pair.r_b
     significant = bool(available) and all(p < alpha for _, p in available) and not equal
@@ -103,6 +106,7 @@ def compare_two(
         "r_a": side_a.r, "r_b": side_b.r, "sign_a": side_a.sign, "sign_b": side_b.sign,
         "agreement_a": side_a.agreement, "agreement_b": side_b.agreement, "r_ab": pair.r_ab, "n": pair.n,
         "better": better.name, "worse": worse.name, "p_williams": cmp.p_williams, "p_permutation": cmp.p_permutation,
+        "permutation_method": cmp.permutation_method,
         "significant": significant, "alpha": alpha, "sentence": sentence,
     }
 

@@ -27,7 +27,7 @@ from korean_eval.metaeval.names import (
     grouping_used,
     is_grouped,
 )
-from korean_eval.metaeval.permutation import permutation_deltas, permutation_p
+from korean_eval.metaeval.permutation import permutation_deltas
 from korean_eval.metaeval.threads import map_threads
 from korean_eval.results import Results
 
@@ -39,6 +39,7 @@ SIGNIFICANCE_COLUMNS = [
     "test",
     "statistic",
     "p_value",
+    "method",
     "r_a",
     "r_b",
     "n",
@@ -55,10 +56,10 @@ Key = tuple[str, str]
 
 class _PairTests(NamedTuple):
     """What one unordered pair (x, y) of configurations needs for both ordered rows: the correlations on the common
-    points and the permutation p-values (x beats y, y beats x) when requested."""
+    points and the permutation p-values (x beats y, y beats x) and their method when requested."""
 
     correlations: PairCorrelations
-    permutation: tuple[float, float] | None
+    permutation: tuple[float, float, str] | None
 
 
 def _fmt_sign(sign: float) -> str:
@@ -90,8 +91,11 @@ def significance_table(
     ``"williams_n2"``, df n−2) — ungrouped correlations only, NaN for ``item``/``system``-grouped segment
     correlations; an approximation for Spearman/Kendall — and ``"permutation"`` (Deutsch et al. 2021 paired
     permutation test, :func:`korean_eval.metaeval.permutation.permutation_deltas`, ``n_permutations`` seeded coin
-    flips per item, or per system at system level; computed once per unordered pair, the reverse direction from the
-    same draws, which equals running the test on (b, a) with the same seed).
+    flips per item, or per system at system level — or every swap pattern when there are at most 16 units, the exact
+    test; computed once per unordered pair, the reverse direction from the same patterns, which equals running the
+    test on (b, a) with the same seed). ``method`` says how each p was computed: ``"exact, 16 patterns"`` /
+    ``"Monte-Carlo, 1000 permutations"`` (:func:`korean_eval.metaeval.permutation.permutation_method`) or
+    ``"Student t, df = n − 3"`` (Williams).
 
     ``configs``: a subset (``"level/metric"`` names or tuples; default all). Rows are ordered by config_a, config_b
     (configuration order), then test. Empty (with the columns) without human scores. Cost of the segment-level
@@ -112,8 +116,8 @@ def significance_table(
         a, b = data[pair[0]][0], data[pair[1]][0]
         perm = None
         if "permutation" in tests:
-            obs, deltas = permutation_deltas(a, b, human, statistic, granularity, grouping, n_permutations, seed)
-            perm = (permutation_p(obs, deltas), permutation_p(-obs, -deltas))
+            deltas = permutation_deltas(a, b, human, statistic, granularity, grouping, n_permutations, seed)
+            perm = (deltas.p_value(), deltas.reversed().p_value(), deltas.method)
         return _PairTests(pair_correlations(a, b, human, statistic, granularity, grouping), perm)
 
     pairs = list(combinations(keys, 2))
@@ -145,9 +149,10 @@ def _ordered_rows(
     rows = []
     for test in tests:
         if test == "permutation":
-            p = res.permutation[0 if forward else 1]
+            p, method = res.permutation[0 if forward else 1], res.permutation[2]
         else:
             p = float("nan") if grouped else williams_test(r_a, r_b, r_xy, n, _WILLIAMS_DF_OFFSET[test])
+            method = f"Student t, df = n − {_WILLIAMS_DF_OFFSET[test]}"
         rows.append(
             {
                 **common,
@@ -155,6 +160,7 @@ def _ordered_rows(
                 "config_b": config_name(*y),
                 "test": test,
                 "p_value": p,
+                "method": method,
                 "r_a": r_a,
                 "r_b": r_b,
                 "n": n,
