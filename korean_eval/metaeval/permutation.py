@@ -1,6 +1,9 @@
 """The paired permutation test of two configurations' correlations with the same human scores (Deutsch, Dror & Roth
 2021, "A Statistical Analysis of Summarization Evaluation Metrics using Resampling Methods"; mt-metrics-eval
-``PermutationSigDiff``), vectorised (docs/design.md §5).
+``PermutationSigDiff``), vectorised (docs/design.md §5), in two variants: ``perm-inputs``
+(:func:`permutation_deltas`: a segment's scores swapped for all systems together, respecting that scores are
+clustered by segment) and ``perm-wmt`` (:func:`permutation_deltas_wmt`: each (system, segment) score swapped alone,
+what mt-metrics-eval's ``PermutationSigDiff`` does, to reproduce WMT's p-values).
 
 p-value convention: one-sided, "configuration a correlates better than b"; the reverse direction comes from the
 same patterns (:meth:`PermutationDeltas.reversed`). Exact when small — every one of the ``2^n`` swap patterns when
@@ -18,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from korean_eval.metaeval.correlation import MIN_SYSTEMS, common_points
-from korean_eval.metaeval.names import grouping_used
+from korean_eval.metaeval.names import PERMUTATION_TESTS, check_choice, grouping_used
 from korean_eval.metaeval.resampling import count_weighted_means, mean_of_defined
 from korean_eval.metaeval.weighted import Counts, weighted_correlations
 
@@ -167,6 +170,82 @@ def permutation_deltas(
         per_b = [_pooled(statistic, za[s], zb[s], h[s], keep[1]) for s in range(a.shape[0])]
         diff = mean_of_defined(np.stack(per_a)) - mean_of_defined(np.stack(per_b))
     return PermutationDeltas(float(diff[0]), diff[1:], exact)
+
+
+def permutation_deltas_wmt(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    statistic: str,
+    granularity: str = "segment",
+    grouping: str = "none",
+    n_permutations: int = 1000,
+    seed: int = 12345,
+) -> PermutationDeltas:
+    """Observed ``δ`` and permuted ``δ_p`` of WMT's permutation test ("perm-wmt"): mt-metrics-eval
+    ``PermutationSigDiff``, which swaps every (system, segment) score *independently* (``w1 =
+    np.random.binomial(1, 0.5, len(mscores1))`` over the flattened vector of present scores).
+
+    Standardisation, ``δ`` and the p-value convention as in :func:`permutation_deltas`; the units are the
+    (system, item) points of the ``(n_systems, n_items)`` grid (row-major), exact over every pattern of the present
+    points when there are at most 16 of them (:func:`swap_patterns`), else ``n_permutations`` seeded coin patterns
+    over the grid. The correlation of each permuted matrix is recomputed with ``grouping``. This ignores that the
+    scores of one segment are clustered (Deutsch et al. 2021 call it PERM-BOTH); :func:`permutation_deltas` swaps
+    whole segments. At the system level a unit is a system in both variants, so this *is*
+    :func:`permutation_deltas`.
+    """
+    if granularity == "system":
+        return permutation_deltas(metric_a, metric_b, human, statistic, granularity, grouping, n_permutations, seed)
+    a, b, h, ok = common_points(metric_a, metric_b, human, granularity)
+    grouping = grouping_used(granularity, grouping)
+    za, zb = standardise(a, ok), standardise(b, ok)
+    patterns = swap_patterns(ok.ravel(), n_permutations, seed)
+    swaps = np.vstack([np.zeros((1, ok.size), dtype=bool), patterns.swaps]).reshape(-1, *ok.shape)
+    chunk = max(1, (1 << 20) // max(ok.size, 1))
+    diff = np.concatenate(
+        [
+            _grid_correlations(np.where(s, zb, za), h, statistic, grouping)
+            - _grid_correlations(np.where(s, za, zb), h, statistic, grouping)
+            for s in (swaps[i : i + chunk] for i in range(0, len(swaps), chunk))
+        ]
+    )
+    return PermutationDeltas(float(diff[0]), diff[1:], patterns.exact)
+
+
+def deltas_of_test(
+    test: str,
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    statistic: str,
+    granularity: str = "segment",
+    grouping: str = "none",
+    n_permutations: int = 1000,
+    seed: int = 12345,
+) -> PermutationDeltas:
+    """The permutation test named ``test``: ``"perm-inputs"`` (:func:`permutation_deltas`, whole segments swapped)
+    or ``"perm-wmt"`` (:func:`permutation_deltas_wmt`, each (system, segment) score swapped alone)."""
+    check_choice("permutation test", test, PERMUTATION_TESTS)
+    run = permutation_deltas if test == "perm-inputs" else permutation_deltas_wmt
+    return run(metric_a, metric_b, human, statistic, granularity, grouping, n_permutations, seed)
+
+
+def _grid_correlations(x: np.ndarray, h: np.ndarray, statistic: str, grouping: str) -> np.ndarray:
+    """Segment-level correlation with ``h`` (``(n_systems, n_items)``) of every matrix of ``x`` (``(n_rows,
+    n_systems, n_items)``), NaN = absent: over all points (``none``) or the mean of the defined per-item / per-system
+    correlations."""
+    n_rows, n_sys, n_items = x.shape
+    if grouping == "none":
+        return weighted_correlations(x.reshape(n_rows, -1), h.ravel(), statistic)
+    if grouping == "item":
+        per_group = weighted_correlations(
+            x.transpose(0, 2, 1).reshape(-1, n_sys), np.tile(h.T, (n_rows, 1)), statistic
+        ).reshape(n_rows, n_items)
+    else:
+        per_group = weighted_correlations(x.reshape(-1, n_items), np.tile(h, (n_rows, 1)), statistic).reshape(
+            n_rows, n_sys
+        )
+    return mean_of_defined(per_group.T)
 
 
 def _pooled(

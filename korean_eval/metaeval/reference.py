@@ -113,6 +113,31 @@ def permutation_deltas_loop(
     return PermutationDeltas(delta(za, zb), deltas, patterns.exact)
 
 
+def permutation_deltas_wmt_loop(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    statistic: str,
+    grouping: str,
+    n_permutations: int,
+    seed: int,
+) -> PermutationDeltas:
+    """WMT's permutation test at the segment level ("perm-wmt"), one permutation at a time: pattern ``p``
+    (:func:`korean_eval.metaeval.permutation.swap_patterns` over the flattened (system, item) grid) exchanges the two
+    standardised configurations on every *point* it swaps, and both segment-level correlations are recomputed."""
+    a, b, h, ok = common_points(metric_a, metric_b, human, "segment")
+    za, zb = standardise(a, ok), standardise(b, ok)
+    patterns = swap_patterns(ok.ravel(), n_permutations, seed)
+    deltas = []
+    for swap in patterns.swaps:
+        grid = swap.reshape(ok.shape)
+        deltas.append(
+            _correlation_difference(np.where(grid, zb, za), np.where(grid, za, zb), h, statistic, "segment", grouping)
+        )
+    observed = _correlation_difference(za, zb, h, statistic, "segment", grouping)
+    return PermutationDeltas(observed, np.array(deltas), patterns.exact)
+
+
 def exact_permutation_p_loop(
     metric_a: np.ndarray, metric_b: np.ndarray, human: np.ndarray, statistic: str, granularity: str, grouping: str
 ) -> float:

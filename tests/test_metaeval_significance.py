@@ -1,0 +1,109 @@
+"""Significance as WMT does it: WMT's permutation test ("perm-wmt") against a readable loop and pinned
+mt-metrics-eval (mtme) numbers, and the tests chosen by default at each granularity. mtme is not a dependency: the
+constants were computed once with ``PYTHONPATH=<mt-metrics-eval checkout>`` as the comments say."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from korean_eval.metaeval import significance as sig
+from korean_eval.metaeval.names import (
+    PERMUTATION_TESTS,
+    SIGNIFICANCE_TESTS,
+    STATISTICS,
+    TEST_NOTES,
+    default_tests,
+)
+from korean_eval.metaeval.permutation import permutation_deltas, permutation_deltas_wmt
+from korean_eval.metaeval.reference import permutation_deltas_wmt_loop
+from tests.test_significance import synthetic_results
+
+
+def _mtme_example() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """4 systems × 30 items: human scores and two metrics (a closer to the humans than b)."""
+    rng = np.random.default_rng(2024)
+    h = rng.normal(size=(4, 30)).round(2)
+    a = (h + 0.9 * rng.normal(size=h.shape)).round(2)
+    b = (h + 1.3 * rng.normal(size=h.shape)).round(2)
+    return h, a, b
+
+
+# mtme: g = list(h.ravel()); stats.PermutationSigDiff(Correlation(4, g, list(b.ravel())), Correlation(4, g,
+# list(a.ravel())), scipy.stats.pearsonr, average_by, k, PermutationSigDiffParams(block_size=k)) after
+# np.random.seed(seed) — the p that a correlates better than b, and delta = r(a) − r(b) on z-scores.
+MTME_NONE = {"k": 20000, "seed": 2, "p": 0.13785, "delta": 0.10069035100379864}
+MTME_ITEM = {"k": 2000, "seed": 1, "p": 0.795, "delta": -0.09529341986790735}
+
+
+@pytest.mark.parametrize(("grouping", "mtme"), [("none", MTME_NONE), ("item", MTME_ITEM)])
+def test_perm_wmt_equals_mtme_within_noise(grouping: str, mtme: dict) -> None:
+    h, a, b = _mtme_example()
+    n_perm = 20000
+    got = permutation_deltas_wmt(a, b, h, "pearson", "segment", grouping, n_perm, seed=7)
+    assert got.observed == pytest.approx(mtme["delta"], abs=1e-12)
+    assert got.method == f"Monte-Carlo, {n_perm} permutations"
+    p = mtme["p"]
+    se = np.sqrt(p * (1 - p) / mtme["k"] + p * (1 - p) / n_perm)
+    assert abs(got.p_value() - p) < 4 * se, (got.p_value(), p)
+
+
+@pytest.mark.parametrize("statistic", STATISTICS)
+@pytest.mark.parametrize("grouping", ["none", "item", "system"])
+def test_perm_wmt_equals_loop(statistic: str, grouping: str) -> None:
+    """The vectorised test equals one correlation per permutation, each (system, segment) score swapped alone."""
+    rng = np.random.default_rng(5)
+    h = rng.normal(size=(4, 9)).round(1)
+    a, b = (h + 0.5 * rng.normal(size=h.shape)).round(1), (h + rng.normal(size=h.shape)).round(1)
+    a[1, 3] = b[2, 5] = np.nan
+    got = permutation_deltas_wmt(a, b, h, statistic, "segment", grouping, 150, seed=3)
+    ref = permutation_deltas_wmt_loop(a, b, h, statistic, grouping, 150, 3)
+    assert not got.exact and got.observed == pytest.approx(ref.observed, abs=1e-12)
+    np.testing.assert_allclose(got.deltas, ref.deltas, rtol=0, atol=1e-12)
+    assert got.p_value() == ref.p_value() and got.reversed().p_value() == ref.reversed().p_value()
+
+
+def test_perm_wmt_is_exact_with_few_points_and_equals_perm_inputs_at_system_level() -> None:
+    rng = np.random.default_rng(9)
+    h = rng.normal(size=(3, 4))
+    a, b = h + 0.4 * rng.normal(size=h.shape), h + rng.normal(size=h.shape)
+    h[0, 0] = h[2, 3] = np.nan  # 10 common points: 2**10 patterns
+    got = permutation_deltas_wmt(a, b, h, "pearson", "segment", "none")
+    ref = permutation_deltas_wmt_loop(a, b, h, "pearson", "none", 1000, 12345)
+    assert got.exact and got.method == "exact, 1024 patterns" and ref.exact
+    assert got.p_value() == pytest.approx(ref.p_value(), abs=1e-12)
+    assert got.p_value() * 1024 == pytest.approx(round(got.p_value() * 1024), abs=1e-9)
+    sys_h, sys_a, sys_b = rng.normal(size=5), rng.normal(size=5), rng.normal(size=5)
+    wmt = permutation_deltas_wmt(sys_a, sys_b, sys_h, "kendall", "system")
+    inputs = permutation_deltas(sys_a, sys_b, sys_h, "kendall", "system")
+    assert wmt.observed == inputs.observed and np.array_equal(wmt.deltas, inputs.deltas) and wmt.exact
+
+
+def test_default_tests_and_labels() -> None:
+    assert default_tests("segment") == ("perm-inputs",)
+    assert default_tests("system") == ("williams", "perm-inputs")
+    assert set(TEST_NOTES) == set(SIGNIFICANCE_TESTS) and set(PERMUTATION_TESTS) <= set(SIGNIFICANCE_TESTS)
+    assert "assumes independent points" in TEST_NOTES["williams"]
+
+
+def test_significance_table_defaults_and_perm_wmt_rows() -> None:
+    res = synthetic_results(n_items=40, seed=2)
+    configs = list(res.segment_matrices)[:3]
+    seg = sig.significance_table(res, n_permutations=100, configs=configs)
+    assert set(seg["test"]) == {"perm-inputs"} and set(seg["method"]) == {"Monte-Carlo, 100 permutations"}
+    system = sig.significance_table(res, granularity="system", n_permutations=100, configs=configs)
+    assert list(dict.fromkeys(system["test"])) == ["williams", "perm-inputs"]
+    n_sys = len(res.systems)
+    assert set(system.loc[system["test"] == "perm-inputs", "method"]) == {f"exact, {2**n_sys} patterns"}
+    assert set(system.loc[system["test"] == "williams", "method"]) == {
+        "Student t, df = n − 3; assumes independent points"
+    }
+    both = sig.significance_table(res, n_permutations=100, tests=("perm-inputs", "perm-wmt"), configs=configs)
+    wmt = both[both["test"] == "perm-wmt"]
+    assert len(wmt) == 6 and wmt["p_value"].between(1 / 101, 1).all()
+    h, a, b = res.human_matrix, res.segment_matrices[configs[0]], res.segment_matrices[configs[1]]
+    sign = [(1.0 if res.higher_is_better(k[1], k[0]) else -1.0) for k in configs[:2]]
+    want = permutation_deltas_wmt(sign[0] * a, sign[1] * b, h, "pearson", "segment", "none", 100, 12345)
+    assert wmt["p_value"].iloc[0] == want.p_value()
+    with pytest.raises(ValueError, match="unknown test"):
+        sig.significance_table(res, tests=("permutation",))
