@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from korean_eval.metaeval import significance as sig
+from korean_eval.metaeval import tidy
+from korean_eval.metaeval.correlation import correlation, system_correlation
 from korean_eval.metaeval.names import (
     PERMUTATION_TESTS,
     SIGNIFICANCE_TESTS,
@@ -107,3 +109,51 @@ def test_significance_table_defaults_and_perm_wmt_rows() -> None:
     assert wmt["p_value"].iloc[0] == want.p_value()
     with pytest.raises(ValueError, match="unknown test"):
         sig.significance_table(res, tests=("permutation",))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# correlation edge cases: undefined groups are counted, and can count as 0 (mt-metrics-eval replace_nans_with_zeros)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_item_grouping_counts_undefined_groups() -> None:
+    # 3 systems × 4 items. Item 0: all systems got the same metric score; item 1: the humans tie all; item 2: a
+    # perfect agreement (r = 1); item 3: perfect disagreement (r = −1) with one system missing.
+    metric = np.array([[5.0, 1.0, 1.0, 3.0], [5.0, 2.0, 2.0, 2.0], [5.0, 3.0, 3.0, np.nan]])
+    human = np.array([[1.0, 7.0, 1.0, 1.0], [2.0, 7.0, 2.0, 2.0], [3.0, 7.0, 3.0, 3.0]])
+    got = correlation(metric, human, "pearson", "segment", "item")
+    assert got == (pytest.approx(0.0), 11, 4, 2)  # mean of (1, −1); two of four items undefined
+    got = correlation(metric, human, "pearson", "segment", "item", replace_nans_with_zeros=True)
+    assert got == (pytest.approx(0.0), 11, 4, 2)
+    only_good = metric.copy()
+    only_good[:, 3] = [1.0, 2.0, np.nan]  # item 3 now agrees: mean of (1, 1) = 1, or (0 + 0 + 1 + 1) / 4 with zeros
+    assert correlation(only_good, human, "pearson", "segment", "item").value == pytest.approx(1.0)
+    zeros = correlation(only_good, human, "pearson", "segment", "item", replace_nans_with_zeros=True)
+    assert zeros.value == pytest.approx(0.5) and zeros.n_undefined == 2
+    # an item without any pair is not a group at all
+    empty = only_good.copy()
+    empty[:, 0] = np.nan
+    assert correlation(empty, human, "pearson", "segment", "item")[2:] == (3, 1)
+
+
+def test_ungrouped_and_system_counts() -> None:
+    metric = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert correlation(metric, metric, "kendall")[1:] == (4, 1, 0)
+    assert correlation(np.ones((2, 2)), metric, "kendall")[1:] == (4, 1, 1)  # constant metric: undefined
+    assert system_correlation(np.array([1.0, 2.0]), np.array([2.0, 1.0]), "pearson")[1:] == (2, 1, 1)
+    assert system_correlation(np.array([np.nan]), np.array([1.0]), "pearson")[1:] == (0, 0, 0)
+
+
+def test_correlation_rows_carry_the_counts() -> None:
+    metric = np.array([[5.0, 1.0, 1.0], [5.0, 2.0, 2.0], [5.0, 3.0, 3.0]])
+    human = np.array([[1.0, 7.0, 1.0], [2.0, 7.0, 2.0], [3.0, 7.0, 3.0]])
+    rows = tidy.correlation_rows("char", "m", metric, human, metric.mean(axis=1), ("pearson",), ("none", "item"))
+    assert list(rows[0]) == tidy.CORRELATION_COLUMNS[: len(rows[0])] and tidy.CORRELATION_COLUMNS[-2:] == [
+        "n_groups",
+        "n_undefined",
+    ]
+    item = rows[1]
+    assert (item["grouping"], item["n"], item["n_groups"], item["n_undefined"]) == ("item", 9, 3, 2)
+    assert item["value"] == pytest.approx(1.0)
+    zeros = tidy.correlation_rows("char", "m", metric, human, metric.mean(axis=1), ("pearson",), ("item",), True)
+    assert zeros[0]["value"] == pytest.approx(1 / 3)

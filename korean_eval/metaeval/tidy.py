@@ -24,7 +24,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from korean_eval.metaeval.correlation import segment_correlation, system_correlation, system_means
+from korean_eval.metaeval.correlation import (
+    CorrelationResult,
+    segment_correlation,
+    system_correlation,
+    system_means,
+)
 from korean_eval.metaeval.names import direction_sign, grouping_used
 
 CORRELATION_COLUMNS = [
@@ -37,6 +42,8 @@ CORRELATION_COLUMNS = [
     "ci_low",
     "ci_high",
     "n",
+    "n_groups",
+    "n_undefined",
 ]
 RANKING_COLUMNS = ["level", "metric", "system", "metric_score", "metric_rank", "human_score", "human_rank"]
 FLIP_COLUMNS = ["level", "metric", "system_a", "system_b", "metric_a", "metric_b", "human_a", "human_b"]
@@ -75,30 +82,34 @@ def correlation_rows(
     sys_metric: np.ndarray,
     statistics: Sequence[str],
     groupings: Sequence[str],
+    replace_nans_with_zeros: bool = False,
 ) -> list[dict]:
-    """Correlation rows (segment level for each grouping, system level) for one level × metric."""
+    """Correlation rows (segment level for each grouping, system level) for one level × metric; ``n_groups`` /
+    ``n_undefined`` count the groups and the undefined ones
+    (:class:`korean_eval.metaeval.correlation.CorrelationResult`), which ``replace_nans_with_zeros`` counts as 0."""
     rows: list[dict] = []
     human_sys = system_means(human_mat)
     for statistic in statistics:
         for grouping in groupings:
-            value, n = segment_correlation(seg_metric, human_mat, statistic, grouping)
-            rows.append(_row("segment", grouping, level, metric, statistic, value, n))
-        value, n = system_correlation(sys_metric, human_sys, statistic)
-        rows.append(_row("system", "none", level, metric, statistic, value, n))
+            result = segment_correlation(seg_metric, human_mat, statistic, grouping, replace_nans_with_zeros)
+            rows.append(_row("segment", grouping, level, metric, statistic, result))
+        rows.append(_row("system", "none", level, metric, statistic, system_correlation(sys_metric, human_sys, statistic)))
     return rows
 
 
-def _row(granularity: str, grouping: str, level: str, metric: str, statistic: str, value: float, n: int) -> dict:
+def _row(granularity: str, grouping: str, level: str, metric: str, statistic: str, result: CorrelationResult) -> dict:
     return {
         "granularity": granularity,
         "grouping": grouping,
         "level": level,
         "metric": metric,
         "statistic": statistic,
-        "value": value,
+        "value": result.value,
         "ci_low": np.nan,
         "ci_high": np.nan,
-        "n": n,
+        "n": result.n,
+        "n_groups": result.n_groups,
+        "n_undefined": result.n_undefined,
     }
 
 
