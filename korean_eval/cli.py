@@ -237,6 +237,7 @@ def run_command(args: argparse.Namespace) -> int:
         given_lower_is_better=tuple(_split(args.lower_is_better)),
         jobs=args.jobs,
         spa_permutations=args.spa_permutations,
+        replace_nans_with_zeros=args.replace_nans_with_zeros,
         seed=args.seed,
     )
     if args.cache_dir:
@@ -311,6 +312,9 @@ def build_parser() -> argparse.ArgumentParser:
     st = run.add_argument_group("statistics")
     st.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap/permutation resamples (0 = no CIs or tests)")
     st.add_argument("--seed", type=int, default=12345, help="seed of every resampling")
+    st.add_argument("--replace-nans-with-zeros", action="store_true",
+                    help="grouped segment-level correlations count undefined groups (e.g. an item every system scored "
+                    "the same) as 0 instead of leaving them out (mt-metrics-eval's option)")
     st.add_argument("--spa-permutations", type=int, default=1000, metavar="N",
                     help="permutations of the soft pairwise accuracy's tests (0 = no SPA)")
     perf = run.add_argument_group("performance")

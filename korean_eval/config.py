@@ -28,6 +28,8 @@ class EvalConfig:
         given_lower_is_better: names of the user's own metric scores (level ``given``) where lower is better
             (error rates such as MetricX); the others count as higher-is-better.
         spa_permutations: permutations of the soft pairwise accuracy's tests (0 = no SPA); seed: their seed.
+        replace_nans_with_zeros: a grouped segment-level correlation counts its undefined groups (e.g. an item where
+            every system got the same score) as 0 instead of leaving them out (mt-metrics-eval's option).
     """
 
     levels: tuple[str, ...] = ("word", "mecab", "kiwi", "char", "jamo")
@@ -43,6 +45,7 @@ class EvalConfig:
     given_lower_is_better: tuple[str, ...] = ()
     spa_permutations: int = 1000
     seed: int = 12345
+    replace_nans_with_zeros: bool = False
 
     def __post_init__(self) -> None:
         for level in self.levels:
@@ -88,6 +91,7 @@ class EvalConfig:
             "given_lower_is_better": sorted(self.given_lower_is_better),
             "spa_permutations": self.spa_permutations,
             "seed": self.seed,
+            "replace_nans_with_zeros": self.replace_nans_with_zeros,
         }
 
 

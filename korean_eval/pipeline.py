@@ -411,7 +411,9 @@ def meta_evaluate_cell(cell: Cell, systems: list[str], humans: HumanScores, conf
     human, human_sys = humans.matrix, humans.system_means
     seg_mat = cell.segment_scores
     corr_mat = np.minimum(seg_mat, 100.0) if (config.ter_cap and name == "ter") else seg_mat
-    correlations = tidy.correlation_rows(level, name, corr_mat, human, sys_scores, config.statistics, config.groupings)
+    correlations = tidy.correlation_rows(
+        level, name, corr_mat, human, sys_scores, config.statistics, config.groupings, config.replace_nans_with_zeros
+    )
     if np.isfinite(human).any():
         correlations += tidy.pairwise_rows(level, name, corr_mat, human, sys_scores, hib, humans.pairwise)
     return CellMeta(

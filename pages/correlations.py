@@ -150,8 +150,10 @@ sig_test = g3.radio(
     key="sig_test",
     persist_state="session",
     horizontal=True,
-    help="Paired permutation test (Deutsch et al. 2021): valid for every statistic and grouping. Williams test "
-    "(Williams 1959, as in WMT): for ungrouped correlations only; with a grouping its p-values are undefined.",
+    help="Paired permutation test (Deutsch et al. 2021), swapping a segment's scores for all systems together: valid "
+    "for every statistic and grouping, the default. As WMT (mt-metrics-eval): each (system, segment) score swapped "
+    "alone. Williams test (Williams 1959): for ungrouped correlations only, and it assumes independent points — at "
+    "the segment level they are clustered by segment, so its p-values are too small there.",
 )
 n_configs = len(res.segment_matrices)
 if not views.is_correlation(s.statistic):
@@ -205,7 +207,7 @@ elif sig_on:
         n_pts = int(table["n"].max()) if len(table) else 0
         st.caption(
             f"{views.SIGNIFICANCE_TESTS[sig_test]}"
-            + (f", {state.N_RESAMPLES} permutations, seed {state.SEED}" if sig_test == "permutation" else ", df = n − 3")
+            + f", {table['method'].iloc[0]}" + (f", seed {state.SEED}" if sig_test != "williams" else "")
             + f"; {n_pts:,} {'(system, segment) pairs' if sig_gran == 'segment' else 'systems'} per comparison; "
             f"clusters at α = {state.ALPHA:g}. The full table (every ordered pair, r of each side, n) is on the "
             "Downloads page."
@@ -234,8 +236,9 @@ with st.expander("Is one configuration significantly better than another?", icon
         verdict = compare_two(res, a, b, statistic=s.statistic, granularity=gran, grouping=s.grouping)
         (st.success if verdict["significant"] else st.info)(md_escape(verdict["sentence"]))
         st.caption(
-            "One-sided Williams test (ungrouped correlations) and paired permutation test over the points both "
-            "share; error rates are compared by their agreement (−r)."
+            "One-sided paired permutation test (segments swapped whole; exact when there are at most 16 units), and "
+            "at the system level also the Williams test, over the points both share; error rates are compared by "
+            "their agreement (−r)."
         )
 
 with st.expander("Overview grid and numbers"):

@@ -561,7 +561,7 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     fig = figure_titled(at, "p that row agrees more")
     assert fig is not None and "Pearson r, segment level" in fig["layout"]["title"]["text"]
     res = _sample_results(at)
-    table = original(res, "pearson", "segment", "none", n_permutations=1000, seed=12345, tests=("permutation",))
+    table = original(res, "pearson", "segment", "none", n_permutations=1000, seed=12345, tests=("perm-inputs",))
     clusters = significance.rank_clusters_table(res, "pearson", "segment", "none", table=table)
     heat = fig["data"][0]
     z = np.array(values(heat["z"]), dtype=float)
@@ -705,6 +705,6 @@ def test_computed_statistics_are_offered_as_downloads():
     assert_clean(at)
     labels = [b.label for b in at.get("download_button")]
     assert any(label.startswith("system_pairs_bleu_bootstrap.csv") for label in labels)
-    assert any(label.startswith("significance_pearson_segment_none_permutation.csv") for label in labels)
-    assert any(label.startswith("clusters_pearson_segment_none_permutation.csv") for label in labels)
+    assert any(label.startswith("significance_pearson_segment_none_perm-inputs.csv") for label in labels)
+    assert any(label.startswith("clusters_pearson_segment_none_perm-inputs.csv") for label in labels)
     assert any("seed 12345" in c.value for c in at.caption)

@@ -25,7 +25,6 @@ from korean_eval.metaeval.pairwise import (
     pairwise_accuracy,
     wilcoxon_ranksum_human,
 )
-from korean_eval.metaeval.permutation import permutation_p
 from korean_eval.metaeval.reference import (
     paired_bootstrap_means_loop,
     paired_bootstrap_metric,
@@ -174,16 +173,16 @@ def _reference_significance(
     (x, y) ones, as test_stats checks)."""
     loops = {}
     for x, y in combinations(configs, 2):
-        obs, deltas = permutation_deltas_loop(
+        deltas = permutation_deltas_loop(
             configs[x], configs[y], human, statistic, granularity, grouping, n_permutations, seed
         )
-        loops[(x, y)], loops[(y, x)] = (obs, deltas), (-obs, -deltas)
+        loops[(x, y)], loops[(y, x)] = deltas, deltas.reversed()
     rows = []
     for x, y in permutations(configs, 2):
         r = pair_correlations(configs[x], configs[y], human, statistic, granularity, grouping)
         for test in tests:
-            if test == "permutation":
-                p = permutation_p(*loops[(x, y)])
+            if test == "perm-inputs":
+                p = loops[(x, y)].p_value()
             elif is_grouped(granularity, grouping):
                 p = float("nan")
             else:
@@ -327,7 +326,7 @@ def test_without_human_scores() -> None:
 def test_significance_table_equals_reference(doc1: Results, statistic: str, granularity: str, grouping: str) -> None:
     # the reference (one scipy call per permutation, every ordered pair by itself) is slow: four configurations
     subset = ["word/bleu", "word/ter", "char/chrf++", "char/ter"]
-    tests = ("williams", "williams_n2", "permutation")
+    tests = ("williams", "williams_n2", "perm-inputs")
     table = sig.significance_table(doc1, statistic, granularity, grouping, 150, 5, tests, configs=subset)
     assert list(table.columns) == sig.SIGNIFICANCE_COLUMNS
     signed, human = _signed_inputs(doc1, granularity)
@@ -338,7 +337,7 @@ def test_significance_table_equals_reference(doc1: Results, statistic: str, gran
         assert (got["config_a"], got["config_b"], got["test"]) == (want["config_a"], want["config_b"], want["test"])
         if np.isnan(want["p_value"]):
             assert np.isnan(got["p_value"])
-        elif got["test"] == "permutation":
+        elif got["test"] == "perm-inputs":
             assert got["p_value"] == want["p_value"]
         else:
             assert got["p_value"] == pytest.approx(want["p_value"], abs=1e-12)
@@ -346,7 +345,7 @@ def test_significance_table_equals_reference(doc1: Results, statistic: str, gran
 
 
 def test_error_rate_metrics_are_compared_by_agreement(doc1: Results) -> None:
-    table = sig.significance_table(doc1, n_permutations=200)
+    table = sig.significance_table(doc1, n_permutations=200, tests=("williams", "perm-inputs"))
     ter = table[(table["config_a"] == "char/ter") & (table["config_b"] == "char/bleu")]
     assert set(ter["sign"]) == {"-1/+1"} and set(ter["sign_a"]) == {-1.0}
     raw = doc1.correlations.query(
@@ -366,7 +365,7 @@ def test_rank_clusters_table(doc1: Results) -> None:
     assert clusters["correlation"].is_monotonic_decreasing
     np.testing.assert_allclose(clusters["correlation"], clusters["sign"] * clusters["value"])
     assert set(clusters.loc[clusters["metric"] == "ter", "sign"]) == {-1.0}
-    perm = table[table["test"] == "permutation"]
+    perm = table[table["test"] == "perm-inputs"]
     pvalues = {(a, b): p for a, b, p in zip(perm["config_a"], perm["config_b"], perm["p_value"], strict=True)}
     expected = rank_clusters(dict(zip(clusters["config"], clusters["correlation"], strict=True)), pvalues)
     assert dict(zip(clusters["config"], clusters["cluster"], strict=True)) == expected
@@ -375,17 +374,24 @@ def test_rank_clusters_table(doc1: Results) -> None:
 
 
 def test_compare_two(doc1: Results) -> None:
-    table = sig.significance_table(doc1, n_permutations=1000)
-    out = compare.compare_two(doc1, "char/ter", "char/bleu")
+    tests = ("williams", "perm-inputs")
+    table = sig.significance_table(doc1, n_permutations=1000, tests=tests)
+    out = compare.compare_two(doc1, "char/ter", "char/bleu", tests=tests)
     better, worse = out["better"], out["worse"]
     row = table[(table["config_a"] == better) & (table["config_b"] == worse)].set_index("test")["p_value"]
-    assert out["p_williams"] == pytest.approx(row["williams"]) and out["p_permutation"] == row["permutation"]
+    p = out["p_values"]
+    assert p["williams"] == pytest.approx(row["williams"]) and p["perm-inputs"] == row["perm-inputs"]
+    assert out["methods"]["perm-inputs"] == "Monte-Carlo, 1000 permutations"
     assert out["r_a"] < 0 and out["agreement_a"] == pytest.approx(-out["r_a"]) and out["sign_a"] == -1.0
     s = out["sentence"]
     labels = {"char/ter": "TER@char", "char/bleu": "BLEU@char"}
     assert s.startswith(f"{labels[better]} correlates more strongly with humans than {labels[worse]}")
-    assert "error rate" in s and "Williams p" in s and "permutation p" in s and "α = 0.05" in s
-    assert out["significant"] == all(p < 0.05 for p in (out["p_williams"], out["p_permutation"]))
+    assert "error rate" in s and "Williams (assumes independent points) p" in s and "permutation p" in s
+    assert "α = 0.05" in s and out["significant"] == all(v < 0.05 for v in p.values())
+    # by default the segment level uses the permutation test alone
+    default = compare.compare_two(doc1, "char/ter", "char/bleu")
+    assert default["tests"] == ("perm-inputs",) and default["p_values"] == {"perm-inputs": p["perm-inputs"]}
+    assert "Williams" not in default["sentence"]
     assert ("is significant" in s) == out["significant"]
 
     # chrF ignores whitespace: word and char chrF are identical
@@ -393,10 +399,15 @@ def test_compare_two(doc1: Results) -> None:
     assert same["r_a"] == same["r_b"] and not same["significant"] and "equally" in same["sentence"]
 
     grouped = compare.compare_two(doc1, "word/bleu", "char/bleu", statistic="kendall", grouping="item")
-    assert np.isnan(grouped["p_williams"]) and "Williams" not in grouped["sentence"]
+    assert grouped["tests"] == ("perm-inputs",) and "Williams" not in grouped["sentence"]
+    grouped = compare.compare_two(doc1, "word/bleu", "char/bleu", "kendall", grouping="item", tests=("williams",))
+    assert np.isnan(grouped["p_values"]["williams"]) and "Williams" not in grouped["sentence"]
     assert "averaged per item" in grouped["sentence"]
     system = compare.compare_two(doc1, ("word", "bleu"), ("char", "bleu"), granularity="system")
     assert system["n"] == 4 and "at the system level" in system["sentence"]
+    assert system["tests"] == ("williams", "perm-inputs") and system["methods"]["perm-inputs"] == "exact, 16 patterns"
+    assert "Williams p" in system["sentence"] and "exact permutation p" in system["sentence"]
+    assert system["p_values"]["perm-inputs"] * 16 == pytest.approx(round(system["p_values"]["perm-inputs"] * 16))
     with pytest.raises(ValueError, match="unknown configuration"):
         compare.compare_two(doc1, "word/bleu", "word/nope")
 

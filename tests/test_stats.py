@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from korean_eval.metaeval import permutation
 from korean_eval.metaeval.comparisons import (
     compare_correlations,
     pair_correlations,
@@ -44,6 +45,7 @@ from korean_eval.metaeval.pairwise import (
 )
 from korean_eval.metaeval.permutation import permutation_deltas, permutation_p, permutation_test
 from korean_eval.metaeval.reference import (
+    exact_permutation_p_loop,
     paired_bootstrap_means_loop,
     paired_bootstrap_metric,
     permutation_deltas_loop,
@@ -190,7 +192,7 @@ def test_bootstrap_ci_and_permutation_repeatable() -> None:
 
     # a case with a mid-range p-value, so that another seed visibly changes the Monte-Carlo estimate
     rng = np.random.default_rng(3)
-    h = rng.normal(size=(4, 15))
+    h = rng.normal(size=(4, 25))  # 25 items: Monte-Carlo (up to 16 the test is exact and ignores the seed)
     m1 = h + rng.normal(size=h.shape)
     m2 = h + 1.1 * rng.normal(size=h.shape)
     p1 = permutation_test(m1, m2, h, "pearson", n_permutations=300, seed=1)
@@ -221,32 +223,61 @@ def _exact_permutation_p(a: np.ndarray, b: np.ndarray, h: np.ndarray, corr, axis
     return hits / len(patterns)
 
 
-@pytest.mark.parametrize("granularity", ["segment", "system"])
-def test_permutation_matches_exact_enumeration(granularity: str) -> None:
+def _exact_example(granularity: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, object, int]:
+    """3 systems x 6 items (segment, Pearson) or 6 systems (system, Spearman): 2**6 swap patterns."""
     rng = np.random.default_rng(11)
-    n_perm = 4000
-    if granularity == "segment":  # 3 systems x 6 items: 2**6 item swaps
+    if granularity == "segment":
         h = rng.normal(size=(3, 6))
         a, b = h + 0.8 * rng.normal(size=h.shape), h + 1.2 * rng.normal(size=h.shape)
+        return a, b, h, "pearson", lambda x, y: segment_correlation(x, y, "pearson", "none")[0], 6
+    h = rng.normal(size=6)
+    a, b = h + 0.8 * rng.normal(size=6), h + 1.2 * rng.normal(size=6)
+    return a, b, h, "spearman", lambda x, y: system_correlation(x, y, "spearman")[0], 6
 
-        def corr(x: np.ndarray, y: np.ndarray) -> float:
-            return segment_correlation(x, y, "pearson", "none")[0]
 
-        units = 6
-    else:  # 6 systems: 2**6 system swaps
-        h = rng.normal(size=6)
-        a, b = h + 0.8 * rng.normal(size=6), h + 1.2 * rng.normal(size=6)
-
-        def corr(x: np.ndarray, y: np.ndarray) -> float:
-            return system_correlation(x, y, "spearman")[0]
-
-        units = 6
+@pytest.mark.parametrize("granularity", ["segment", "system"])
+def test_small_permutation_test_is_exact(granularity: str) -> None:
+    a, b, h, stat, corr, units = _exact_example(granularity)
     exact = _exact_permutation_p(a, b, h, corr, units)
-    stat = "pearson" if granularity == "segment" else "spearman"
-    mc = permutation_test(a, b, h, stat, granularity=granularity, n_permutations=n_perm, seed=5)
+    got = permutation_deltas(a, b, h, stat, granularity=granularity, n_permutations=4000, seed=5)
+    assert got.exact and got.method == "exact, 64 patterns"
+    assert 0.02 < exact < 0.98 and got.p_value() == pytest.approx(exact, abs=1e-12)
+    assert permutation_test(a, b, h, stat, granularity=granularity, seed=99) == got.p_value()  # no seed involved
+
+
+@pytest.mark.parametrize("granularity", ["segment", "system"])
+def test_monte_carlo_permutation_matches_exact_enumeration(granularity: str, monkeypatch) -> None:
+    """Forced to Monte-Carlo (at most 4 units exact), the estimate is within noise of the exact p."""
+    a, b, h, stat, corr, units = _exact_example(granularity)
+    n_perm = 4000
+    monkeypatch.setattr(permutation, "MAX_EXACT_UNITS", 4)
+    permutation._swap_weights.cache_clear()
+    got = permutation_deltas(a, b, h, stat, granularity=granularity, n_permutations=n_perm, seed=5)
+    permutation._swap_weights.cache_clear()
+    exact = _exact_permutation_p(a, b, h, corr, units)
+    assert not got.exact and got.method == f"Monte-Carlo, {n_perm} permutations"
     se = np.sqrt(exact * (1 - exact) / n_perm)
-    assert 0.02 < exact < 0.98
-    assert abs(mc - exact) < 4 * se + 1 / (n_perm + 1), (mc, exact)
+    assert abs(got.p_value() - exact) < 4 * se + 1 / (n_perm + 1), (got.p_value(), exact)
+
+
+@pytest.mark.parametrize(("statistic", "grouping"), [("pearson", "none"), ("kendall", "item"), ("spearman", "system")])
+def test_four_systems_give_p_in_sixteenths(statistic: str, grouping: str) -> None:
+    """4 systems: 2**4 = 16 swap patterns at the system level, so every p is k/16 and none is below 1/16; equal to
+    the brute-force loop over all patterns. At the segment level with 5 items: k/32."""
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        h = rng.normal(size=4)
+        a, b = h + 0.2 * rng.normal(size=4), h + rng.normal(size=4)
+        for x, y in ((a, b), (b, a)):
+            p = permutation_test(x, y, h, statistic, "system")
+            assert p * 16 == pytest.approx(round(p * 16), abs=1e-9) and p >= 1 / 16
+            assert p == pytest.approx(exact_permutation_p_loop(x, y, h, statistic, "system", "none"), abs=1e-12)
+    h = rng.normal(size=(4, 5)).round(1)
+    a, b = (h + 0.3 * rng.normal(size=h.shape)).round(1), (h + rng.normal(size=h.shape)).round(1)
+    got = permutation_deltas(a, b, h, statistic, "segment", grouping)
+    assert got.method == "exact, 32 patterns"
+    assert got.p_value() * 32 == pytest.approx(round(got.p_value() * 32), abs=1e-9)
+    assert got.p_value() == pytest.approx(exact_permutation_p_loop(a, b, h, statistic, "segment", grouping), abs=1e-12)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -360,11 +391,11 @@ def test_reverse_direction_from_the_same_coins_and_rank_clusters() -> None:
     rng = np.random.default_rng(1)
     configs = {"a": a, "b": b, "a2": a + 0.05 * rng.normal(size=a.shape)}
     # the permutation p of (b, a) derived from (a, b)'s draws equals running the test on (b, a)
-    obs, deltas = permutation_deltas(a, b, human, "pearson", n_permutations=200)
-    assert permutation_p(obs, deltas) == permutation_test(a, b, human, "pearson", n_permutations=200)
-    assert permutation_p(-obs, -deltas) == permutation_test(b, a, human, "pearson", n_permutations=200)
-    loop_obs, loop_deltas = permutation_deltas_loop(a, b, human, "pearson", "segment", "none", 200, 12345)
-    back_obs, back_deltas = permutation_deltas_loop(b, a, human, "pearson", "segment", "none", 200, 12345)
+    deltas = permutation_deltas(a, b, human, "pearson", n_permutations=200)
+    assert deltas.p_value() == permutation_test(a, b, human, "pearson", n_permutations=200)
+    assert deltas.reversed().p_value() == permutation_test(b, a, human, "pearson", n_permutations=200)
+    loop_obs, loop_deltas, _ = permutation_deltas_loop(a, b, human, "pearson", "segment", "none", 200, 12345)
+    back_obs, back_deltas, _ = permutation_deltas_loop(b, a, human, "pearson", "segment", "none", 200, 12345)
     assert back_obs == -loop_obs and np.array_equal(back_deltas, -loop_deltas)  # exactly antisymmetric
 
     p = {}
@@ -543,13 +574,28 @@ def test_label_system_pair(
 
 
 def test_pairwise_accuracy_by_hand() -> None:
-    # pairs: (0,1) agree, (0,2) agree, (0,3) agree, (1,2) disagree, (1,3) agree, (2,3) metric tie -> disagree
+    # pairs: (0,1) agree, (0,2) agree, (0,3) agree, (1,2) disagree, (1,3) agree, (2,3) metric tie only -> disagree
     assert pairwise_accuracy(np.array([1, 2, 3, 3]), np.array([1, 3, 2, 4])) == pytest.approx(4 / 6)
-    # a human tie also counts as disagreement; NaN systems are dropped
+    # a human tie only also disagrees: (0,1) humans tie, metric not; NaN systems are dropped
     assert pairwise_accuracy(np.array([1, 2, 3, np.nan]), np.array([1, 1, 2, 5])) == pytest.approx(2 / 3)
-    # error-rate metric: lower is better
+    # a pair both sides tie agrees: (0,1) tied by both, (0,2) and (1,2) agree -> 3/3
+    assert pairwise_accuracy(np.array([5, 5, 7]), np.array([2, 2, 3])) == 1.0
+    # (0,1) tied by both agrees; (0,2) and (1,2) tied by the metric only disagree
+    assert pairwise_accuracy(np.array([5, 5, 5]), np.array([2, 2, 3])) == pytest.approx(1 / 3)
+    # error-rate metric: lower is better; a tie stays a tie after negation
     assert pairwise_accuracy(np.array([30, 20, 10]), np.array([1, 2, 3]), higher_is_better=False) == 1.0
+    assert pairwise_accuracy(np.array([10, 10]), np.array([4, 4]), higher_is_better=False) == 1.0
     assert np.isnan(pairwise_accuracy(np.array([1.0]), np.array([2.0])))
+
+
+def test_pairwise_accuracy_equals_loop_with_ties() -> None:
+    """Against mt-metrics-eval's ``Agreement`` loop, written out: sign(Δmetric) == sign(Δhuman) per pair."""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        m, h = rng.integers(0, 3, size=7).astype(float), rng.integers(0, 3, size=7).astype(float)
+        pairs = [(i, j) for i in range(7) for j in range(i + 1, 7)]
+        want = sum(np.sign(m[i] - m[j]) == np.sign(h[i] - h[j]) for i, j in pairs) / len(pairs)
+        assert pairwise_accuracy(m, h) == pytest.approx(want)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -660,9 +706,9 @@ def test_system_correlations_min_systems() -> None:
 def test_permutation_deltas_equal_loop(statistic: str, grouping: str) -> None:
     metric, human = _tied(n_items=20, seed=3)
     other = (metric + np.random.default_rng(8).normal(size=metric.shape)).round(1)
-    obs, deltas = permutation_deltas(metric, other, human, statistic, "segment", grouping, 150, seed=6)
-    ref_obs, ref_deltas = permutation_deltas_loop(metric, other, human, statistic, "segment", grouping, 150, 6)
-    assert obs == pytest.approx(ref_obs, abs=1e-12)
+    obs, deltas, exact = permutation_deltas(metric, other, human, statistic, "segment", grouping, 150, seed=6)
+    ref_obs, ref_deltas, ref_exact = permutation_deltas_loop(metric, other, human, statistic, "segment", grouping, 150, 6)
+    assert obs == pytest.approx(ref_obs, abs=1e-12) and not exact and not ref_exact  # 20 items: Monte-Carlo
     np.testing.assert_allclose(deltas, ref_deltas, rtol=0, atol=1e-12)
     assert permutation_p(obs, deltas) == permutation_p(ref_obs, ref_deltas)
     back = permutation_deltas_loop(other, metric, human, statistic, "segment", grouping, 150, 6)
@@ -675,12 +721,13 @@ def test_permutation_deltas_system_level(statistic: str) -> None:
     h = rng.normal(size=7)
     a, b = h + 0.5 * rng.normal(size=7), h + rng.normal(size=7)
     a[2] = np.nan
-    obs, deltas = permutation_deltas(a, b, h, statistic, "system", n_permutations=300, seed=1)
-    ref_obs, ref_deltas = permutation_deltas_loop(a, b, h, statistic, "system", "none", 300, 1)
-    assert obs == pytest.approx(ref_obs, abs=1e-12)
-    np.testing.assert_allclose(deltas, ref_deltas, rtol=0, atol=1e-12)
-    assert permutation_p(obs, deltas) == permutation_p(ref_obs, ref_deltas)
-    obs2, deltas2 = permutation_deltas(a[:3], b[:3], h[:3], statistic, "system", n_permutations=50)
+    obs, deltas, exact = permutation_deltas(a, b, h, statistic, "system", n_permutations=300, seed=1)
+    ref = permutation_deltas_loop(a, b, h, statistic, "system", "none", 300, 1)
+    assert obs == pytest.approx(ref.observed, abs=1e-12) and exact and len(deltas) == 2**6  # 6 common systems
+    np.testing.assert_allclose(deltas, ref.deltas, rtol=0, atol=1e-12)
+    assert permutation_p(obs, deltas, exact) == ref.p_value()
+    assert ref.p_value() == pytest.approx(exact_permutation_p_loop(a, b, h, statistic, "system", "none"))
+    obs2, deltas2, _ = permutation_deltas(a[:3], b[:3], h[:3], statistic, "system", n_permutations=50)
     assert np.isnan(obs2) and np.isnan(deltas2).all()  # two common systems: undefined, as system_correlation
 
 

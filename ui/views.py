@@ -390,8 +390,9 @@ HUMAN_TESTS = {
     "wilcoxon": "Wilcoxon rank-sum (as in the study)",
 }
 SIGNIFICANCE_TESTS = {
-    "permutation": "Paired permutation test",
-    "williams": "Williams test (ungrouped only)",
+    "perm-inputs": "Permutation test (segments swapped whole)",
+    "perm-wmt": "Permutation test as WMT (each score swapped alone)",
+    "williams": "Williams test (ungrouped only; assumes independent points)",
 }
 
 

@@ -5,21 +5,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from korean_eval.metaeval.comparisons import compare_correlations, pair_correlations
+from korean_eval.metaeval.comparisons import PairCorrelations, pair_correlations, williams_test
 from korean_eval.metaeval.configs import check_config, comparison_data, display_label
 from korean_eval.metaeval.names import (
+    PERMUTATION_TESTS,
+    SIGNIFICANCE_TESTS,
     STATISTIC_SYMBOLS,
+    WILLIAMS_DF_OFFSET,
     Config,
+    check_choice,
     config_name,
+    default_tests,
     direction_sign,
     grouping_used,
     is_grouped,
 )
+from korean_eval.metaeval.permutation import deltas_of_test
 from korean_eval.results import Results
 
 
@@ -60,23 +67,31 @@ def compare_two(
     n_permutations: int = 1000,
     seed: int = 12345,
     alpha: float = 0.05,
+    tests: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Compare two configurations' agreement with the humans and say what it means.
 
     Correlations are taken on the points both configurations and the humans share
     (:func:`korean_eval.metaeval.comparisons.pair_correlations`; for error-rate metrics agreement = −r). The
-    configuration with the higher agreement is ``better``; ``p_williams`` (df n−3; NaN for grouped segment
-    correlations) and ``p_permutation`` are the one-sided p-values that ``better`` beats the other (if both agree
-    equally: that a beats b), from :func:`korean_eval.metaeval.comparisons.compare_correlations`. ``significant``
-    is True when every available test gives ``p < alpha``.
+    configuration with the higher agreement is ``better``. ``tests`` (default
+    :func:`korean_eval.metaeval.names.default_tests`: the permutation test ``perm-inputs`` at the segment level,
+    Williams and ``perm-inputs`` at the system level) give the one-sided p-values that ``better`` beats the other
+    (if both agree equally: that a beats b), each as in :func:`korean_eval.metaeval.significance.significance_table`
+    (Williams NaN for grouped segment correlations). ``significant`` is True when every test with a p-value gives
+    ``p < alpha`` (and the correlations differ).
 
     Returns a dict with ``config_a, config_b, label_a, label_b, statistic, granularity, grouping, r_a, r_b`` (raw
     correlations), ``sign_a, sign_b, agreement_a, agreement_b, r_ab`` (correlation between the signed
-    configurations), ``n, better, worse, p_williams, p_permutation, significant, alpha`` and ``sentence``, e.g.
-    "chrF@char correlates more strongly with humans than chrF@word at the segment level (r = 0.31 vs 0.25; Williams
-    p = 0.03, permutation p = 0.04): the difference is significant at α = 0.05."
+    configurations), ``n, better, worse, tests, p_values`` (test → p), ``methods`` (test → ``"exact, 16
+    patterns"``, ``"Monte-Carlo, 1000 permutations"`` or ``"Student t, df = n − 3; assumes independent points"``),
+    ``significant, alpha`` and ``sentence``, e.g. "chrF@char correlates more strongly with humans than chrF@word at
+    the system level (r = 0.91 vs 0.85; Williams p = 0.03, exact permutation p = 0.06): the Williams test finds the
+    difference significant at α = 0.05, the exact permutation test does not."
     """
     grouping = grouping_used(granularity, grouping)
+    tests = default_tests(granularity) if tests is None else tuple(tests)
+    for test in tests:
+        check_choice("test", test, SIGNIFICANCE_TESTS)
     ka, kb = check_config(results, config_a), check_config(results, config_b)
     a, human = comparison_data(results, ka, granularity)
     b, _ = comparison_data(results, kb, granularity)
@@ -87,24 +102,56 @@ def compare_two(
     )
     a_first = not (np.isfinite(pair.r_a) and np.isfinite(pair.r_b) and pair.r_b > pair.r_a)
     first, second = (a, b) if a_first else (b, a)
-    cmp = compare_correlations(
-        first, second, human, statistic, granularity, grouping, n_permutations, seed, pair if a_first else pair.swapped()
-    )
+    setting = (statistic, granularity, grouping)
+    done = {
+        test: _one_test(test, first, second, human, setting, pair if a_first else pair.swapped(), n_permutations, seed)
+        for test in tests
+    }
     better, worse = (side_a, side_b) if a_first else (side_b, side_a)
-    tests = [("Williams", cmp.p_williams)] if np.isfinite(cmp.p_williams) else []
-    tests.append(("permutation", cmp.p_permutation))
-    available = [(t, p) for t, p in tests if np.isfinite(p)]
+    shown = [(_test_name(t, m, granularity), p) for t, (p, m) in done.items() if np.isfinite(p) or t in PERMUTATION_TESTS]
+    available = [(t, p) for t, p in shown if np.isfinite(p)]
     equal = np.isfinite(pair.r_a) and np.isfinite(pair.r_b) and pair.r_a == pair.r_b
     significant = bool(available) and all(p < alpha for _, p in available) and not equal
-    sentence = _sentence(side_a, side_b, better, worse, tests, available, (statistic, granularity, grouping), alpha)
     return {
         "config_a": side_a.name, "config_b": side_b.name, "label_a": side_a.label, "label_b": side_b.label,
         "statistic": statistic, "granularity": granularity, "grouping": grouping,
         "r_a": side_a.r, "r_b": side_b.r, "sign_a": side_a.sign, "sign_b": side_b.sign,
         "agreement_a": side_a.agreement, "agreement_b": side_b.agreement, "r_ab": pair.r_ab, "n": pair.n,
-        "better": better.name, "worse": worse.name, "p_williams": cmp.p_williams, "p_permutation": cmp.p_permutation,
-        "significant": significant, "alpha": alpha, "sentence": sentence,
+        "better": better.name, "worse": worse.name, "tests": tests,
+        "p_values": {t: p for t, (p, _) in done.items()}, "methods": {t: m for t, (_, m) in done.items()},
+        "significant": significant, "alpha": alpha,
+        "sentence": _sentence(side_a, side_b, better, worse, shown, available, setting, alpha),
     }
+
+
+def _one_test(
+    test: str,
+    first: np.ndarray,
+    second: np.ndarray,
+    human: np.ndarray,
+    setting: tuple[str, str, str],
+    pair: PairCorrelations,
+    n_permutations: int,
+    seed: int,
+) -> tuple[float, str]:
+    """``(p, method)`` of ``test`` that ``first`` beats ``second`` (``pair``: their correlations)."""
+    statistic, granularity, grouping = setting
+    if test in PERMUTATION_TESTS:
+        deltas = deltas_of_test(test, first, second, human, statistic, granularity, grouping, n_permutations, seed)
+        return deltas.p_value(), deltas.method
+    offset = WILLIAMS_DF_OFFSET[test]
+    p = float("nan") if is_grouped(granularity, grouping) else williams_test(pair.r_a, pair.r_b, pair.r_ab, pair.n, offset)
+    return p, f"Student t, df = n − {offset}; assumes independent points"
+
+
+def _test_name(test: str, method: str, granularity: str) -> str:
+    """The test's name in the sentence: "Williams" (at the segment level "Williams (assumes independent points)"),
+    "permutation" / "WMT permutation", prefixed "exact" when every pattern was enumerated."""
+    if test in PERMUTATION_TESTS:
+        name = "permutation" if test == "perm-inputs" else "WMT permutation"
+        return f"exact {name}" if method.startswith("exact") else name
+    name = "Williams" if test == "williams" else "Williams (df n − 2)"
+    return f"{name} (assumes independent points)" if granularity == "segment" else name
 
 
 def _sentence(

@@ -15,7 +15,7 @@ from scipy import stats as sps
 
 from korean_eval.metaeval.correlation import common_points, correlation
 from korean_eval.metaeval.names import is_grouped
-from korean_eval.metaeval.permutation import permutation_test
+from korean_eval.metaeval.permutation import permutation_deltas
 
 
 def williams_test(r12: float, r13: float, r23: float, n: int, df_offset: int = 3) -> float:
@@ -101,6 +101,8 @@ class Comparison:
         p_williams_df_n2: the same with df = n-2.
         p_permutation: one-sided paired permutation p that a beats b
             (:func:`korean_eval.metaeval.permutation.permutation_test`).
+        permutation_method: how ``p_permutation`` was computed (``"exact, 16 patterns"`` or ``"Monte-Carlo, 1000
+            permutations"``, :func:`korean_eval.metaeval.permutation.permutation_method`).
     """
 
     r_a: float
@@ -110,6 +112,7 @@ class Comparison:
     p_williams: float
     p_williams_df_n2: float
     p_permutation: float
+    permutation_method: str
 
 
 def compare_correlations(
@@ -140,8 +143,11 @@ def compare_correlations(
         p3 = p2 = float("nan")
     else:
         p3, p2 = williams_test(r_a, r_b, r_ab, n, 3), williams_test(r_a, r_b, r_ab, n, 2)
-    p_perm = permutation_test(metric_a, metric_b, human, statistic, granularity, grouping, n_permutations, seed)
-    return Comparison(r_a=r_a, r_b=r_b, r_ab=r_ab, n=n, p_williams=p3, p_williams_df_n2=p2, p_permutation=p_perm)
+    perm = permutation_deltas(metric_a, metric_b, human, statistic, granularity, grouping, n_permutations, seed)
+    return Comparison(
+        r_a=r_a, r_b=r_b, r_ab=r_ab, n=n, p_williams=p3, p_williams_df_n2=p2, p_permutation=perm.p_value(),
+        permutation_method=perm.method,
+    )
 
 
 def rank_clusters(

@@ -14,6 +14,7 @@ it at either granularity with any grouping, as mt-metrics-eval's ``AverageCorrel
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from scipy import stats as sps
@@ -22,6 +23,30 @@ from korean_eval.metaeval.names import GRANULARITIES, GROUPINGS, STATISTICS, che
 
 #: Fewer systems than this give no system-level correlation: two points always correlate ±1.
 MIN_SYSTEMS = 3
+
+
+class CorrelationResult(NamedTuple):
+    """A correlation and what it rests on.
+
+    Attributes:
+        value: the correlation (NaN if undefined).
+        n: number of points with both scores ((system, item) pairs at the segment level, systems at the system level).
+        n_groups: groups holding at least one point — items or systems for a grouped segment correlation, else 1
+            (0 without any point).
+        n_undefined: how many of those groups have an undefined correlation (fewer than 2 points, or a constant
+            side); dropped from the mean, or counted as 0 with ``replace_nans_with_zeros``.
+    """
+
+    value: float
+    n: int
+    n_groups: int
+    n_undefined: int
+
+
+def _ungrouped(value: float, n: int) -> CorrelationResult:
+    """The :class:`CorrelationResult` of one correlation over ``n`` points."""
+    groups = 1 if n else 0
+    return CorrelationResult(value, n, groups, groups if not np.isfinite(value) else 0)
 
 
 def correlate(x: np.ndarray, y: np.ndarray, statistic: str) -> float:
@@ -43,29 +68,44 @@ def correlate(x: np.ndarray, y: np.ndarray, statistic: str) -> float:
 
 
 def correlation(
-    metric: np.ndarray, human: np.ndarray, statistic: str, granularity: str = "segment", grouping: str = "none"
-) -> tuple[float, int]:
-    """The correlation of ``metric`` with ``human`` at ``granularity`` and the number of points it used.
+    metric: np.ndarray,
+    human: np.ndarray,
+    statistic: str,
+    granularity: str = "segment",
+    grouping: str = "none",
+    replace_nans_with_zeros: bool = False,
+) -> CorrelationResult:
+    """The correlation of ``metric`` with ``human`` at ``granularity``, the number of points and groups it used.
 
     ``segment``: :func:`segment_correlation` of two ``(n_systems, n_items)`` matrices with ``grouping``;
     ``system``: :func:`system_correlation` of two per-system vectors (``grouping`` is ignored: one point per
     system). NaN entries are absent points in both cases.
     """
     if check_choice("granularity", granularity, GRANULARITIES) == "segment":
-        return segment_correlation(metric, human, statistic, grouping)
+        return segment_correlation(metric, human, statistic, grouping, replace_nans_with_zeros)
     return system_correlation(metric, human, statistic)
 
 
-def segment_correlation(metric: np.ndarray, human: np.ndarray, statistic: str, grouping: str = "none") -> tuple[float, int]:
-    """Segment-level correlation and the number of (system, item) pairs it used.
+def segment_correlation(
+    metric: np.ndarray,
+    human: np.ndarray,
+    statistic: str,
+    grouping: str = "none",
+    replace_nans_with_zeros: bool = False,
+) -> CorrelationResult:
+    """Segment-level correlation, the number of (system, item) pairs it used and how many groups were undefined.
 
     * ``none``: one correlation over all (system, item) pairs where both matrices are finite.
-    * ``item``: per item (column), the correlation across systems; the mean over items where it is defined.
-    * ``system``: per system (row), the correlation across items; the mean over systems where it is defined.
+    * ``item``: per item (column), the correlation across systems; the mean over the items with at least one pair.
+    * ``system``: per system (row), the correlation across items; the mean over the systems with at least one pair.
 
-    ``n`` is always the number of (system, item) pairs with both scores present. The groupings are mt-metrics-eval's
-    ``AverageCorrelation(corr_fcn, average_by="none" | "item" | "sys")`` with its defaults (undefined group
-    correlations dropped, plain mean over the others).
+    A group's correlation is undefined when it has fewer than 2 pairs or a constant side (e.g. every system got the
+    same metric score for an item, or the humans tied them all). By default undefined groups are dropped from the
+    mean (NaN if none is defined); with ``replace_nans_with_zeros`` they count as 0 (the mean over all
+    ``n_groups``). ``n`` is always the number of (system, item) pairs with both scores present; ``n_groups`` and
+    ``n_undefined`` say how many groups held a pair and how many of those were undefined
+    (:class:`CorrelationResult`). The groupings are mt-metrics-eval's ``AverageCorrelation(corr_fcn, average_by=
+    "none" | "item" | "sys", replace_nans_with_zeros=…)`` (docs/design.md §5).
     """
     check_choice("grouping", grouping, GROUPINGS)
     metric = np.asarray(metric, dtype=np.float64)
@@ -73,10 +113,16 @@ def segment_correlation(metric: np.ndarray, human: np.ndarray, statistic: str, g
     ok = np.isfinite(metric) & np.isfinite(human)
     n = int(ok.sum())
     if grouping == "none":
-        return correlate(metric[ok], human[ok], statistic), n
+        return _ungrouped(correlate(metric[ok], human[ok], statistic), n)
     m, h, k = (metric.T, human.T, ok.T) if grouping == "item" else (metric, human, ok)
-    values = [v for v in grouped_correlations(m, h, k, statistic) if np.isfinite(v)]
-    return (float(np.mean(values)) if values else float("nan")), n
+    per_group = np.array(grouped_correlations(m, h, k, statistic))[k.any(axis=1)]
+    defined = per_group[np.isfinite(per_group)]
+    n_groups, n_undefined = len(per_group), len(per_group) - len(defined)
+    if replace_nans_with_zeros and n_groups:
+        value = float(np.sum(defined) / n_groups)
+    else:
+        value = float(np.mean(defined)) if len(defined) else float("nan")
+    return CorrelationResult(value, n, n_groups, n_undefined)
 
 
 # Spearman and Kendall depend on the data only through the two rank vectors (scipy ranks first), so for small
@@ -166,8 +212,9 @@ def _by_rank_pattern(x: np.ndarray, y: np.ndarray, statistic: str) -> np.ndarray
     return values
 
 
-def system_correlation(system_metric: np.ndarray, system_human: np.ndarray, statistic: str) -> tuple[float, int]:
-    """System-level correlation of per-system metric scores with per-system mean human scores (NaN entries skipped).
+def system_correlation(system_metric: np.ndarray, system_human: np.ndarray, statistic: str) -> CorrelationResult:
+    """System-level correlation of per-system metric scores with per-system mean human scores (NaN entries skipped),
+    as a :class:`CorrelationResult` (one group).
 
     Undefined (NaN) with fewer than :data:`MIN_SYSTEMS` systems: two points always correlate ±1.
     """
@@ -177,8 +224,8 @@ def system_correlation(system_metric: np.ndarray, system_human: np.ndarray, stat
     ok = np.isfinite(x) & np.isfinite(y)
     n = int(ok.sum())
     if n < MIN_SYSTEMS:
-        return float("nan"), n
-    return correlate(x[ok], y[ok], statistic), n
+        return _ungrouped(float("nan"), n)
+    return _ungrouped(correlate(x[ok], y[ok], statistic), n)
 
 
 def system_means(values: np.ndarray) -> np.ndarray:

@@ -8,6 +8,10 @@
   always ungrouped (:func:`grouping_used`).
 * A **configuration** is a (token level, metric) pair, named ``"level/metric"`` (:func:`config_name`, e.g.
   ``"char/chrf"``) and displayed as ``"chrF@char"`` (:func:`config_label`).
+* **Significance tests** (:data:`SIGNIFICANCE_TESTS`): ``williams`` / ``williams_n2`` (Williams 1959, df n−3 /
+  n−2; assume independent points), ``perm-inputs`` (paired permutation test swapping whole segments, Deutsch et al.
+  2021) and ``perm-wmt`` (swapping each (system, segment) score alone, as mt-metrics-eval ``PermutationSigDiff``);
+  :data:`TEST_NOTES` labels them, :func:`default_tests` picks them per granularity.
 * **Direction**: whether a higher score of a metric is better is decided by
   :meth:`korean_eval.results.Results.higher_is_better` alone; :func:`direction_sign` turns that answer into the
   factor (+1, or −1 for error rates) applied before configurations are compared.
@@ -27,6 +31,19 @@ STATISTICS: tuple[Statistic, ...] = ("pearson", "spearman", "kendall")
 GROUPINGS: tuple[Grouping, ...] = ("none", "item", "system")
 GRANULARITIES: tuple[Granularity, ...] = ("segment", "system")
 STATISTIC_SYMBOLS: dict[str, str] = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+
+#: Tests of "configuration a agrees with the humans more than b" (:mod:`korean_eval.metaeval.significance`).
+SignificanceTest = Literal["williams", "williams_n2", "perm-inputs", "perm-wmt"]
+SIGNIFICANCE_TESTS: tuple[SignificanceTest, ...] = ("williams", "williams_n2", "perm-inputs", "perm-wmt")
+PERMUTATION_TESTS: tuple[SignificanceTest, ...] = ("perm-inputs", "perm-wmt")
+WILLIAMS_DF_OFFSET: dict[str, int] = {"williams": 3, "williams_n2": 2}
+#: What each test assumes or swaps — the label the tables and pages show next to its name.
+TEST_NOTES: dict[str, str] = {
+    "williams": "Williams test, df = n − 3 (assumes independent points)",
+    "williams_n2": "Williams test, df = n − 2 (assumes independent points)",
+    "perm-inputs": "paired permutation test, a segment's scores swapped for all systems together (Deutsch et al. 2021)",
+    "perm-wmt": "paired permutation test, each (system, segment) score swapped alone (WMT, mt-metrics-eval)",
+}
 
 #: A configuration: ``"level/metric"`` or the tuple ``(level, metric)``.
 Config = str | tuple[str, str]
@@ -55,6 +72,15 @@ def is_grouped(granularity: str, grouping: str) -> bool:
     """Whether the correlation is an average of per-group correlations (segment level, grouping ``item`` or
     ``system``) — the case to which the Williams test does not apply."""
     return grouping_used(granularity, grouping) != "none"
+
+
+def default_tests(granularity: str) -> tuple[SignificanceTest, ...]:
+    """The tests run when none are chosen: ``("perm-inputs",)`` at the segment level — Williams' test treats the
+    (system, segment) points as independent, but they are clustered by segment, so its p-values are too small there —
+    and ``("williams", "perm-inputs")`` at the system level (one independent point per system)."""
+    if check_choice("granularity", granularity, GRANULARITIES) == "segment":
+        return ("perm-inputs",)
+    return ("williams", "perm-inputs")
 
 
 def config_name(level: str, metric: str) -> str:

@@ -155,9 +155,10 @@ def pairwise_accuracy(
     """Pairwise (system-ranking) accuracy of Kocmi et al. (2021), "To Ship or Not to Ship".
 
     Over all unordered pairs of systems ``i < j`` with both scores finite: the fraction with
-    ``sign(m_i - m_j) == sign(h_i - h_j)`` and both differences non-zero — a tie in the metric or in the humans
-    counts as a disagreement. For an error-rate metric pass ``higher_is_better=False`` (metric scores are negated).
-    NaN if there is no pair.
+    ``sign(m_i − m_j) == sign(h_i − h_j)`` (``sign`` ∈ {−1, 0, +1}). A pair tied by both the metric and the humans
+    therefore *agrees*; a pair tied by one side only disagrees. This is Kocmi et al.'s definition as implemented by
+    mt-metrics-eval (``stats.Agreement``: ``np.sign(a[0] - b[0]) == np.sign(a[1] - b[1])``). For an
+    error-rate metric pass ``higher_is_better=False`` (metric scores are negated). NaN if there is no pair.
     """
     m = np.asarray(metric_scores, dtype=np.float64)
     h = np.asarray(human_scores, dtype=np.float64)
@@ -170,5 +171,5 @@ def pairwise_accuracy(
     i, j = np.triu_indices(m.size, k=1)
     if i.size == 0:
         return float("nan")
-    agree = np.sign(m[i] - m[j]) * np.sign(h[i] - h[j]) > 0
+    agree = np.sign(m[i] - m[j]) == np.sign(h[i] - h[j])
     return float(agree.mean())

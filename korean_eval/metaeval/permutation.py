@@ -1,25 +1,34 @@
 """The paired permutation test of two configurations' correlations with the same human scores (Deutsch, Dror & Roth
 2021, "A Statistical Analysis of Summarization Evaluation Metrics using Resampling Methods"; mt-metrics-eval
-``PermutationSigDiff``), vectorised (docs/design.md §5).
+``PermutationSigDiff``), vectorised (docs/design.md §5), in two variants: ``perm-inputs``
+(:func:`permutation_deltas`: a segment's scores swapped for all systems together, respecting that scores are
+clustered by segment) and ``perm-wmt`` (:func:`permutation_deltas_wmt`: each (system, segment) score swapped alone,
+what mt-metrics-eval's ``PermutationSigDiff`` does, to reproduce WMT's p-values).
 
 p-value convention: one-sided, "configuration a correlates better than b"; the reverse direction comes from the
-same coins (:func:`permutation_p` of the negated differences). The slow loop this is tested against is
-:func:`korean_eval.metaeval.reference.permutation_deltas_loop`.
+same patterns (:meth:`PermutationDeltas.reversed`). Exact when small — every one of the ``2^n`` swap patterns when
+there are ``n ≤ 16`` units, ``p = #{δ_p ≥ δ} / 2^n`` — Monte-Carlo otherwise, ``p = (#{δ_p ≥ δ} + 1) /
+(n_permutations + 1)`` (:func:`permutation_p`). The slow loops this is tested against are
+:func:`korean_eval.metaeval.reference.permutation_deltas_loop` and
+:func:`korean_eval.metaeval.reference.exact_permutation_p_loop`.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from korean_eval.metaeval.correlation import MIN_SYSTEMS, common_points
-from korean_eval.metaeval.names import grouping_used
+from korean_eval.metaeval.names import PERMUTATION_TESTS, check_choice, grouping_used
 from korean_eval.metaeval.resampling import count_weighted_means, mean_of_defined
 from korean_eval.metaeval.weighted import Counts, weighted_correlations
 
 # Absolute tolerance under which a permuted difference of correlations counts as equal to the observed one.
 TIE_EPS = 1e-12
+#: Up to this many live units every swap pattern is enumerated (2^16 = 65,536): the exact test.
+MAX_EXACT_UNITS = 16
 
 
 def standardise(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
@@ -32,24 +41,87 @@ def standardise(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
 
 
 def permutation_coins(seed: int, n_permutations: int, n_units: int) -> np.ndarray:
-    """The seeded fair coins of the test: ``np.random.default_rng(seed).integers(2, size=(n_permutations, n_units),
-    dtype=bool)``; ``True`` swaps the two configurations on that unit in that permutation."""
+    """The seeded fair coins of the Monte-Carlo test: ``np.random.default_rng(seed).integers(2, size=(n_permutations,
+    n_units), dtype=bool)``; ``True`` swaps the two configurations on that unit in that permutation."""
     return np.random.default_rng(seed).integers(2, size=(n_permutations, n_units), dtype=bool)
 
 
+class SwapPatterns(NamedTuple):
+    """The swap patterns of one permutation test: ``swaps[p, u]`` True swaps the two configurations on unit ``u`` in
+    pattern ``p``; ``exact`` says whether they are *every* pattern of the live units (else Monte-Carlo coins)."""
+
+    swaps: np.ndarray
+    exact: bool
+
+
+def swap_patterns(live_units: np.ndarray, n_permutations: int, seed: int) -> SwapPatterns:
+    """The patterns a permutation test runs over, given which units are *live* (hold at least one common point).
+
+    With ``k`` live units, ``k ≤ MAX_EXACT_UNITS`` (16): all ``2^k`` patterns of the live units, pattern ``p``
+    swapping live unit ``j`` iff bit ``j`` of ``p`` is set (pattern 0 is the identity; dead units are never swapped,
+    which changes nothing) — the exact test. Otherwise ``n_permutations`` Monte-Carlo patterns over *all* units,
+    :func:`permutation_coins` of ``seed``.
+    """
+    live = np.asarray(live_units, dtype=bool).ravel()
+    n_live = int(live.sum())
+    if n_live > MAX_EXACT_UNITS:
+        return SwapPatterns(permutation_coins(seed, n_permutations, live.size), False)
+    codes = np.arange(2**n_live, dtype=np.int64)
+    swaps = np.zeros((codes.size, live.size), dtype=bool)
+    swaps[:, live] = ((codes[:, None] >> np.arange(n_live, dtype=np.int64)) & 1).astype(bool)
+    return SwapPatterns(swaps, True)
+
+
+def permutation_method(exact: bool, n_patterns: int) -> str:
+    """How a permutation p-value was computed, for the tables: ``"exact, 16 patterns"`` or ``"Monte-Carlo, 1000
+    permutations"``."""
+    return f"exact, {n_patterns} patterns" if exact else f"Monte-Carlo, {n_patterns} permutations"
+
+
+class PermutationDeltas(NamedTuple):
+    """Observed ``δ`` and the permuted ``δ_p`` of a permutation test, and whether the ``δ_p`` are every swap pattern
+    (``exact``, the identity among them) or Monte-Carlo draws (the identity not among them)."""
+
+    observed: float
+    deltas: np.ndarray
+    exact: bool
+
+    @property
+    def method(self) -> str:
+        """:func:`permutation_method` of these deltas."""
+        return permutation_method(self.exact, len(self.deltas))
+
+    def p_value(self) -> float:
+        """:func:`permutation_p` of these deltas: the one-sided p that a beats b."""
+        return permutation_p(self.observed, self.deltas, self.exact)
+
+    def reversed(self) -> PermutationDeltas:
+        """The same test for the pair (b, a): every difference negated (the same patterns)."""
+        return PermutationDeltas(-self.observed, -np.asarray(self.deltas), self.exact)
+
+
+def live_units(ok: np.ndarray) -> np.ndarray:
+    """Which units of a test hold a common point: per item column of a ``(n_systems, n_items)`` mask, per system of
+    a per-system mask."""
+    ok = np.asarray(ok, dtype=bool)
+    return ok.any(axis=0) if ok.ndim == 2 else ok
+
+
 @lru_cache(maxsize=4)
-def _coin_weights(seed: int, n_permutations: int, n_units: int) -> tuple[np.ndarray, np.ndarray]:
-    """The coins of :func:`permutation_coins` as the transposed weights ``(2·n_units, 1 + n_permutations)`` of (a's
-    copies, b's copies) for the permuted a and for the permuted b; column 0 is the identity (no swap). Cached and
-    read-only: every pair of a significance table uses the same coins."""
-    flips = permutation_coins(seed, n_permutations, n_units)
-    heads_t = np.zeros((n_units, n_permutations + 1))
-    heads_t[:, 1:] = flips.T
+def _swap_weights(seed: int, n_permutations: int, live_key: bytes) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The patterns of :func:`swap_patterns` (live units given as the bytes of the bool mask) as the transposed
+    weights ``(2·n_units, 1 + n_patterns)`` of (a's copies, b's copies) for the permuted a and for the permuted b;
+    column 0 is the identity (no swap). Cached and read-only: every pair of a significance table uses the same
+    patterns."""
+    patterns = swap_patterns(np.frombuffer(live_key, dtype=bool), n_permutations, seed)
+    n_patterns, n_units = patterns.swaps.shape
+    heads_t = np.zeros((n_units, n_patterns + 1))
+    heads_t[:, 1:] = patterns.swaps.T
     tails_t = 1.0 - heads_t
     keep_a, keep_b = np.vstack([tails_t, heads_t]), np.vstack([heads_t, tails_t])
     keep_a.flags.writeable = False
     keep_b.flags.writeable = False
-    return keep_a, keep_b
+    return keep_a, keep_b, patterns.exact
 
 
 def permutation_deltas(
@@ -61,21 +133,23 @@ def permutation_deltas(
     grouping: str = "none",
     n_permutations: int = 1000,
     seed: int = 12345,
-) -> tuple[float, np.ndarray]:
-    """Observed ``δ = r(z_a, H) − r(z_b, H)`` and the ``n_permutations`` permuted differences ``δ_p`` of
-    :func:`permutation_test`, vectorised.
+) -> PermutationDeltas:
+    """Observed ``δ = r(z_a, H) − r(z_b, H)`` and the permuted differences ``δ_p`` of :func:`permutation_test`
+    (every swap pattern when there are at most 16 live units, else ``n_permutations`` Monte-Carlo ones;
+    :func:`swap_patterns`), vectorised.
 
     A permutation keeps, per unit (item at segment level, system at system level), either a's or b's standardised
     scores. Both candidates of every unit form one point set of twice the size; a permutation is a 0/1 weighting
     of it (heads: b's copy for the permuted a, a's copy for the permuted b), so every permutation is one row of
     :func:`korean_eval.metaeval.weighted.weighted_correlations` — no re-sorting per permutation. Item grouping
     needs no recomputation at all: an item's correlation is either a's or b's. The identity weighting gives ``δ``,
-    so a permutation equal to the identity reproduces ``δ`` exactly. Pass the result to :func:`permutation_p`.
+    so a permutation equal to the identity reproduces ``δ`` exactly. ``.p_value()`` of the result is the p.
     """
     a, b, h, ok = common_points(metric_a, metric_b, human, granularity)
     grouping = grouping_used(granularity, grouping)
     za, zb = standardise(a, ok), standardise(b, ok)
-    keep_a_t, keep_b_t = _coin_weights(seed, n_permutations, a.shape[-1])  # one unit per column (or system)
+    live = live_units(ok)  # one unit per column (or system)
+    keep_a_t, keep_b_t, exact = _swap_weights(seed, n_permutations, live.tobytes())
     keep = (Counts(t=keep_a_t), Counts(t=keep_b_t))
     if granularity == "system":
         diff = _pooled(statistic, za, zb, h, keep[0]) - _pooled(statistic, za, zb, h, keep[1])
@@ -95,7 +169,83 @@ def permutation_deltas(
         per_a = [_pooled(statistic, za[s], zb[s], h[s], keep[0]) for s in range(a.shape[0])]
         per_b = [_pooled(statistic, za[s], zb[s], h[s], keep[1]) for s in range(a.shape[0])]
         diff = mean_of_defined(np.stack(per_a)) - mean_of_defined(np.stack(per_b))
-    return float(diff[0]), diff[1:]
+    return PermutationDeltas(float(diff[0]), diff[1:], exact)
+
+
+def permutation_deltas_wmt(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    statistic: str,
+    granularity: str = "segment",
+    grouping: str = "none",
+    n_permutations: int = 1000,
+    seed: int = 12345,
+) -> PermutationDeltas:
+    """Observed ``δ`` and permuted ``δ_p`` of WMT's permutation test ("perm-wmt"): mt-metrics-eval
+    ``PermutationSigDiff``, which swaps every (system, segment) score *independently* (``w1 =
+    np.random.binomial(1, 0.5, len(mscores1))`` over the flattened vector of present scores).
+
+    Standardisation, ``δ`` and the p-value convention as in :func:`permutation_deltas`; the units are the
+    (system, item) points of the ``(n_systems, n_items)`` grid (row-major), exact over every pattern of the present
+    points when there are at most 16 of them (:func:`swap_patterns`), else ``n_permutations`` seeded coin patterns
+    over the grid. The correlation of each permuted matrix is recomputed with ``grouping``. This ignores that the
+    scores of one segment are clustered (Deutsch et al. 2021 call it PERM-BOTH); :func:`permutation_deltas` swaps
+    whole segments. At the system level a unit is a system in both variants, so this *is*
+    :func:`permutation_deltas`.
+    """
+    if granularity == "system":
+        return permutation_deltas(metric_a, metric_b, human, statistic, granularity, grouping, n_permutations, seed)
+    a, b, h, ok = common_points(metric_a, metric_b, human, granularity)
+    grouping = grouping_used(granularity, grouping)
+    za, zb = standardise(a, ok), standardise(b, ok)
+    patterns = swap_patterns(ok.ravel(), n_permutations, seed)
+    swaps = np.vstack([np.zeros((1, ok.size), dtype=bool), patterns.swaps]).reshape(-1, *ok.shape)
+    chunk = max(1, (1 << 20) // max(ok.size, 1))
+    diff = np.concatenate(
+        [
+            _grid_correlations(np.where(s, zb, za), h, statistic, grouping)
+            - _grid_correlations(np.where(s, za, zb), h, statistic, grouping)
+            for s in (swaps[i : i + chunk] for i in range(0, len(swaps), chunk))
+        ]
+    )
+    return PermutationDeltas(float(diff[0]), diff[1:], patterns.exact)
+
+
+def deltas_of_test(
+    test: str,
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    statistic: str,
+    granularity: str = "segment",
+    grouping: str = "none",
+    n_permutations: int = 1000,
+    seed: int = 12345,
+) -> PermutationDeltas:
+    """The permutation test named ``test``: ``"perm-inputs"`` (:func:`permutation_deltas`, whole segments swapped)
+    or ``"perm-wmt"`` (:func:`permutation_deltas_wmt`, each (system, segment) score swapped alone)."""
+    check_choice("permutation test", test, PERMUTATION_TESTS)
+    run = permutation_deltas if test == "perm-inputs" else permutation_deltas_wmt
+    return run(metric_a, metric_b, human, statistic, granularity, grouping, n_permutations, seed)
+
+
+def _grid_correlations(x: np.ndarray, h: np.ndarray, statistic: str, grouping: str) -> np.ndarray:
+    """Segment-level correlation with ``h`` (``(n_systems, n_items)``) of every matrix of ``x`` (``(n_rows,
+    n_systems, n_items)``), NaN = absent: over all points (``none``) or the mean of the defined per-item / per-system
+    correlations."""
+    n_rows, n_sys, n_items = x.shape
+    if grouping == "none":
+        return weighted_correlations(x.reshape(n_rows, -1), h.ravel(), statistic)
+    if grouping == "item":
+        per_group = weighted_correlations(
+            x.transpose(0, 2, 1).reshape(-1, n_sys), np.tile(h.T, (n_rows, 1)), statistic
+        ).reshape(n_rows, n_items)
+    else:
+        per_group = weighted_correlations(x.reshape(-1, n_items), np.tile(h, (n_rows, 1)), statistic).reshape(
+            n_rows, n_sys
+        )
+    return mean_of_defined(per_group.T)
 
 
 def _pooled(
@@ -106,15 +256,26 @@ def _pooled(
     return weighted_correlations(np.concatenate([za, zb]), np.concatenate([h, h]), statistic, keep, cols)
 
 
-def permutation_p(observed: float, deltas: np.ndarray) -> float:
-    """One-sided permutation p-value of :func:`permutation_test` from ``(observed, deltas)``:
-    ``(#{δ_p ≥ δ − 1e-12} + 1) / (n_valid + 1)`` over the finite ``δ_p``; NaN if ``δ`` is not finite. For the
-    opposite direction ("b beats a") pass ``(-observed, -deltas)``."""
+def permutation_p(observed: float, deltas: np.ndarray, exact: bool = False) -> float:
+    """One-sided permutation p-value of :func:`permutation_test` from ``(observed, deltas, exact)``, over the finite
+    ``δ_p`` (``n_valid`` of them); NaN if ``δ`` is not finite:
+
+    * exact (``deltas`` are every swap pattern, the identity among them): ``#{δ_p ≥ δ − 1e-12} / n_valid`` — the
+      probability of a difference at least as large under the null, so ``p ≥ 1/2^n`` (Fisher 1935; Good 2005,
+      "Permutation, Parametric and Bootstrap Tests of Hypotheses", §3);
+    * Monte-Carlo (random patterns, the identity not among them): ``(#{δ_p ≥ δ − 1e-12} + 1) / (n_valid + 1)``, the
+      observed data counted as one more permutation (Phipson & Smyth 2010, "Permutation P-values Should Never Be
+      Zero"; mt-metrics-eval's ``PermutationSigDiff`` reports ``#{δ_p ≥ δ} / k`` instead).
+
+    For the opposite direction ("b beats a") pass ``(-observed, -deltas, exact)``."""
     if not np.isfinite(observed):
         return float("nan")
     d = np.asarray(deltas, dtype=np.float64)
     d = d[np.isfinite(d)]
-    return float((np.sum(d >= observed - TIE_EPS) + 1) / (d.size + 1))
+    hits = int(np.sum(d >= observed - TIE_EPS))
+    if exact:
+        return float(hits / d.size) if d.size else float("nan")
+    return float((hits + 1) / (d.size + 1))
 
 
 def permutation_test(
@@ -135,12 +296,16 @@ def permutation_test(
     together) at segment level (``granularity="segment"``, ``(n_systems, n_items)`` matrices, correlation
     :func:`korean_eval.metaeval.correlation.segment_correlation` with ``grouping``), per system at system level
     (``granularity="system"``, per-system vectors) — and swaps the two configurations' standardised scores on the
-    units that came up heads, giving ``δ_p``. Coins: :func:`permutation_coins`.
+    units that came up heads, giving ``δ_p``. This is Deutsch et al.'s PERM-INPUTS over whole units ("perm-inputs"
+    in the tables: the systems of an item are swapped together, respecting the clustering of scores by segment).
 
-    ``p = (#{p : δ_p ≥ δ} + 1) / (n_valid + 1)`` (one-sided; ``≥`` with a 1e-12 tolerance; permutations whose
-    correlation is undefined are dropped from count and ``n_valid``). NaN if ``δ`` is undefined. Computed by
-    :func:`permutation_deltas` and :func:`permutation_p`.
+    Exact when small: with ``n ≤ 16`` live units (units holding a common point) every one of the ``2^n`` swap
+    patterns is evaluated and ``p = #{patterns : δ_p ≥ δ} / 2^n`` (the identity is one of them, so ``p ≥ 1/2^n``:
+    with 4 systems at the system level no p below 1/16 = 0.0625 exists). Otherwise Monte-Carlo: ``n_permutations``
+    seeded coin patterns (:func:`permutation_coins`) and ``p = (#{p : δ_p ≥ δ} + 1) / (n_valid + 1)``. Both
+    one-sided, ``≥`` with a 1e-12 tolerance; patterns whose correlation is undefined are dropped from count and
+    ``n_valid`` (:func:`permutation_p`). NaN if ``δ`` is undefined. Computed by :func:`permutation_deltas`.
     """
-    return permutation_p(
-        *permutation_deltas(metric_a, metric_b, human, statistic, granularity, grouping, n_permutations, seed)
-    )
+    return permutation_deltas(
+        metric_a, metric_b, human, statistic, granularity, grouping, n_permutations, seed
+    ).p_value()

@@ -6,6 +6,8 @@ these loops (equal up to floating-point rounding).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from korean_eval.metaeval.correlation import (
@@ -15,7 +17,7 @@ from korean_eval.metaeval.correlation import (
     system_correlation,
 )
 from korean_eval.metaeval.pairwise import PairedBootstrap, paired_bootstrap_from_resamples
-from korean_eval.metaeval.permutation import permutation_coins, standardise
+from korean_eval.metaeval.permutation import PermutationDeltas, live_units, standardise, swap_patterns
 from korean_eval.metaeval.resampling import ScoresFromSums, check_indices, resample_counts
 
 
@@ -79,6 +81,13 @@ def resampled_system_correlations_from_scores(
     return np.array(values)
 
 
+def _correlation_difference(
+    x: np.ndarray, y: np.ndarray, h: np.ndarray, statistic: str, granularity: str, grouping: str
+) -> float:
+    """``correlation(x, h) − correlation(y, h)`` with the given statistic, granularity and grouping."""
+    return correlation(x, h, statistic, granularity, grouping)[0] - correlation(y, h, statistic, granularity, grouping)[0]
+
+
 def permutation_deltas_loop(
     metric_a: np.ndarray,
     metric_b: np.ndarray,
@@ -88,21 +97,69 @@ def permutation_deltas_loop(
     grouping: str,
     n_permutations: int,
     seed: int,
-) -> tuple[float, np.ndarray]:
+) -> PermutationDeltas:
     """Observed ``r(z_a, H) − r(z_b, H)`` and the permuted differences of the paired permutation test, one
-    permutation at a time: the swap pattern ``p`` (:func:`korean_eval.metaeval.permutation.permutation_coins`, one
-    coin per item column at segment level, per system at system level) exchanges the two standardised
-    configurations on the units that came up heads, and both correlations are recomputed."""
+    permutation at a time: the swap pattern ``p`` (:func:`korean_eval.metaeval.permutation.swap_patterns`, one unit
+    per item column at segment level, per system at system level) exchanges the two standardised configurations on
+    the units it swaps, and both correlations are recomputed."""
     a, b, h, ok = common_points(metric_a, metric_b, human, granularity)
     za, zb = standardise(a, ok), standardise(b, ok)
 
     def delta(x: np.ndarray, y: np.ndarray) -> float:
-        r_x = correlation(x, h, statistic, granularity, grouping)[0]
-        return r_x - correlation(y, h, statistic, granularity, grouping)[0]
+        return _correlation_difference(x, y, h, statistic, granularity, grouping)
 
-    flips = permutation_coins(seed, n_permutations, a.shape[-1])
-    deltas = np.array([delta(np.where(swap, zb, za), np.where(swap, za, zb)) for swap in flips])
-    return delta(za, zb), deltas
+    patterns = swap_patterns(live_units(ok), n_permutations, seed)
+    deltas = np.array([delta(np.where(swap, zb, za), np.where(swap, za, zb)) for swap in patterns.swaps])
+    return PermutationDeltas(delta(za, zb), deltas, patterns.exact)
+
+
+def permutation_deltas_wmt_loop(
+    metric_a: np.ndarray,
+    metric_b: np.ndarray,
+    human: np.ndarray,
+    statistic: str,
+    grouping: str,
+    n_permutations: int,
+    seed: int,
+) -> PermutationDeltas:
+    """WMT's permutation test at the segment level ("perm-wmt"), one permutation at a time: pattern ``p``
+    (:func:`korean_eval.metaeval.permutation.swap_patterns` over the flattened (system, item) grid) exchanges the two
+    standardised configurations on every *point* it swaps, and both segment-level correlations are recomputed."""
+    a, b, h, ok = common_points(metric_a, metric_b, human, "segment")
+    za, zb = standardise(a, ok), standardise(b, ok)
+    patterns = swap_patterns(ok.ravel(), n_permutations, seed)
+    deltas = []
+    for swap in patterns.swaps:
+        grid = swap.reshape(ok.shape)
+        deltas.append(
+            _correlation_difference(np.where(grid, zb, za), np.where(grid, za, zb), h, statistic, "segment", grouping)
+        )
+    observed = _correlation_difference(za, zb, h, statistic, "segment", grouping)
+    return PermutationDeltas(observed, np.array(deltas), patterns.exact)
+
+
+def exact_permutation_p_loop(
+    metric_a: np.ndarray, metric_b: np.ndarray, human: np.ndarray, statistic: str, granularity: str, grouping: str
+) -> float:
+    """The exact one-sided permutation p by brute force: ``itertools.product`` over every swap pattern of the live
+    units (units with a common point), ``p = #{δ_p ≥ δ − 1e-12} / #{patterns with δ_p defined}``."""
+    a, b, h, ok = common_points(metric_a, metric_b, human, granularity)
+    za, zb = standardise(a, ok), standardise(b, ok)
+    live = np.flatnonzero(live_units(ok))
+
+    def delta(x: np.ndarray, y: np.ndarray) -> float:
+        return _correlation_difference(x, y, h, statistic, granularity, grouping)
+
+    observed = delta(za, zb)
+    hits = valid = 0
+    for pattern in itertools.product((False, True), repeat=live.size):
+        swap = np.zeros(za.shape[-1], dtype=bool)
+        swap[live] = pattern
+        d = delta(np.where(swap, zb, za), np.where(swap, za, zb))
+        if np.isfinite(d):
+            valid += 1
+            hits += d >= observed - 1e-12
+    return hits / valid if np.isfinite(observed) and valid else float("nan")
 
 
 def paired_bootstrap_metric(

@@ -20,14 +20,18 @@ from korean_eval.metaeval.comparisons import PairCorrelations, pair_correlations
 from korean_eval.metaeval.configs import comparison_data, display_label, has_human, selected_configs
 from korean_eval.metaeval.correlation import correlation
 from korean_eval.metaeval.names import (
+    PERMUTATION_TESTS,
+    SIGNIFICANCE_TESTS,
+    WILLIAMS_DF_OFFSET,
     Config,
     check_choice,
     config_name,
+    default_tests,
     direction_sign,
     grouping_used,
     is_grouped,
 )
-from korean_eval.metaeval.permutation import permutation_deltas, permutation_p
+from korean_eval.metaeval.permutation import PermutationDeltas, deltas_of_test
 from korean_eval.metaeval.threads import map_threads
 from korean_eval.results import Results
 
@@ -39,6 +43,7 @@ SIGNIFICANCE_COLUMNS = [
     "test",
     "statistic",
     "p_value",
+    "method",
     "r_a",
     "r_b",
     "n",
@@ -47,18 +52,16 @@ SIGNIFICANCE_COLUMNS = [
     "sign",
 ]
 CLUSTER_COLUMNS = ["config", "label", "level", "metric", "value", "sign", "correlation", "cluster"]
-TESTS = ("williams", "williams_n2", "permutation")
-_WILLIAMS_DF_OFFSET = {"williams": 3, "williams_n2": 2}
 
 Key = tuple[str, str]
 
 
 class _PairTests(NamedTuple):
     """What one unordered pair (x, y) of configurations needs for both ordered rows: the correlations on the common
-    points and the permutation p-values (x beats y, y beats x) when requested."""
+    points and, per requested permutation test, its deltas for (x, y)."""
 
     correlations: PairCorrelations
-    permutation: tuple[float, float] | None
+    permutation: dict[str, PermutationDeltas]
 
 
 def _fmt_sign(sign: float) -> str:
@@ -72,7 +75,7 @@ def significance_table(
     grouping: str = "none",
     n_permutations: int = 1000,
     seed: int = 12345,
-    tests: Sequence[str] = ("williams", "permutation"),
+    tests: Sequence[str] | None = None,
     configs: Iterable[Config] | None = None,
     jobs: int | None = 1,
 ) -> pd.DataFrame:
@@ -86,12 +89,27 @@ def significance_table(
     system level: systems — each configuration's reported system scores against the systems' mean human scores;
     :func:`korean_eval.metaeval.comparisons.pair_correlations`).
 
-    Tests: ``"williams"`` (Williams 1959, df n−3, :func:`korean_eval.metaeval.comparisons.williams_test`; also
-    ``"williams_n2"``, df n−2) — ungrouped correlations only, NaN for ``item``/``system``-grouped segment
-    correlations; an approximation for Spearman/Kendall — and ``"permutation"`` (Deutsch et al. 2021 paired
-    permutation test, :func:`korean_eval.metaeval.permutation.permutation_deltas`, ``n_permutations`` seeded coin
-    flips per item, or per system at system level; computed once per unordered pair, the reverse direction from the
-    same draws, which equals running the test on (b, a) with the same seed).
+    Tests (:data:`korean_eval.metaeval.names.SIGNIFICANCE_TESTS`; default
+    :func:`korean_eval.metaeval.names.default_tests`: ``perm-inputs`` at the segment level, ``williams`` and
+    ``perm-inputs`` at the system level):
+
+    * ``"williams"`` (Williams 1959, df n−3, :func:`korean_eval.metaeval.comparisons.williams_test`; also
+      ``"williams_n2"``, df n−2) — ungrouped correlations only, NaN for ``item``/``system``-grouped segment
+      correlations; an approximation for Spearman/Kendall. It treats the points as independent; at the segment level
+      they are clustered by segment, so its p-values are too small there;
+    * ``"perm-inputs"`` (Deutsch et al. 2021 paired permutation test, whole units swapped: an item with all its
+      systems at the segment level, a system at the system level;
+      :func:`korean_eval.metaeval.permutation.permutation_deltas`);
+    * ``"perm-wmt"`` (WMT's variant, mt-metrics-eval ``PermutationSigDiff``: each (system, segment) score swapped
+      alone; :func:`korean_eval.metaeval.permutation.permutation_deltas_wmt`; the same as ``perm-inputs`` at the
+      system level).
+
+    A permutation test is exact (every swap pattern) when there are at most 16 units, Monte-Carlo with
+    ``n_permutations`` seeded patterns otherwise; it is computed once per unordered pair, the reverse direction from
+    the same patterns, which equals running the test on (b, a) with the same seed. ``method`` says how each p was
+    computed: ``"exact, 16 patterns"`` / ``"Monte-Carlo, 1000 permutations"``
+    (:func:`korean_eval.metaeval.permutation.permutation_method`) or ``"Student t, df = n − 3; assumes independent
+    points"`` (Williams).
 
     ``configs``: a subset (``"level/metric"`` names or tuples; default all). Rows are ordered by config_a, config_b
     (configuration order), then test. Empty (with the columns) without human scores. Cost of the segment-level
@@ -100,8 +118,9 @@ def significance_table(
     system level is negligible. ``jobs``: worker threads (1 by default).
     """
     grouping = grouping_used(granularity, grouping)
+    tests = default_tests(granularity) if tests is None else tuple(tests)
     for test in tests:
-        check_choice("test", test, TESTS)
+        check_choice("test", test, SIGNIFICANCE_TESTS)
     keys = selected_configs(results, configs)
     if not has_human(results) or len(keys) < 2:
         return pd.DataFrame(columns=SIGNIFICANCE_COLUMNS)
@@ -110,10 +129,11 @@ def significance_table(
 
     def one_pair(pair: tuple[Key, Key]) -> _PairTests:
         a, b = data[pair[0]][0], data[pair[1]][0]
-        perm = None
-        if "permutation" in tests:
-            obs, deltas = permutation_deltas(a, b, human, statistic, granularity, grouping, n_permutations, seed)
-            perm = (permutation_p(obs, deltas), permutation_p(-obs, -deltas))
+        perm = {
+            test: deltas_of_test(test, a, b, human, statistic, granularity, grouping, n_permutations, seed)
+            for test in tests
+            if test in PERMUTATION_TESTS
+        }
         return _PairTests(pair_correlations(a, b, human, statistic, granularity, grouping), perm)
 
     pairs = list(combinations(keys, 2))
@@ -144,10 +164,12 @@ def _ordered_rows(
     r_a, r_b = (r_x, r_y) if forward else (r_y, r_x)
     rows = []
     for test in tests:
-        if test == "permutation":
-            p = res.permutation[0 if forward else 1]
+        if test in PERMUTATION_TESTS:
+            deltas = res.permutation[test] if forward else res.permutation[test].reversed()
+            p, method = deltas.p_value(), deltas.method
         else:
-            p = float("nan") if grouped else williams_test(r_a, r_b, r_xy, n, _WILLIAMS_DF_OFFSET[test])
+            p = float("nan") if grouped else williams_test(r_a, r_b, r_xy, n, WILLIAMS_DF_OFFSET[test])
+            method = f"Student t, df = n − {WILLIAMS_DF_OFFSET[test]}; assumes independent points"
         rows.append(
             {
                 **common,
@@ -155,6 +177,7 @@ def _ordered_rows(
                 "config_b": config_name(*y),
                 "test": test,
                 "p_value": p,
+                "method": method,
                 "r_a": r_a,
                 "r_b": r_b,
                 "n": n,
@@ -198,7 +221,7 @@ def rank_clusters_table(
     statistic: str = "pearson",
     granularity: str = "segment",
     grouping: str = "none",
-    test: str = "permutation",
+    test: str = "perm-inputs",
     alpha: float = 0.05,
     n_permutations: int = 1000,
     seed: int = 12345,
@@ -210,12 +233,12 @@ def rank_clusters_table(
     Configurations are sorted by ``correlation`` = ``sign · value`` (their agreement with the humans: ``value`` is
     the raw correlation of ``results.correlations``, ``sign`` −1 for error-rate metrics), best first; walking down,
     a configuration opens a new cluster when some member of the current cluster beats it with ``p < alpha`` under
-    ``test`` (``"permutation"`` by default, valid for every statistic and grouping; ``"williams"`` applies to
+    ``test`` (``"perm-inputs"`` by default, valid for every statistic and grouping; ``"williams"`` applies to
     ungrouped correlations only — with NaN p-values everything stays in one cluster). p-values come from ``table``
     (a :func:`significance_table` of the same statistic, granularity and grouping) or are computed. Columns
     ``config, label, level, metric, value, sign, correlation, cluster`` (1 = best).
     """
-    check_choice("test", test, TESTS)
+    check_choice("test", test, SIGNIFICANCE_TESTS)
     grouping = grouping_used(granularity, grouping)
     keys = selected_configs(results, configs)
     if not keys:

@@ -164,8 +164,8 @@ def _config_pairs(
 def pairwise_accuracy_table(results: Results, configs: Iterable[Config] | None = None) -> pd.DataFrame:
     """Pairwise (system-ranking) accuracy of every configuration (Kocmi et al. 2021,
     :func:`korean_eval.metaeval.pairwise.pairwise_accuracy`): the fraction of system pairs the metric orders as the
-    humans' mean scores do (ties count as disagreement; error-rate metrics: lower is better). ``n_pairs`` = pairs of
-    systems with both a metric and a human score. Columns ``level, metric, higher_is_better, pairwise_accuracy,
+    humans' mean scores do (a pair both sides tie agrees, a pair one side ties disagrees; error-rate metrics: lower
+    is better). ``n_pairs`` = pairs of systems with both a metric and a human score. Columns ``level, metric, higher_is_better, pairwise_accuracy,
     n_pairs``."""
     human = system_means(results.human_matrix)
     rows = []

@@ -24,7 +24,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from korean_eval.metaeval.correlation import segment_correlation, system_correlation, system_means
+from korean_eval.metaeval.correlation import (
+    CorrelationResult,
+    segment_correlation,
+    system_correlation,
+    system_means,
+)
 from korean_eval.metaeval.names import direction_sign, grouping_used
 from korean_eval.metaeval.pairwise import pairwise_accuracy
 from korean_eval.metaeval.soft_pairwise import HumanPairwise, spa_of_segment_scores
@@ -40,6 +45,8 @@ CORRELATION_COLUMNS = [
     "ci_low",
     "ci_high",
     "n",
+    "n_groups",
+    "n_undefined",
     "epsilon",
 ]
 #: Statistics of agreement on pairs (not correlations; no bootstrap interval): ``acc_eq`` at segment level
@@ -82,16 +89,18 @@ def correlation_rows(
     sys_metric: np.ndarray,
     statistics: Sequence[str],
     groupings: Sequence[str],
+    replace_nans_with_zeros: bool = False,
 ) -> list[dict]:
-    """Correlation rows (segment level for each grouping, system level) for one level × metric."""
+    """Correlation rows (segment level for each grouping, system level) for one level × metric; ``n_groups`` /
+    ``n_undefined`` count the groups and the undefined ones
+    (:class:`korean_eval.metaeval.correlation.CorrelationResult`), which ``replace_nans_with_zeros`` counts as 0."""
     rows: list[dict] = []
     human_sys = system_means(human_mat)
     for statistic in statistics:
         for grouping in groupings:
-            value, n = segment_correlation(seg_metric, human_mat, statistic, grouping)
-            rows.append(_row("segment", grouping, level, metric, statistic, value, n))
-        value, n = system_correlation(sys_metric, human_sys, statistic)
-        rows.append(_row("system", "none", level, metric, statistic, value, n))
+            result = segment_correlation(seg_metric, human_mat, statistic, grouping, replace_nans_with_zeros)
+            rows.append(_row("segment", grouping, level, metric, statistic, result))
+        rows.append(_row("system", "none", level, metric, statistic, system_correlation(sys_metric, human_sys, statistic)))
     return rows
 
 
@@ -118,19 +127,21 @@ def pairwise_rows(
         except ValueError:  # too many pairs for the 'none' search
             result = TieCalibratedAccuracy(np.nan, np.nan, np.nan, 0, 0)
         n = result.n_groups if grouping == "item" else int((np.isfinite(signed) & np.isfinite(human_mat)).sum())
-        rows.append(_row("segment", grouping, level, metric, "acc_eq", result.accuracy, n, result.epsilon))
+        found = CorrelationResult(result.accuracy, n, result.n_groups, 0)
+        rows.append(_row("segment", grouping, level, metric, "acc_eq", found, result.epsilon))
     human_sys = system_means(human_mat)
     both = np.isfinite(sys_metric) & np.isfinite(human_sys)
     accuracy = pairwise_accuracy(sys_metric, human_sys, higher_is_better) if both.sum() >= 2 else np.nan
-    rows.append(_row("system", "none", level, metric, "pairwise_accuracy", accuracy, int(both.sum())))
+    found = CorrelationResult(accuracy, int(both.sum()), 1, 0)
+    rows.append(_row("system", "none", level, metric, "pairwise_accuracy", found))
     if humans is not None:
         spa, n_items = spa_of_segment_scores(seg_metric, humans, human_mat, higher_is_better)
-        rows.append(_row("system", "none", level, metric, "spa", spa, n_items))
+        rows.append(_row("system", "none", level, metric, "spa", CorrelationResult(spa, n_items, 1, 0)))
     return rows
 
 
 def _row(
-    granularity: str, grouping: str, level: str, metric: str, statistic: str, value: float, n: int,
+    granularity: str, grouping: str, level: str, metric: str, statistic: str, result: CorrelationResult,
     epsilon: float = np.nan,
 ) -> dict:
     return {
@@ -139,10 +150,12 @@ def _row(
         "level": level,
         "metric": metric,
         "statistic": statistic,
-        "value": value,
+        "value": result.value,
         "ci_low": np.nan,
         "ci_high": np.nan,
-        "n": n,
+        "n": result.n,
+        "n_groups": result.n_groups,
+        "n_undefined": result.n_undefined,
         "epsilon": epsilon,
     }
 
