@@ -250,14 +250,9 @@ with st.expander("Overview grid and numbers"):
             else:
                 chart(charts.correlation_heatmap(view, gran, views.system_statistic(s.statistic) if gran == "system" else s.statistic), f"correlation-grid-{gran}")
     st.dataframe(
-        view[["granularity", "grouping", "level", "family", "metric_label", "statistic", "value", "ci_low", "ci_high", "n", "signature"]],
+        views.numbers_table(view),
         hide_index=True,
-        column_config={
-            "metric_label": "metric",
-            "value": st.column_config.NumberColumn("correlation", format="%.4f"),
-            "ci_low": st.column_config.NumberColumn(format="%.4f"),
-            "ci_high": st.column_config.NumberColumn(format="%.4f"),
-        },
+        column_config={"value": st.column_config.NumberColumn(format="%.4f")},
     )
 for note in res.notes:
     st.caption(md_escape(note))

@@ -148,10 +148,8 @@ def test_correlation_rows_carry_the_counts() -> None:
     metric = np.array([[5.0, 1.0, 1.0], [5.0, 2.0, 2.0], [5.0, 3.0, 3.0]])
     human = np.array([[1.0, 7.0, 1.0], [2.0, 7.0, 2.0], [3.0, 7.0, 3.0]])
     rows = tidy.correlation_rows("char", "m", metric, human, metric.mean(axis=1), ("pearson",), ("none", "item"))
-    assert list(rows[0]) == tidy.CORRELATION_COLUMNS[: len(rows[0])] and tidy.CORRELATION_COLUMNS[-2:] == [
-        "n_groups",
-        "n_undefined",
-    ]
+    assert list(rows[0]) == tidy.CORRELATION_COLUMNS
+    assert tidy.CORRELATION_COLUMNS[-3:] == ["n_groups", "n_undefined", "epsilon"]
     item = rows[1]
     assert (item["grouping"], item["n"], item["n_groups"], item["n_undefined"]) == ("item", 9, 3, 2)
     assert item["value"] == pytest.approx(1.0)

@@ -139,6 +139,27 @@ def correlation_view(
     return df.sort_values(["granularity", "_m", "_l"]).drop(columns=["_m", "_l"]).reset_index(drop=True)
 
 
+def ci_text(low: float, high: float, statistic: str) -> str:
+    """A confidence interval as text: ``[low, high]``; never a blank or "None" — "n/a" says why there is none."""
+    if np.isfinite(low) and np.isfinite(high):
+        return f"[{low:.4f}, {high:.4f}]"
+    if statistic not in STATISTICS:
+        return "n/a (an accuracy: not bootstrapped)"
+    return "n/a (intervals off, or undefined)"
+
+
+def numbers_table(view: pd.DataFrame) -> pd.DataFrame:
+    """The numbers behind the charts, one row per configuration and granularity, CIs as text (:func:`ci_text`)."""
+    out = view[["granularity", "grouping", "level", "family", "metric_label", "statistic", "value"]].copy()
+    out = out.rename(columns={"metric_label": "metric"})
+    out["95% CI"] = [ci_text(lo, hi, st) for lo, hi, st in zip(view["ci_low"], view["ci_high"], view["statistic"], strict=True)]
+    out["n"] = view["n"]
+    if "epsilon" in view:
+        out["ε (acc_eq)"] = [f"{e:.4g}" if np.isfinite(e) else "" for e in view["epsilon"]]
+    out["signature"] = view["signature"]
+    return out
+
+
 def headline(view: pd.DataFrame) -> dict[str, dict[str, object]]:
     """The numbers worth a glance: best configuration per granularity and the metric whose agreement moves most
     between levels (segment level). Values are the plotted (agreement-signed) correlations."""
