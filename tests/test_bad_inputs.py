@@ -19,6 +19,7 @@ import pytest
 from korean_eval.columns import ColumnMap
 from korean_eval.config import EvalConfig
 from korean_eval.data import evalset_from_texts
+from korean_eval.metaeval.names import STATISTICS
 from korean_eval.pipeline import evaluate
 from korean_eval.table_inputs import attach_given_scores, attach_human, evalset_from_table
 from korean_eval.textio import InputError
@@ -190,15 +191,22 @@ def test_21_constant_human_scores_make_correlation_undefined():
     attach_human(ev, human_csv([(s, i, 50) for s in "ABC" for i in range(4)]), "human.csv")
     assert any("all human scores are equal" in n for n in ev.report.notes)
     corr = handled(ev).correlations
-    assert corr["value"].isna().all()
+    correlations = corr["statistic"].isin(STATISTICS)
+    assert corr.loc[correlations, "value"].isna().all()
+    # the pairwise statistics stay defined: every pair is a human tie (acc_eq ties them all with a large enough ε)
+    acc = corr[(corr["statistic"] == "acc_eq") & (corr["grouping"] == "item")]
+    assert (acc["value"] == 1.0).all()
 
 
 def test_22_fewer_than_three_systems_for_system_level():
     ev = build(systems={"A.txt": text(HYP_A), "C.txt": text(HYP_C)})
     attach_human(ev, human_csv([r for r in GOOD_HUMAN if r[0] in "AC"]), "human.csv")
     corr = handled(ev).correlations
-    assert corr[corr.granularity == "system"]["value"].isna().all()
-    assert corr[corr.granularity == "segment"]["value"].notna().any()
+    correlations = corr[corr["statistic"].isin(STATISTICS)]
+    assert correlations[correlations.granularity == "system"]["value"].isna().all()
+    assert correlations[correlations.granularity == "segment"]["value"].notna().any()
+    # one pair of systems: its pairwise accuracy is defined (0 or 1)
+    assert corr[corr["statistic"] == "pairwise_accuracy"]["value"].isin([0.0, 1.0]).all()
 
 
 # --- files that are not what they claim ----------------------------------------------------------------------------
