@@ -131,12 +131,8 @@ else:
             column_config={
                 "metric Δ (a − b)": number(format="%+.2f"),
                 "metric p": number(format="%.4f"),
-                "metric CI low": number(format="%.2f"),
-                "metric CI high": number(format="%.2f"),
                 "human Δ (a − b)": number(format="%+.3f"),
                 "human p": number(format="%.4f"),
-                "human CI low": number(format="%.3f"),
-                "human CI high": number(format="%.3f"),
             },
         )
         note = "" if res.higher_is_better(metric) else (

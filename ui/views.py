@@ -450,11 +450,19 @@ def cluster_table(results: Results, clusters: pd.DataFrame, statistic: str) -> p
     )
 
 
+def _interval_texts(low: pd.Series, high: pd.Series, digits: int, missing: str = "n/a") -> list[str]:
+    """Intervals as ``[low, high]`` text; ``missing`` (never a blank or "None") where there is none."""
+    return [
+        f"[{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo) and np.isfinite(hi) else missing
+        for lo, hi in zip(low.astype(float), high.astype(float), strict=True)
+    ]
+
+
 def pair_table(pairs: pd.DataFrame) -> pd.DataFrame:
     """``system_pairs_table`` rows → the displayed table (one row per level × system pair)."""
     cols = [
         "level", "system a", "system b", "label", "metric prefers", "humans prefer", "metric Δ (a − b)", "metric p",
-        "metric CI low", "metric CI high", "human Δ (a − b)", "human p", "human CI low", "human CI high",
+        "metric 95% CI", "human Δ (a − b)", "human p", "human 95% CI",
     ]
     if pairs.empty:
         return pd.DataFrame(columns=cols)
@@ -466,13 +474,11 @@ def pair_table(pairs: pd.DataFrame) -> pd.DataFrame:
             "metric prefers": pairs["metric_better"],
             "metric Δ (a − b)": pairs["metric_diff"].astype(float),
             "metric p": pairs["metric_p"].astype(float),
-            "metric CI low": pairs["metric_ci_low"].astype(float),
-            "metric CI high": pairs["metric_ci_high"].astype(float),
+            "metric 95% CI": _interval_texts(pairs["metric_ci_low"], pairs["metric_ci_high"], 2),
             "humans prefer": pairs["human_better"],
             "human Δ (a − b)": pairs["human_diff"].astype(float),
             "human p": pairs["human_p"].astype(float),
-            "human CI low": pairs["human_ci_low"].astype(float),
-            "human CI high": pairs["human_ci_high"].astype(float),
+            "human 95% CI": _interval_texts(pairs["human_ci_low"], pairs["human_ci_high"], 3, "n/a (rank-sum test)"),
             "label": pairs["label"].replace("", "undefined"),
         }
     )
