@@ -5,6 +5,7 @@ import streamlit as st
 from korean_eval.metaeval import names as vocab
 from korean_eval.metaeval.compare import compare_two
 from ui import charts, state, views
+from ui import significance_views as sig_views
 from ui.widgets import chart, human_note, md_escape
 
 state.enter_page("pages/correlations.py")
@@ -145,8 +146,8 @@ sig_on = g1.toggle(
 sig_gran = g2.radio("Level", list(vocab.GRANULARITIES), key="sig_gran", persist_state="session", horizontal=True)
 sig_test = g3.radio(
     "Test",
-    list(views.SIGNIFICANCE_TESTS),
-    format_func=views.SIGNIFICANCE_TESTS.get,
+    list(sig_views.SIGNIFICANCE_TESTS),
+    format_func=sig_views.SIGNIFICANCE_TESTS.get,
     key="sig_test",
     persist_state="session",
     horizontal=True,
@@ -171,8 +172,8 @@ elif sig_on:
     if table.empty or clusters.empty:
         st.info("No significance can be computed for these data (no human scores or fewer than two configurations).")
     else:
-        matrix = views.significance_pivot(table, clusters, sig_test)
-        labels = [views.config_display(res, c) for c in clusters["config"]]
+        matrix = sig_views.significance_pivot(table, clusters, sig_test)
+        labels = [sig_views.config_display(res, c) for c in clusters["config"]]
         gran_text = f"segment level, grouping {grouping_used}" if sig_gran == "segment" else "system level"
         h1, h2 = st.columns([5, 2], gap="medium")
         with h1:
@@ -191,7 +192,7 @@ elif sig_on:
         with h2:
             st.markdown("**Rank clusters**")
             st.dataframe(
-                views.cluster_table(res, clusters, s.statistic),
+                sig_views.cluster_table(res, clusters, s.statistic),
                 hide_index=True,
                 height=min(35 * (len(clusters) + 1) + 3, 160 + 26 * len(clusters)),
                 column_config={
@@ -206,7 +207,7 @@ elif sig_on:
             )
         n_pts = int(table["n"].max()) if len(table) else 0
         st.caption(
-            f"{views.SIGNIFICANCE_TESTS[sig_test]}"
+            f"{sig_views.SIGNIFICANCE_TESTS[sig_test]}"
             + f", {table['method'].iloc[0]}" + (f", seed {state.SEED}" if sig_test != "williams" else "")
             + f"; {n_pts:,} {'(system, segment) pairs' if sig_gran == 'segment' else 'systems'} per comparison; "
             f"clusters at α = {state.ALPHA:g}. The full table (every ordered pair, r of each side, n) is on the "

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import charts, state, views
+from ui import significance_views as sig_views
 from ui.widgets import chart, human_note, md_escape
 
 state.enter_page("pages/scores.py")
@@ -67,8 +68,8 @@ else:
 
     human_test = st.radio(
         "Human-side test",
-        list(views.HUMAN_TESTS),
-        format_func=views.HUMAN_TESTS.get,
+        list(sig_views.HUMAN_TESTS),
+        format_func=sig_views.HUMAN_TESTS.get,
         key="pair_human_test",
         persist_state="session",
         horizontal=True,
@@ -90,9 +91,9 @@ else:
     )
 
     st.markdown(f"**Ranking view: human order and {md_escape(label)}'s order at each level**")
-    text, between = views.ranking_table(state.ranking_view(ctx, metric, human_test))
+    text, between = sig_views.ranking_table(state.ranking_view(ctx, metric, human_test))
     st.dataframe(
-        text.style.apply(lambda _: between.map(views.label_css), axis=None),
+        text.style.apply(lambda _: between.map(sig_views.label_css), axis=None),
         width="stretch",
     )
     st.caption(
@@ -103,29 +104,29 @@ else:
     st.subheader(f"System pairs: does {md_escape(label)} order them as the humans do?")
     st.markdown(
         "  \n".join(
-            f":{views.PAIR_BADGES[name]}-background[{name}] {why}" for name, (_css, why) in views.PAIR_LABELS.items()
+            f":{sig_views.PAIR_BADGES[name]}-background[{name}] {why}" for name, (_css, why) in sig_views.PAIR_LABELS.items()
         )
     )
-    counts = views.label_counts(pairs)
+    counts = sig_views.label_counts(pairs)
     if pairs.empty:
         st.info("No system pair can be tested (fewer than two systems or no segments).")
     else:
         st.dataframe(
-            counts.style.apply(lambda col: [views.label_css(col.name)] * len(col), subset=list(views.PAIR_LABELS)),
+            counts.style.apply(lambda col: [sig_views.label_css(col.name)] * len(col), subset=list(sig_views.PAIR_LABELS)),
             hide_index=True,
         )
         show = st.pills(
             "Show pairs labelled",
-            list(views.PAIR_LABELS),
+            list(sig_views.PAIR_LABELS),
             selection_mode="multi",
-            default=list(views.PAIR_LABELS),
+            default=list(sig_views.PAIR_LABELS),
             key="pair_labels",
         )
-        table = views.pair_table(pairs)
+        table = sig_views.pair_table(pairs)
         table = table[table["label"].isin(list(show or []) + ["undefined"])]
         number = st.column_config.NumberColumn
         st.dataframe(
-            table.style.map(views.label_css, subset=["label"]),
+            table.style.map(sig_views.label_css, subset=["label"]),
             hide_index=True,
             width="stretch",
             column_config={
@@ -144,7 +145,7 @@ else:
         )
 
     st.subheader("Pairwise accuracy")
-    accuracy = views.accuracy_view(state.pairwise_accuracy(ctx), res)
+    accuracy = sig_views.accuracy_view(state.pairwise_accuracy(ctx), res)
     chart(charts.accuracy_bars(accuracy), "pairwise-accuracy")
     st.caption(
         "Pairwise (system-ranking) accuracy, Kocmi et al. 2021: the share of system pairs a configuration orders as "

@@ -61,6 +61,25 @@ def _epsilons(df: pd.DataFrame) -> np.ndarray:
     return df["epsilon"].to_numpy(float) if "epsilon" in df else np.full(len(df), np.nan)
 
 
+def _bar_hover_data(sub: pd.DataFrame) -> np.ndarray:
+    """Hover columns of correlation bars: metric, level, n, value, signature, and the CI / ε line."""
+    extra = [
+        (f"<br>95% CI [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) and np.isfinite(hi) else "")
+        + (f"<br>metric ties when |Δ| ≤ ε = {eps:.4g}" if np.isfinite(eps) else "")
+        for lo, hi, eps in zip(sub["ci_low"], sub["ci_high"], _epsilons(sub), strict=True)
+    ]
+    return np.column_stack(
+        [
+            [esc(m) for m in sub["metric_label"]],
+            sub["level"],
+            sub["n"].astype(int),
+            sub["value"].map(lambda v: f"{v:.3f}" if np.isfinite(v) else "undefined"),
+            [esc(s) for s in sub["signature"]],
+            extra,
+        ]
+    )
+
+
 def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, grouping_note: str = "") -> go.Figure:
     """Bars of the correlation with humans per metric × token level (one granularity), coloured by family.
 
@@ -77,20 +96,7 @@ def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, group
         sub = df[mask]
         y = sub["shown"].to_numpy(float)
         has_ci = np.isfinite(sub["shown_low"].to_numpy(float)).any()
-        custom = np.column_stack(
-            [
-                [esc(m) for m in sub["metric_label"]],
-                sub["level"],
-                sub["n"].astype(int),
-                sub["value"].map(lambda v: f"{v:.3f}" if np.isfinite(v) else "undefined"),
-                [esc(s) for s in sub["signature"]],
-                [
-                    (f"<br>95% CI [{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) and np.isfinite(hi) else "")
-                    + (f"<br>metric ties when |Δ| ≤ ε = {eps:.4g}" if np.isfinite(eps) else "")
-                    for lo, hi, eps in zip(sub["ci_low"], sub["ci_high"], _epsilons(sub), strict=True)
-                ],
-            ]
-        )
+        custom = _bar_hover_data(sub)
         fig.add_bar(
             name=FAMILY_LABELS.get(family, family),
             x=[[o for o, k in zip(outer, mask, strict=True) if k], [i for i, k in zip(inner, mask, strict=True) if k]],
@@ -376,7 +382,7 @@ def significance_heatmap(
 def accuracy_bars(df: pd.DataFrame) -> go.Figure:
     """Pairwise accuracy per metric (outer axis) × level (inner axis), coloured by token family.
 
-    ``df`` is :func:`ui.views.accuracy_view` (``metric_label, level, family, pairwise_accuracy, n_pairs``).
+    ``df`` is :func:`ui.significance_views.accuracy_view` (``metric_label, level, family, pairwise_accuracy, n_pairs``).
     """
     fig = go.Figure()
     for family in [f for f in FAMILY_COLORS if f in set(df["family"])]:
