@@ -22,6 +22,14 @@ from pathlib import Path
 import pandas as pd
 
 from korean_eval.cache import ENV_VAR, open_cache
+from korean_eval.cli_checks import (
+    check_input_files,
+    check_names,
+    check_option_combinations,
+    check_run_numbers,
+    sys_dir_files,
+    system_spec_path,
+)
 from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command
 from korean_eval.columns import ColumnMap
 from korean_eval.config import EvalConfig
@@ -41,7 +49,7 @@ from korean_eval.table_inputs import (
 )
 from korean_eval.tables import read_table
 from korean_eval.textio import read_input_file
-from korean_eval.tokenizers import available_levels, level_table
+from korean_eval.tokenizers import LEVEL_NAMES, available_levels, level_table
 
 SACREBLEU_METRICS = tuple(m for m in METRIC_NAMES if metric_group(m) == "sacrebleu")
 CLUSTER_FILE_COLUMNS = ["granularity", "statistic", "level", "metric", "value", "correlation", "cluster"]
@@ -102,16 +110,14 @@ def build_evalset(args: argparse.Namespace) -> EvalSet:
         systems: list[tuple[str, bytes]] = []
         names: list[str] = []
         for spec in args.sys or []:
-            name, sep, path = spec.partition("=")
-            if not sep:
-                name, path = Path(spec).stem, spec
-            systems.append(read_input_file(path, "system"))
-            names.append(name)
+            name, sep, _ = spec.partition("=")
+            systems.append(read_input_file(system_spec_path(spec), "system"))
+            names.append(name if sep else Path(spec).stem)
         if args.sys_dir:
-            directory = Path(args.sys_dir)
-            if not directory.is_dir():
-                raise InputError(args.sys_dir, "system directory not found")
-            for p in sorted(directory.glob("*.txt")):
+            files, skipped_note = sys_dir_files(args.sys_dir)
+            if skipped_note:
+                print(f"note: {skipped_note}", file=sys.stderr)
+            for p in files:
                 systems.append(read_input_file(p, "system"))
                 names.append(p.stem)
             if not systems:
@@ -221,7 +227,18 @@ def _significance(results: Results, args: argparse.Namespace) -> dict[str, pd.Da
     return tables
 
 
+def check_run_args(args: argparse.Namespace) -> None:
+    """Every check of the ``run`` options that needs no file contents (:mod:`korean_eval.cli_checks`); raises
+    :class:`InputError` naming the option, before any input is read."""
+    check_option_combinations(args)
+    check_run_numbers(args)
+    check_names("--levels", _split(args.levels), LEVEL_NAMES, "token level")
+    check_names("--metrics", _split(args.metrics), METRIC_NAMES, "metric")
+    check_input_files(args)
+
+
 def run_command(args: argparse.Namespace) -> int:
+    check_run_args(args)
     evalset = build_evalset(args)
     levels = _split(args.levels) or available_levels()
     levels = [lv for lv in levels if lv != "khaiii"] if not args.levels else levels

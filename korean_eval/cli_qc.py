@@ -11,9 +11,10 @@ turns parsed flags into a ``QCOptions``; ``register_qc_command(subparsers)`` add
 The judgments file is read by the one table reader (:func:`korean_eval.tables.read_table`, docs/design.md §4).
 It prints the QC report's summary lines to stdout; ``--out`` writes the kept judgments (the input's columns with
 their header as in the file, then ``<col>_z`` for every score column, then ``seg_id``, rows in input order, UTF-8
-CSV); ``--item-scores-out`` writes
-``QCResult.item_scores``; ``--report-json`` writes ``QCReport.to_dict()``. Bad input (unreadable file, unknown or
-undetectable columns, bad option values, unwritable output) prints one ``error: …`` line to stderr and returns 2.
+CSV); ``--item-scores-out`` writes ``QCResult.item_scores``; both CSVs prefix ``'`` to text cells a spreadsheet would
+run as a formula, as ``run``'s CSVs do (:func:`korean_eval.report.to_csv_bytes`); ``--report-json`` writes
+``QCReport.to_dict()``. Bad input (unreadable file or not a regular file, unknown or undetectable columns, bad option
+values, unwritable output) prints one ``error: …`` line to stderr and returns 2.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from typing import Any
 
 import pandas as pd
 
+from korean_eval.cli_checks import check_regular_file
 from korean_eval.human_qc.options import QCOptions
 from korean_eval.human_qc.run import run_qc
+from korean_eval.report import to_csv_bytes
 from korean_eval.tables import read_table
 from korean_eval.textio import read_input_file
 
@@ -88,7 +91,7 @@ def add_qc_options(parser: argparse.ArgumentParser, *, judgments_required: bool 
                    help="score columns; the first gives the item score (default: auto-detect, e.g. Adequacy,Fluency)")
     g.add_argument("--drop-first", metavar="N", type=_nonneg_int, default=10,
                    help="drop each rater's first N judgments in file order (warm-up; default 10; 0 = off)")
-    g.add_argument("--iqr", metavar="K", type=_nonneg_float, default=1.5,
+    g.add_argument("--iqr", metavar="K", type=_pos_float, default=1.5,
                    help="Tukey fence multiplier k: keep Q1-k*IQR <= z <= Q3+k*IQR on every score column (default 1.5)")
     g.add_argument("--no-fences", action="store_true", help="skip the Tukey fences")
     g.add_argument("--no-zscore", action="store_true",
@@ -124,8 +127,10 @@ def _error(message: str) -> int:
 
 
 def _write_csv(df: pd.DataFrame, path: str, what: str) -> None:
+    """Write ``df`` as ``run``'s CSVs are written (:func:`korean_eval.report.to_csv_bytes`: formula-like text cells
+    defused with a leading ``'``)."""
     try:
-        df.to_csv(path, index=False)
+        Path(path).write_bytes(to_csv_bytes(df))
     except OSError as exc:
         raise ValueError(f"cannot write {what} to {path}: {exc.strerror or exc}") from None
 
@@ -136,6 +141,7 @@ def run_qc_command(args: argparse.Namespace) -> int:
         return _error("qc needs --judgments FILE")
     try:
         options = qc_options_from_args(args)
+        check_regular_file(args.judgments, "--judgments")
         name, data = read_input_file(args.judgments, "judgments")
         table = read_table(data, name)
         result = run_qc(table.frame(), options, lines=table.lines)
