@@ -6,8 +6,9 @@ Inputs: ``--ref FILE`` (repeatable: several references) with ``--sys NAME=FILE``
 or ``--table FILE`` (long table; ``--table-cols system=Sys,seg_id=DocID+SentID,hyp=Hyp,ref=Ref``); human scores
 with ``--human FILE`` (``--human-cols``), ``--human-from-table COL``, or raw judgments through quality control
 (``--judgments FILE`` and the ``qc`` flags); bring-your-own metric scores with ``--scores FILE``. Without any input,
-the bundled sample data is used. A progress bar goes to stderr, a summary to stdout; bad input exits with status 2
-and one line ``error: <file>, line <n>: <problem>``.
+the bundled sample data is used. Options are checked before any file is read (:mod:`korean_eval.cli_checks`). A
+progress bar goes to stderr, a summary to stdout; bad input exits with status 2 and one line
+``error: <file or option>, line <n>: <problem>``.
 """
 
 from __future__ import annotations

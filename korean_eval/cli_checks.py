@@ -44,6 +44,10 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("human_cols", "human"),
     ("scores_cols", "scores"),
     ("lower_is_better", "scores"),
+    ("rater_col", "judgments"),
+    ("system_col", "judgments"),
+    ("item_cols", "judgments"),
+    ("score_cols", "judgments"),
 )
 """(option, the option it needs): without the second, the first would be ignored."""
 

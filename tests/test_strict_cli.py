@@ -73,6 +73,7 @@ def char_bleu(hyps: list[str], refs: list[str]) -> float:
         (["--sys", "a=A"], "--sys", "--ref"),
         (["--human-from-table", "Z"], "--human-from-table", "--table"),
         (["--ref", "R", "--sys", "a=A", "--scores-cols", "system=S"], "--scores-cols", "--scores"),
+        (["--ref", "R", "--sys", "a=A", "--rater-col", "worker"], "--rater-col", "--judgments"),
     ],
 )
 def test_option_that_would_be_ignored_is_refused(extra, first, second, capsys, tmp_path):
