@@ -10,10 +10,11 @@ Keys are content hashes, never user-controlled paths:
   here, at most :data:`MAX_RESULTS` results, least recently used dropped first.
 
 Location: ``$KOREAN_EVAL_CACHE_DIR`` if set, else the user's cache directory (platformdirs), unless the caller gives
-a directory. :class:`NullCache` bypasses caching (``--no-cache``). A corrupt or unwritable cache never stops a run:
-it is reported once and the run continues without it. A malformed row (a statistics blob of the wrong length or
-truncated, a non-numeric score, tokens that are not text) is treated as absent: that pair is recomputed and stored
-again.
+a directory; numba's compiled kernels go to its ``numba`` subdirectory (:func:`configure_numba_cache`).
+:class:`NullCache` bypasses caching (``--no-cache``). A corrupt or unwritable cache never stops a run: it is
+reported once and the run continues without it. A malformed row (a statistics blob of the wrong length or
+truncated, a non-numeric score, tokens that are not UTF-8 text) is treated as absent: that pair is recomputed and
+stored again.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import sys
 import threading
 import time
 from collections import Counter
@@ -45,6 +47,25 @@ def default_cache_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("korean-eval"))
+
+
+def configure_numba_cache() -> Path:
+    """Where numba keeps the compiled kernels (``@njit(cache=True)``): never inside the installed package.
+
+    ``$NUMBA_CACHE_DIR`` when the user set it, else ``<cache directory>/numba`` with the cache directory of
+    :func:`default_cache_dir` (``$KOREAN_EVAL_CACHE_DIR`` or the user cache directory from platformdirs). numba
+    reads ``NUMBA_CACHE_DIR`` when it is imported and fixes a kernel's cache location when the kernel is decorated
+    (numba docs, "Environment variables: NUMBA_CACHE_DIR"), so :mod:`korean_eval` calls this on import, before any
+    kernel module; the variable is set in the environment so that worker processes use the same place, and in
+    ``numba.config`` when numba was imported already. ``run --cache-dir`` comes too late for the kernels of the
+    running process: they follow ``$KOREAN_EVAL_CACHE_DIR``.
+    """
+    directory = os.environ.get("NUMBA_CACHE_DIR") or str(default_cache_dir() / "numba")
+    os.environ["NUMBA_CACHE_DIR"] = directory
+    config = sys.modules.get("numba.core.config")
+    if config is not None:
+        config.CACHE_DIR = directory
+    return Path(directory)
 
 
 def text_key(text: str) -> bytes:

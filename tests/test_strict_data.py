@@ -229,3 +229,66 @@ def test_a_corrupt_cache_row_is_recomputed(tmp_path, corruption: str) -> None:
     warm.store_results = False
     _assert_same_tables(evaluate(_three_systems(), _config(), cache=warm), cold)
     assert warm.enabled and warm.problem == ""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Class 10: compiled numba kernels go to the korean-eval cache directory, never into the package
+
+KERNEL_RUN = """
+import json, sys
+import numpy as np
+{before}
+import korean_eval
+import numba
+from korean_eval.metrics import levenshtein
+peq = levenshtein.match_masks(np.array([0, 1, 1], dtype=np.int64), 2)
+print(json.dumps({{"config": numba.config.CACHE_DIR, "kernel": levenshtein.match_masks._cache._cache_path}}))
+"""
+
+
+def _run_kernel(tmp_path, env_extra: dict[str, str], before: str = "") -> dict:
+    import json
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "KOREAN_EVAL_CACHE_DIR")}
+    env.update(env_extra)
+    result = subprocess.run(
+        [sys.executable, "-c", KERNEL_RUN.format(before=before)], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _package_kernel_files() -> set:
+    return {(p, p.stat().st_mtime_ns) for p in (ROOT / "korean_eval").rglob("*.nb[ic]")}
+
+
+def test_kernels_are_cached_under_korean_eval_cache_dir(tmp_path) -> None:
+    in_package = _package_kernel_files()
+    got = _run_kernel(tmp_path, {"KOREAN_EVAL_CACHE_DIR": str(tmp_path / "kc")})
+    assert got["config"] == str(tmp_path / "kc" / "numba")
+    assert got["kernel"].startswith(str(tmp_path / "kc" / "numba"))
+    assert any((tmp_path / "kc" / "numba").rglob("levenshtein.match_masks-*.nbi"))
+    assert any((tmp_path / "kc" / "numba").rglob("*.nbc"))
+    assert _package_kernel_files() == in_package  # nothing new or rewritten inside the package
+
+
+def test_users_numba_cache_dir_is_respected(tmp_path) -> None:
+    got = _run_kernel(tmp_path, {"KOREAN_EVAL_CACHE_DIR": str(tmp_path / "kc"), "NUMBA_CACHE_DIR": str(tmp_path / "nb")})
+    assert got["config"] == str(tmp_path / "nb") and got["kernel"].startswith(str(tmp_path / "nb"))
+    assert any((tmp_path / "nb").rglob("*.nbi")) and not (tmp_path / "kc" / "numba").exists()
+
+
+def test_numba_imported_before_korean_eval_still_uses_the_cache_dir(tmp_path) -> None:
+    got = _run_kernel(tmp_path, {"KOREAN_EVAL_CACHE_DIR": str(tmp_path / "kc")}, before="import numba")
+    assert got["config"] == str(tmp_path / "kc" / "numba")
+    assert got["kernel"].startswith(str(tmp_path / "kc" / "numba"))
+    assert any((tmp_path / "kc" / "numba").rglob("*.nbi"))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="platformdirs follows XDG_CACHE_HOME on Linux")
+def test_default_is_the_user_cache_dir(tmp_path) -> None:
+    got = _run_kernel(tmp_path, {"XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert got["config"] == str(tmp_path / "xdg" / "korean-eval" / "numba")
+    assert any((tmp_path / "xdg" / "korean-eval" / "numba").rglob("*.nbi"))
