@@ -6,4 +6,8 @@ Streamlit. Pipeline (docs/design.md §2): inputs → :class:`korean_eval.data.Ev
 system scores → meta-evaluation (:mod:`korean_eval.metaeval`) → tidy tables (:mod:`korean_eval.report`).
 """
 
+from korean_eval.cache import configure_numba_cache
+
 __version__ = "0.1.0"
+
+configure_numba_cache()  # before any numba kernel is decorated: compiled kernels never go into the package

@@ -10,8 +10,11 @@ Keys are content hashes, never user-controlled paths:
   here, at most :data:`MAX_RESULTS` results, least recently used dropped first.
 
 Location: ``$KOREAN_EVAL_CACHE_DIR`` if set, else the user's cache directory (platformdirs), unless the caller gives
-a directory. :class:`NullCache` bypasses caching (``--no-cache``). A corrupt or unwritable cache never stops a run:
-it is reported once and the run continues without it.
+a directory; numba's compiled kernels go to its ``numba`` subdirectory (:func:`configure_numba_cache`).
+:class:`NullCache` bypasses caching (``--no-cache``). A corrupt or unwritable cache never stops a run: it is
+reported once and the run continues without it. A malformed row (a statistics blob of the wrong length or
+truncated, a non-numeric score, tokens that are not UTF-8 text) is treated as absent: that pair is recomputed and
+stored again.
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -29,6 +34,10 @@ import numpy as np
 ENV_VAR = "KOREAN_EVAL_CACHE_DIR"
 _CHUNK = 30_000  # keys per SELECT … IN (…) (SQLite allows 250,000 variables since 3.32)
 MAX_RESULTS = 8
+# Cached values are selected so that a malformed row cannot make the whole query fail (text that is not UTF-8
+# raises in sqlite3): token text as bytes (decoded per row), statistics only when stored as a blob and a number.
+_TOKENS_AS_BYTES = "CASE WHEN typeof(v) = 'text' THEN CAST(v AS BLOB) END"
+_STATS_AS_STORED = "CASE WHEN typeof(v) = 'blob' THEN v END, CASE WHEN typeof(s) IN ('real', 'integer') THEN s END"
 
 
 def default_cache_dir() -> Path:
@@ -38,6 +47,25 @@ def default_cache_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("korean-eval"))
+
+
+def configure_numba_cache() -> Path:
+    """Where numba keeps the compiled kernels (``@njit(cache=True)``): never inside the installed package.
+
+    ``$NUMBA_CACHE_DIR`` when the user set it, else ``<cache directory>/numba`` with the cache directory of
+    :func:`default_cache_dir` (``$KOREAN_EVAL_CACHE_DIR`` or the user cache directory from platformdirs). numba
+    reads ``NUMBA_CACHE_DIR`` when it is imported and fixes a kernel's cache location when the kernel is decorated
+    (numba docs, "Environment variables: NUMBA_CACHE_DIR"), so :mod:`korean_eval` calls this on import, before any
+    kernel module; the variable is set in the environment so that worker processes use the same place, and in
+    ``numba.config`` when numba was imported already. ``run --cache-dir`` comes too late for the kernels of the
+    running process: they follow ``$KOREAN_EVAL_CACHE_DIR``.
+    """
+    directory = os.environ.get("NUMBA_CACHE_DIR") or str(default_cache_dir() / "numba")
+    os.environ["NUMBA_CACHE_DIR"] = directory
+    config = sys.modules.get("numba.core.config")
+    if config is not None:
+        config.CACHE_DIR = directory
+    return Path(directory)
 
 
 def text_key(text: str) -> bytes:
@@ -95,6 +123,26 @@ def _block(keys: Sequence[bytes], hit: dict) -> tuple[np.ndarray, np.ndarray, np
     for i in np.flatnonzero(found):
         stats[i], scores[i] = hit[keys[i]]
     return found, stats, scores
+
+
+def well_formed_stats(rows: Sequence[tuple]) -> list[tuple[bytes, bytes, float]]:
+    """The cached statistics rows ``(key, blob, score)`` that can be read, all of one width.
+
+    A row is malformed when its blob is not bytes or not a whole number of float64 values (truncated), its score
+    is not a number, or its blob has another length than most rows of the same metric key (the width of the
+    statistics vector is fixed per metric). Malformed rows are left out, so their pairs are recomputed and stored
+    again; they never stop a run.
+    """
+    readable = [
+        (k, bytes(v), float(s))
+        for k, v, s in rows
+        if isinstance(v, bytes) and v and len(v) % 8 == 0 and isinstance(s, (int, float))
+    ]
+    if not readable:
+        return []
+    lengths = Counter(len(v) for _k, v, _s in readable)
+    width = max(lengths, key=lambda n: (lengths[n], n))
+    return [row for row in readable if len(row[1]) == width]
 
 
 def _private(directory: Path) -> bool:
@@ -163,7 +211,15 @@ class DiskCache(NullCache):
         self.enabled = False
 
     def get_tokens(self, level_key: str, keys: Sequence[bytes]) -> dict[bytes, str]:
-        return {k: v for k, v in self._select("tokens", "lk", level_key, list(keys), "v")}
+        """Cached tokens of ``keys``; a row whose value is not UTF-8 text is malformed and left out (recomputed)."""
+        rows = self._select("tokens", "lk", level_key, list(keys), _TOKENS_AS_BYTES)
+        out: dict[bytes, str] = {}
+        for k, v in rows:
+            try:
+                out[k] = v.decode("utf-8")
+            except (AttributeError, UnicodeDecodeError):
+                continue
+        return out
 
     def put_tokens(self, level_key: str, items: Iterable[tuple[bytes, str]]) -> None:
         if not self.enabled:
@@ -176,10 +232,9 @@ class DiskCache(NullCache):
             self._fail(err)
 
     def get_stats(self, metric_key: str, keys: Sequence[bytes]) -> dict[bytes, tuple[np.ndarray, float]]:
-        return {
-            k: (np.frombuffer(v, dtype=np.float64), s)
-            for k, v, s in self._select("stats", "mk", metric_key, list(keys), "v, s")
-        }
+        """Cached statistics of ``keys``; malformed rows are left out (recomputed), see :func:`well_formed_stats`."""
+        rows = well_formed_stats(self._select("stats", "mk", metric_key, list(keys), _STATS_AS_STORED))
+        return {k: (np.frombuffer(v, dtype=np.float64), float(s)) for k, v, s in rows}
 
     def put_stats(self, metric_key: str, items: Iterable[tuple[bytes, np.ndarray, float]]) -> None:
         if not self.enabled:
@@ -197,11 +252,10 @@ class DiskCache(NullCache):
     def get_stats_block(self, metric_key: str, keys: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         position: dict[bytes, int] = {}
         inverse = np.fromiter((position.setdefault(k, len(position)) for k in keys), dtype=np.int64, count=len(keys))
-        rows = self._select("stats", "mk", metric_key, list(position), "v, s")
+        rows = well_formed_stats(self._select("stats", "mk", metric_key, list(position), _STATS_AS_STORED))
         if not rows:
             return np.zeros(len(keys), dtype=bool), np.zeros((len(keys), 0)), np.zeros(len(keys))
         width = len(rows[0][1]) // 8
-        rows = [r for r in rows if len(r[1]) == 8 * width]  # a row of another shape would be corrupt: recompute it
         idx = np.fromiter((position[r[0]] for r in rows), dtype=np.int64, count=len(rows))
         found = np.zeros(len(position), dtype=bool)
         stats = np.zeros((len(position), width))

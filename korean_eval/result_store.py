@@ -1,9 +1,9 @@
 """Stored whole results: the key of an evaluation, and the compressed pickle written to and read from the cache.
 
-A stored result is reused only when everything that can change a number is unchanged: the data's content hash,
-the settings, every token level's version (library, dictionary and model versions; for SentencePiece the
-vocabulary and the user's model hash), the scoring libraries' versions and a SHA-256 of this package's Python
-source. Entries are ``MAGIC + zlib(pickle)``; :class:`korean_eval.cache.DiskCache` never returns pickled blobs
+A stored result is reused only when everything that can change a number or a table is unchanged: the data's content
+hash, the order of the systems, the settings, every token level's version (library, dictionary and model versions;
+for SentencePiece the vocabulary and the user's model hash), the scoring libraries' versions and a SHA-256 of this
+package's Python source. Entries are ``MAGIC + zlib(pickle)``; :class:`korean_eval.cache.DiskCache` never returns pickled blobs
 from a directory other users can write, and an unreadable entry is treated as absent (recomputed).
 """
 
@@ -42,7 +42,9 @@ def source_digest() -> str:
 
 
 def result_key(evalset: EvalSet, config: EvalConfig) -> str:
-    """Key of a stored result: data content hash, settings, level and library versions, package source digest."""
+    """Key of a stored result: data content hash, the systems in their order (every table lists them in that order,
+    and :meth:`~korean_eval.data.EvalSet.content_hash` does not see it), settings, level and library versions,
+    package source digest."""
     levels = {}
     for name in config.levels:
         if name == "spm":
@@ -55,6 +57,7 @@ def result_key(evalset: EvalSet, config: EvalConfig) -> str:
             "version": [RESULT_CACHE_VERSION, __version__],
             "source": source_digest(),
             "data": evalset.content_hash(),
+            "system_order": list(evalset.systems),
             "settings": config.as_dict(),
             "levels": levels,
             "libraries": {d: package_version(d) for d in LIBRARIES},

@@ -8,8 +8,10 @@ columns is their values joined by ``-``).
 
 Every table is read by the one table reader :func:`korean_eval.tables.read_table` (its docstring states the
 decoding, delimiter and quoting rules: every cell a string); a score cell is converted by
-:func:`korean_eval.tables.parse_number` and must be finite; hypotheses, references and sources are NFC-normalised
-and cleaned (:func:`korean_eval.textio.clean_segment`). Rows that cannot be used are listed in the validation report
+:func:`korean_eval.tables.read_number` and must be finite (a locale-ambiguous value such as ``1,000`` is
+excluded with its reason; values read with a decimal comma are counted in a note); hypotheses, references and
+sources are NFC-normalised and cleaned of invisible characters (:func:`korean_eval.textio.clean_segment`, counted
+in a note). Rows that cannot be used are listed in the validation report
 with file, line and reason; problems that make the whole input unusable raise
 :class:`~korean_eval.textio.InputError` naming file, line and problem.
 """
@@ -24,8 +26,8 @@ import pandas as pd
 
 from korean_eval.columns import ColumnMap, resolve_columns, seg_key
 from korean_eval.data import EvalSet, ValidationReport
-from korean_eval.tables import Table, parse_number, read_table
-from korean_eval.textio import InputError, clean_segment
+from korean_eval.tables import DECIMAL_COMMA_RULE, Table, read_number, read_table
+from korean_eval.textio import InputError, clean_segment, invisible_note
 
 __all__ = ["attach_given_scores", "attach_human", "attach_human_frame", "evalset_from_table", "given_only_evalset"]
 
@@ -100,7 +102,7 @@ def _read_long_rows(
     out = _LongRows()
     order, refs, srcs, hyps = out.order, out.refs, out.srcs, out.hyps
     first_line: dict[tuple[str, str], int] = {}
-    nfc = 0
+    nfc = invisible = 0
     for row, line in zip(table.rows, table.lines, strict=True):
         system = row[sys_col].strip()
         seg = seg_key(row, seg_cols)
@@ -109,16 +111,19 @@ def _read_long_rows(
             continue
         ref_values = []
         for c in ref_cols:
-            clean, changed, _ = clean_segment(row[c].strip())
+            clean, changed, removed = clean_segment(row[c].strip())
             nfc += changed
+            invisible += removed
             ref_values.append(clean)
-        hyp, changed, _ = clean_segment(row[hyp_col].strip())
+        hyp, changed, removed = clean_segment(row[hyp_col].strip())
         nfc += changed
+        invisible += removed
         if seg not in refs:
             refs[seg] = ref_values
             order.append(seg)
             if src_cols:
-                srcs[seg] = clean_segment(row[src_cols[0]].strip())[0]
+                srcs[seg], _, removed = clean_segment(row[src_cols[0]].strip())
+                invisible += removed
         elif refs[seg] != ref_values:
             raise InputError(name, f"segment {seg!r} has a different reference here than in its first row", line=line)
         if (system, seg) in first_line:
@@ -128,6 +133,8 @@ def _read_long_rows(
     if not hyps:
         raise InputError(name, "no usable rows")
     out.nfc = nfc
+    if invisible:
+        report.note(name, invisible_note(invisible))
     return out
 
 
@@ -139,6 +146,7 @@ def _score_rows(
     table: Table, sys_col: str, seg_cols: Sequence[str], score_cols: Sequence[str], evalset: EvalSet, report: ValidationReport
 ) -> list[tuple[str, str, dict[str, float], int]]:
     out = []
+    decimal_commas = 0
     for row, line in zip(table.rows, table.lines, strict=True):
         system = row[sys_col].strip()
         seg = seg_key(row, seg_cols)
@@ -149,16 +157,19 @@ def _score_rows(
         values: dict[str, float] = {}
         bad = None
         for c in score_cols:
-            x = parse_number(row[c])
-            if x is None or not math.isfinite(x):
+            cell = read_number(row[c])
+            if cell.value is None or not math.isfinite(cell.value):
                 raw = row[c].strip()
-                bad = f"{c}: empty score" if not raw else f"{c}: not a finite number ({raw[:20]!r})"
+                bad = f"{c}: empty score" if not raw else f"{c}: {cell.problem or f'not a finite number ({raw[:20]!r})'}"
                 break
-            values[c] = x
+            values[c] = cell.value
+            decimal_commas += cell.decimal_comma
         if bad:
             report.exclude(table.name, line, bad)
             continue
         out.append((system, seg, values, line))
+    if decimal_commas:
+        report.note(table.name, f"{decimal_commas} score(s) read with a decimal comma: {DECIMAL_COMMA_RULE}")
     return out
 
 

@@ -42,7 +42,7 @@ import pandas as pd
 
 from korean_eval.textio import InputError, clean_segment, decode_bytes, split_lines
 
-__all__ = ["Table", "choose_delimiter", "parse_number", "read_table"]
+__all__ = ["DECIMAL_COMMA_RULE", "NumberCell", "Table", "choose_delimiter", "parse_number", "read_number", "read_table"]
 
 JSONL_SUFFIXES: tuple[str, ...] = (".jsonl", ".ndjson", ".json")
 #: Delimiters tried on the header line, in tie-breaking order.
@@ -181,19 +181,54 @@ def _read_jsonl(text: str, name: str) -> Table:
 
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _NON_FINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+_COMMA_FRACTION = re.compile(r",(\d*)", re.ASCII)
+_DIGITS_COMMAS_DOTS = re.compile(r"[+-]?[\d.,]*\d[\d.,]*", re.ASCII)
+
+#: The decimal-comma rule, as stated in notes and reasons.
+DECIMAL_COMMA_RULE = (
+    "a comma is read as a decimal comma only in a value with exactly one comma, no dot and not exactly three "
+    "digits after the comma (85,5 → 85.5)"
+)
+
+
+@dataclass(frozen=True)
+class NumberCell:
+    """What a cell holds as a number: ``value`` (``None`` when none), whether it was read with a decimal comma,
+    and ``problem``: why a non-empty cell holds no number (``""`` for a number or an empty cell)."""
+
+    value: float | None
+    decimal_comma: bool = False
+    problem: str = ""
+
+
+def read_number(cell: str) -> NumberCell:
+    """Read a cell as a number (rules: :func:`parse_number`), saying why a non-empty cell holds none."""
+    text = cell.strip()
+    if not text:
+        return NumberCell(None)
+    if _DECIMAL.fullmatch(text) or _NON_FINITE.fullmatch(text):
+        return NumberCell(float(text))
+    if "," not in text:
+        return NumberCell(None, problem=f"not a finite number ({text[:20]!r})")
+    with_dot = text.replace(",", ".")
+    fraction = _COMMA_FRACTION.search(text)
+    if text.count(",") == 1 and "." not in text and _DECIMAL.fullmatch(with_dot) and fraction:
+        if len(fraction.group(1)) != 3:
+            return NumberCell(float(with_dot), decimal_comma=True)
+    if _DIGITS_COMMAS_DOTS.fullmatch(text) or _DECIMAL.fullmatch(with_dot):
+        return NumberCell(None, problem=f"ambiguous number {text[:20]!r}: thousands separator or decimal comma? "
+                          f"({DECIMAL_COMMA_RULE}; write plain digits with a dot, e.g. 1000 or 85.5)")
+    return NumberCell(None, problem=f"not a finite number ({text[:20]!r})")
 
 
 def parse_number(cell: str) -> float | None:
-    """The number a cell holds, or ``None`` when it holds none (empty, text).
+    """The number a cell holds, or ``None`` when it holds none (empty, text, a locale-ambiguous value).
 
     Surrounding whitespace is ignored. A number is an ASCII decimal with an optional sign, fraction and exponent
-    (``3``, ``-0.5``, ``.5``, ``1e-3``); a cell with exactly one comma and no dot has a decimal comma (``80,5`` →
-    80.5). ``inf``, ``infinity`` and ``nan`` (any case, optional sign) are numbers, not finite ones: callers that
-    need a finite score check :func:`math.isfinite`.
+    (``3``, ``-0.5``, ``.5``, ``1e-3``). A comma is a decimal comma only in a value with exactly one comma, no dot
+    and not exactly three digits after the comma (``85,5`` → 85.5, ``-0,25`` → −0.25); every other value with a
+    comma is no number (``1,000``, ``1,000,000``, ``1.000,5``, ``0,125``: a thousands separator or a decimal comma
+    cannot be told apart; :func:`read_number` gives the reason). ``inf``, ``infinity`` and ``nan`` (any case,
+    optional sign) are numbers, not finite ones: callers that need a finite score check :func:`math.isfinite`.
     """
-    text = cell.strip()
-    if text.count(",") == 1 and "." not in text:
-        text = text.replace(",", ".")
-    if _DECIMAL.fullmatch(text) or _NON_FINITE.fullmatch(text):
-        return float(text)
-    return None
+    return read_number(cell).value

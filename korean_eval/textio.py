@@ -87,9 +87,25 @@ _BOMS: tuple[tuple[bytes, str, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16 BE with BOM"),
 )
 
-# Characters removed from every segment: C0/C1 controls other than tab/newline, zero-width characters, BOMs
-# inside the text, bidi controls. They are invisible, break some analyzers and change no human reading.
-_INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
+#: Unicode format characters (general category Cf, Unicode 15): the soft hyphen U+00AD, Arabic number signs,
+#: the Mongolian vowel separator U+180E, zero-width space/joiners U+200B–U+200D, the marks LRM/RLM U+200E–U+200F,
+#: bidi embeddings and isolates, word joiner and invisible operators U+2060–U+2064, BOM/ZWNBSP U+FEFF,
+#: interlinear annotation U+FFF9–U+FFFB, tag characters U+E0001 and U+E0020–U+E007F, and the rest of Cf.
+FORMAT_CHARACTER_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891),
+    (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+)
+
+# Characters removed from every segment (docs/design.md §4): C0/C1 controls other than tab/newline, and every
+# format character (:data:`FORMAT_CHARACTER_RANGES`: zero-width characters, BOMs inside the text, bidi marks and
+# controls, the soft hyphen, …). They are invisible, break some analyzers and change no human reading.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f"
+    + "".join(f"{chr(lo)}-{chr(hi)}" if hi > lo else chr(lo) for lo, hi in FORMAT_CHARACTER_RANGES)
+    + "]"
+)
 
 
 def _first_bad_utf8_line(data: bytes) -> tuple[int, str]:
@@ -179,7 +195,8 @@ def split_lines(text: str) -> tuple[list[str], dict[str, int]]:
 
 
 def clean_segment(text: str) -> tuple[str, bool, int]:
-    """NFC-normalise one segment, remove invisible characters, turn tabs into spaces.
+    """NFC-normalise one segment, remove invisible characters (controls and Unicode format characters, category Cf,
+    incl. the soft hyphen), turn tabs into spaces.
 
     Returns (clean text, whether NFC changed it, number of invisible characters removed).
     """
@@ -187,6 +204,14 @@ def clean_segment(text: str) -> tuple[str, bool, int]:
     changed = nfc != text
     cleaned, removed = _INVISIBLE.subn("", nfc)
     return cleaned.replace("\t", " "), changed, removed
+
+
+def invisible_note(removed: int) -> str:
+    """The note on ``removed`` invisible characters taken out by :func:`clean_segment`."""
+    return (
+        f"{removed} invisible/control character(s) removed (Unicode format characters such as zero-width spaces, "
+        "bidi marks LRM/RLM, soft hyphens and BOMs inside lines; control characters)"
+    )
 
 
 def clean_segments(segments: list[str]) -> tuple[list[str], int, int]:
@@ -221,7 +246,7 @@ def read_text_lines(data: bytes, name: str) -> DecodedText:
     if nfc_changed:
         notes.append(f"{nfc_changed} line(s) normalised to Unicode NFC (e.g. decomposed Hangul from macOS)")
     if removed:
-        notes.append(f"{removed} invisible/control character(s) removed (zero-width spaces, controls, bidi marks)")
+        notes.append(invisible_note(removed))
     blank = sum(1 for line in clean if not line.strip())
     if blank:
         notes.append(f"{blank} blank line(s) kept as empty segments")

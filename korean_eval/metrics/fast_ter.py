@@ -46,8 +46,9 @@ Why it is fast, and why it is still exact:
    dashboard serving several sessions from threads) are safe regardless of numba's threading layer. Every pair
    is computed by the same serial kernel, so results do not depend on ``n_jobs``.
 
-Compilation: the kernels are compiled on first use and cached on disk (``cache=True``, next to this module or in
-numba's user cache directory). Measured on a shared, heavily loaded 2-core machine: the first call with an empty
+Compilation: the kernels are compiled on first use and cached on disk (``cache=True``) in the ``numba``
+subdirectory of the korean-eval cache directory (:func:`korean_eval.cache.configure_numba_cache`), never in the
+package. Measured on a shared, heavily loaded 2-core machine: the first call with an empty
 cache took 13.5 s (compilation), the first call of a later process 0.5 s (loading the cache).
 
 Measured speed (``benchmarks/bench_ter.py``, 50 pairs, ~53-character references, one thread, warm): word level
