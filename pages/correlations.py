@@ -74,7 +74,7 @@ with left:
     if undefined["segment"]:
         st.warning(f"**Segment level**: {undefined['segment']}", icon=":material/block:")
     else:
-        chart(charts.correlation_bars(view, "segment", s.statistic, f"grouping: {s.grouping}"), "correlation-segment")
+        chart(charts.correlation_bars(view, "segment", s.statistic, f"grouping: {views.segment_grouping(s.statistic, s.grouping)}"), "correlation-segment")
 with right:
     if undefined["system"]:
         st.warning(f"**System level**: {undefined['system']}", icon=":material/block:")

@@ -39,6 +39,12 @@ def system_statistic(statistic: str) -> str:
     return "spa" if statistic == "acc_eq" else statistic
 
 
+def segment_grouping(statistic: str, grouping: str) -> str:
+    """The segment-level grouping shown for ``statistic``: acc_eq is defined per item (WMT) or over all pairs, so
+    the per-system grouping falls back to ``item`` for it; every other statistic keeps ``grouping``."""
+    return "item" if statistic == "acc_eq" and grouping == "system" else grouping
+
+
 def is_correlation(statistic: str) -> bool:
     """Whether ``statistic`` is a correlation (signed; error rates agree negatively; bootstrap intervals and
     significance tests apply) rather than a pairwise accuracy (already agreement, no interval)."""
@@ -107,8 +113,7 @@ def correlation_view(
     replaces ``results.correlations`` (e.g. the same table with bootstrap intervals filled in).
     """
     corr = results.correlations if correlations is None else correlations
-    if statistic == "acc_eq" and grouping == "system":
-        grouping = "item"  # acc_eq is defined per item (WMT) or over all pairs
+    grouping = segment_grouping(statistic, grouping)
     df = corr[
         ((corr["granularity"] == "segment") & (corr["statistic"] == statistic) & (corr["grouping"] == grouping))
         | (
@@ -189,12 +194,11 @@ def headline(view: pd.DataFrame) -> dict[str, dict[str, object]]:
 def best_level_sentences(results: Results, statistic: str, grouping: str) -> dict[str, list[str]]:
     """Plain-English statements of the best token level per metric (``metaeval.tidy.best_levels``), per
     granularity."""
-    symbol = SYMBOLS[statistic]
     out: dict[str, list[str]] = {}
     for granularity in GRANULARITIES:
         shown = system_statistic(statistic) if granularity == "system" else statistic
         symbol = SYMBOLS[shown]
-        best = best_levels(results.correlations, granularity, shown, "item" if shown == "acc_eq" and grouping == "system" else grouping)
+        best = best_levels(results.correlations, granularity, shown, segment_grouping(shown, grouping))
         lines = []
         for row in best.itertuples():
             if row.level == GIVEN_LEVEL:

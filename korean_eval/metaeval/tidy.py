@@ -131,7 +131,7 @@ def pairwise_rows(
         rows.append(_row("segment", grouping, level, metric, "acc_eq", found, result.epsilon))
     human_sys = system_means(human_mat)
     both = np.isfinite(sys_metric) & np.isfinite(human_sys)
-    accuracy = pairwise_accuracy(sys_metric, human_sys, higher_is_better) if both.sum() >= 2 else np.nan
+    accuracy = pairwise_accuracy(sys_metric, human_sys, higher_is_better)  # NaN without a pair
     found = CorrelationResult(accuracy, int(both.sum()), 1, 0)
     rows.append(_row("system", "none", level, metric, "pairwise_accuracy", found))
     if humans is not None:
