@@ -1,0 +1,62 @@
+"""A large evaluation for the dashboard's scale tests: ≥ 20 systems × ≥ 500 segments with simulated human scores.
+
+Built from the benchmark generator (``benchmarks/make_data.py``: distinct Korean references from KoNLPy's bundled
+corpora, four simulated systems with MT-like distances and DA-like human scores): each of its four systems gets
+``variants`` descendants, variant ``k`` being the system with ``k`` further light edits per segment and a human score
+lowered by ``EDIT_PENALTY`` points per extra edit (plus the generator's own rater noise already in the base score).
+The systems therefore differ in quality in a known order, close enough that neighbours tie. Deterministic.
+
+    write_large_evaluation(tmp_path)  # → tmp_path / "large.csv", a long table (system, seg_id, ref, hyp, score)
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EDIT_PENALTY = 3
+SEED = "korean-eval-large-v1"
+
+
+def _make_data():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import make_data
+    finally:
+        sys.path.pop(0)
+    return make_data
+
+
+def large_rows(segments: int = 500, variants: int = 5) -> list[dict[str, object]]:
+    """Rows of the long table: ``4 × variants`` systems × ``segments`` segments (about 10 % without a human score)."""
+    make_data = _make_data()
+    base = make_data.build(pairs=4 * segments, seed=SEED)
+    human = {(name, seg_id): score for name, seg_id, score in base.human}
+    rows: list[dict[str, object]] = []
+    for name, hyps in base.systems.items():
+        for k in range(variants):
+            system = f"{name}_v{k}"
+            for seg_id, (ref, hyp) in enumerate(zip(base.refs, hyps, strict=True)):
+                seg = make_data.ms.Segment(hyp, random.Random(f"{SEED}:{system}:{seg_id}"))
+                for _ in range(k):
+                    make_data._one_more_edit(seg)
+                score = human.get((name, seg_id))
+                rows.append({
+                    "system": system, "seg_id": seg_id, "ref": ref, "hyp": seg.text(),
+                    "score": "" if score is None else max(0, score - EDIT_PENALTY * k),
+                })
+    return rows
+
+
+def write_large_evaluation(directory: Path, segments: int = 500, variants: int = 5) -> Path:
+    """Write :func:`large_rows` as ``directory / "large.csv"`` (RFC 4180, UTF-8) and return its path."""
+    path = directory / "large.csv"
+    rows = large_rows(segments, variants)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["system", "seg_id", "ref", "hyp", "score"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
