@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from korean_eval.textio import InputError, read_text_lines
+from korean_eval.textio import InputError, identifier, line_list, read_text_lines
 
 __all__ = ["EvalSet", "ExcludedRow", "InputError", "ValidationReport", "evalset_from_texts", "system_name"]
 
@@ -56,6 +56,18 @@ class ValidationReport:
         if df.empty:
             return pd.DataFrame(columns=["file", "reason", "rows"])
         return df.groupby(["file", "reason"], sort=False).size().reset_index(name="rows")
+
+    def excluded_brief(self, file: str, shown: int = 3) -> str:
+        """``12 rows excluded: unknown system (10; lines 2, 3, 5, …), …`` for the rows of ``file``."""
+        rows = [e for e in self.excluded if e.file == file]
+        by_reason: dict[str, list[int | None]] = {}
+        for e in rows:
+            by_reason.setdefault(e.reason, []).append(e.line)
+        parts = [
+            f"{reason} ({len(lines)}; line{'s' if len(lines) > 1 else ''} {line_list([n for n in lines if n], shown)})"
+            for reason, lines in by_reason.items()
+        ]
+        return f"{len(rows)} row(s) excluded: " + "; ".join(parts) if rows else "no row excluded"
 
     def merge(self, other: ValidationReport) -> None:
         self.notes.extend(other.notes)
@@ -219,7 +231,7 @@ def _read_systems(
     seen: dict[str, str] = {}
     hyps: dict[str, list[str]] = {}
     for (fname, data), sys_name in zip(systems, names, strict=True):
-        sys_name = sys_name.strip()
+        sys_name = identifier(sys_name)
         if not sys_name:
             raise InputError(fname, "system name is empty")
         if sys_name in seen:

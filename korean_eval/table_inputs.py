@@ -27,7 +27,7 @@ import pandas as pd
 from korean_eval.columns import ColumnMap, resolve_columns, seg_key
 from korean_eval.data import EvalSet, ValidationReport
 from korean_eval.tables import DECIMAL_COMMA_RULE, Table, read_number, read_table
-from korean_eval.textio import InputError, clean_segment, invisible_note
+from korean_eval.textio import InputError, clean_segment, identifier, invisible_note
 
 __all__ = ["attach_given_scores", "attach_human", "attach_human_frame", "evalset_from_table", "given_only_evalset"]
 
@@ -104,7 +104,7 @@ def _read_long_rows(
     first_line: dict[tuple[str, str], int] = {}
     nfc = invisible = 0
     for row, line in zip(table.rows, table.lines, strict=True):
-        system = row[sys_col].strip()
+        system = identifier(row[sys_col])
         seg = seg_key(row, seg_cols)
         if not system or not seg.replace("-", ""):
             report.exclude(name, line, "empty system or seg_id")
@@ -148,7 +148,7 @@ def _score_rows(
     out = []
     decimal_commas = 0
     for row, line in zip(table.rows, table.lines, strict=True):
-        system = row[sys_col].strip()
+        system = identifier(row[sys_col])
         seg = seg_key(row, seg_cols)
         problem = evalset.pair_problem(system, seg)
         if problem:
@@ -173,6 +173,17 @@ def _score_rows(
     return out
 
 
+def _unusable(report: ValidationReport, table: Table, sys_col: str, evalset: EvalSet) -> str:
+    """Why no row of a score table was usable: the excluded rows by reason, and the system names on both sides when
+    none matches (names are compared as :func:`korean_eval.textio.identifier`: NFC, invisible characters removed)."""
+    brief = report.excluded_brief(table.name)
+    names = sorted({identifier(row[sys_col]) for row in table.rows} - {""})
+    if names and not set(names) & set(evalset.systems):
+        brief += (f"; systems in this file: {', '.join(map(repr, names[:8]))}{', …' if len(names) > 8 else ''}; "
+                  f"systems of the evaluation set: {', '.join(map(repr, list(evalset.systems)[:8]))}")
+    return brief
+
+
 def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | None = None) -> EvalSet:
     """Read per-item human scores and attach them (tidy ``system, seg_id, score, n_ratings``) to ``evalset``.
 
@@ -190,7 +201,7 @@ def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | 
     rows = _score_rows(table, sys_col, seg_cols, [score_col], evalset, report)
     if not rows:
         evalset.report.merge(report)
-        raise InputError(name, "no usable human score rows (see the excluded rows: unknown systems/segments or bad scores)")
+        raise InputError(name, "no usable human score rows: " + _unusable(report, table, sys_col, evalset))
     df = pd.DataFrame([(s, g, v[score_col]) for s, g, v, _ in rows], columns=["system", "seg_id", "score"])
     agg = df.groupby(["system", "seg_id"], sort=False).agg(score=("score", "mean"), n_ratings=("score", "size")).reset_index()
     repeated = int((agg["n_ratings"] > 1).sum())
@@ -254,7 +265,7 @@ def attach_given_scores(evalset: EvalSet, data: bytes, name: str, mapping: Colum
             records.append((system, seg, metric, values[metric]))
     if not records:
         evalset.report.merge(report)
-        raise InputError(name, "no usable metric score rows")
+        raise InputError(name, "no usable metric score rows: " + _unusable(report, table, sys_col, evalset))
     df = pd.DataFrame(records, columns=["system", "seg_id", "metric", "score"])
     dup = df.duplicated(["system", "seg_id", "metric"], keep="first")
     if dup.any():
@@ -279,7 +290,7 @@ def given_only_evalset(
     systems: list[str] = []
     segs: list[str] = []
     for row in table.rows:
-        s, g = row[sys_col].strip(), seg_key(row, seg_cols)
+        s, g = identifier(row[sys_col]), seg_key(row, seg_cols)
         if s and s not in systems:
             systems.append(s)
         if g and g not in segs:
