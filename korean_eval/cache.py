@@ -57,15 +57,40 @@ def configure_numba_cache() -> Path:
     reads ``NUMBA_CACHE_DIR`` when it is imported and fixes a kernel's cache location when the kernel is decorated
     (numba docs, "Environment variables: NUMBA_CACHE_DIR"), so :mod:`korean_eval` calls this on import, before any
     kernel module; the variable is set in the environment so that worker processes use the same place, and in
-    ``numba.config`` when numba was imported already. ``run --cache-dir`` comes too late for the kernels of the
-    running process: they follow ``$KOREAN_EVAL_CACHE_DIR``.
+    ``numba.config`` when numba was imported already. ``run --cache-dir`` moves them later (:func:`use_cache_dir`).
     """
-    directory = os.environ.get("NUMBA_CACHE_DIR") or str(default_cache_dir() / "numba")
+    global _USERS_NUMBA_CACHE_DIR
+    if _USERS_NUMBA_CACHE_DIR is None:
+        _USERS_NUMBA_CACHE_DIR = os.environ.get("NUMBA_CACHE_DIR", "")
+    directory = _USERS_NUMBA_CACHE_DIR or str(default_cache_dir() / "numba")
     os.environ["NUMBA_CACHE_DIR"] = directory
     config = sys.modules.get("numba.core.config")
     if config is not None:
         config.CACHE_DIR = directory
     return Path(directory)
+
+
+_USERS_NUMBA_CACHE_DIR: str | None = None  # $NUMBA_CACHE_DIR as the user set it ("" = not set), read once
+
+
+def use_cache_dir(directory: str | os.PathLike[str]) -> Path:
+    """Make ``directory`` the cache directory of this process and its workers (``run --cache-dir``), incl. numba's
+    kernels (``<directory>/numba`` unless the user set ``$NUMBA_CACHE_DIR``). Returns numba's directory.
+
+    A kernel's cache location is fixed when it is decorated (numba's ``Dispatcher.enable_caching`` creates its
+    ``FunctionCache``) and the kernel modules are imported with :mod:`korean_eval`, so every loaded kernel of the
+    package with caching on gets a new ``FunctionCache`` here, before it runs.
+    """
+    from numba.core.caching import NullCache as NumbaNullCache
+    from numba.core.dispatcher import Dispatcher
+
+    os.environ[ENV_VAR] = str(directory)
+    numba_dir = configure_numba_cache()
+    modules = [m for name, m in list(sys.modules.items()) if name.startswith("korean_eval.") and m is not None]
+    for kernel in (k for m in modules for k in vars(m).values() if isinstance(k, Dispatcher)):
+        if not isinstance(kernel._cache, NumbaNullCache):
+            kernel.enable_caching()
+    return numba_dir
 
 
 def text_key(text: str) -> bytes:

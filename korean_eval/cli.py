@@ -14,7 +14,6 @@ progress bar goes to stderr, a summary to stdout; bad input exits with status 2 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from korean_eval.cache import ENV_VAR, open_cache
+from korean_eval.cache import ENV_VAR, open_cache, use_cache_dir
 from korean_eval.cli_checks import (
     check_input_files,
     check_names,
@@ -259,7 +258,7 @@ def run_command(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     if args.cache_dir:
-        os.environ[ENV_VAR] = args.cache_dir
+        use_cache_dir(args.cache_dir)
     cache = open_cache(args.cache_dir, enabled=not args.no_cache)
     for note in evalset.report.notes:
         print(f"note: {note}", file=sys.stderr)

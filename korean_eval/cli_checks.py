@@ -48,13 +48,23 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("system_col", "judgments"),
     ("item_cols", "judgments"),
     ("score_cols", "judgments"),
+    ("drop_first", "judgments"),
+    ("iqr", "judgments"),
+    ("no_fences", "judgments"),
+    ("no_zscore", "judgments"),
+    ("average_repeats", "judgments"),
+    ("flag_outlier_systems", "judgments"),
+    ("outlier_threshold", "judgments"),
 )
 """(option, the option it needs): without the second, the first would be ignored."""
 
 
+_FLAGS_OF_OTHER_NAME = {"average_repeats": "--no-average-repeats"}
+
+
 def option_name(dest: str) -> str:
-    """``"sys_dir"`` → ``"--sys-dir"``."""
-    return "--" + dest.replace("_", "-")
+    """``"sys_dir"`` → ``"--sys-dir"`` (the flag that sets an argparse destination)."""
+    return _FLAGS_OF_OTHER_NAME.get(dest) or "--" + dest.replace("_", "-")
 
 
 def _given(args: argparse.Namespace, dest: str) -> bool:
