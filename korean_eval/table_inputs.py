@@ -29,7 +29,20 @@ from korean_eval.data import EvalSet, ValidationReport
 from korean_eval.tables import DECIMAL_COMMA_RULE, Table, read_number, read_table
 from korean_eval.textio import InputError, clean_segment, invisible_note
 
-__all__ = ["attach_given_scores", "attach_human", "attach_human_frame", "evalset_from_table", "given_only_evalset"]
+__all__ = [
+    "attach_given_scores",
+    "attach_human",
+    "attach_human_frame",
+    "declare_human_lower_is_better",
+    "evalset_from_table",
+    "given_only_evalset",
+]
+
+#: Why human scores declared lower-is-better are negated (the note every such input gets).
+HUMAN_NEGATED_NOTE = (
+    "human scores declared lower-is-better (error penalties, e.g. MQM): negated on reading, so that higher is "
+    "better everywhere (as mt-metrics-eval stores MQM); score_raw keeps the values as read"
+)
 
 
 def evalset_from_table(data: bytes, name: str, mapping: ColumnMap | None = None, human_col: str | None = None) -> EvalSet:
@@ -226,6 +239,28 @@ def attach_human_frame(evalset: EvalSet, frame: pd.DataFrame, name: str) -> Eval
     evalset.human = (
         df.groupby(["system", "seg_id"], sort=False).agg(score=("score", "mean"), n_ratings=("score", "size")).reset_index()
     )
+    return evalset
+
+
+def declare_human_lower_is_better(evalset: EvalSet, source: str) -> EvalSet:
+    """Declare the attached human scores (per item, and at system or domain level where given) lower-is-better:
+    each ``score`` becomes its negation, ``score_raw`` keeps the value as read (unless it already holds the raw
+    judgments, e.g. after quality control), ``human_lower_is_better`` is set and a note names ``source``. Every
+    statistic then reads the human side as higher-is-better (docs/design.md §4). Declaring twice changes nothing."""
+    if evalset.human_lower_is_better:
+        return evalset
+    if evalset.human is not None:
+        human = evalset.human.copy()
+        if "score_raw" not in human:
+            human.insert(human.columns.get_loc("score") + 1, "score_raw", human["score"])
+        human["score"] = -human["score"]
+        evalset.human = human
+    for attr in ("human_system", "human_domain"):
+        frame = getattr(evalset, attr)
+        if frame is not None:
+            setattr(evalset, attr, frame.assign(score=-frame["score"]))
+    evalset.human_lower_is_better = True
+    evalset.report.note(source, HUMAN_NEGATED_NOTE)
     return evalset
 
 
