@@ -27,6 +27,7 @@ if data.report.excluded:
 with_ci = state.cached_confidence_intervals(ctx)
 if with_ci is not None:
     extra["correlations_with_ci.csv"] = with_ci
+extra.update(report.domain_tables(res, data))  # with documents (e.g. an mt-metrics-eval folder): per-domain results
 computed = state.computed_statistics(ctx)
 extra.update(computed)
 tables = report.result_tables(res, extra)
