@@ -143,6 +143,8 @@ def open_tree(path: str | os.PathLike[str]) -> FileTree:
     p = Path(path)
     if p.is_dir():
         return DirTree(p)
+    if not p.exists():
+        raise InputError(str(path), "not found; give a directory in mt-metrics-eval's layout or a .zip of one")
     name, data = read_input_file(p, "mt-metrics-eval archive")
     if not data.startswith(b"PK"):
         raise InputError(name, "--mtme needs a directory in mt-metrics-eval's layout or a .zip archive of one")

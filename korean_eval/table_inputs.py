@@ -190,7 +190,8 @@ def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | 
     """Read per-item human scores and attach them (tidy ``system, seg_id, score, n_ratings``) to ``evalset``.
 
     Rows for unknown systems or segments, and rows whose score is empty, non-numeric or non-finite, are excluded
-    and counted. Several rows of one (system, seg_id) — e.g. several raters — are averaged (count in a note).
+    and counted. Several rows of one (system, seg_id) — e.g. several raters — are averaged (count in a note). They
+    replace any human scores attached before, with their system- and domain-level scores and declared direction.
     """
     mapping = mapping or ColumnMap()
     table = read_table(data, name)
@@ -211,7 +212,7 @@ def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | 
         report.note(name, f"{repeated} item(s) had several scores; their mean is used")
     if float(agg["score"].std(ddof=0) or 0.0) == 0.0:
         report.note(name, "all human scores are equal: correlations are undefined")
-    evalset.human = agg
+    _replace_human(evalset, agg)
     evalset.report.merge(report)
     return evalset
 
@@ -220,6 +221,7 @@ def attach_human_frame(evalset: EvalSet, frame: pd.DataFrame, name: str) -> Eval
     """Attach per-item human scores from a DataFrame ``system, seg_id, score`` (e.g. quality control's output).
 
     Rows for unknown systems or segments and non-finite scores are excluded and counted (``line`` = row number + 1).
+    They replace any human scores attached before, as in :func:`attach_human`.
     """
     report = ValidationReport()
     keep = []
@@ -236,10 +238,19 @@ def attach_human_frame(evalset: EvalSet, frame: pd.DataFrame, name: str) -> Eval
     if not keep:
         raise InputError(name, "no human score matches a system and segment of the evaluation set")
     df = pd.DataFrame(keep, columns=["system", "seg_id", "score"])
-    evalset.human = (
-        df.groupby(["system", "seg_id"], sort=False).agg(score=("score", "mean"), n_ratings=("score", "size")).reset_index()
+    _replace_human(
+        evalset,
+        df.groupby(["system", "seg_id"], sort=False).agg(score=("score", "mean"), n_ratings=("score", "size")).reset_index(),
     )
     return evalset
+
+
+def _replace_human(evalset: EvalSet, human: pd.DataFrame) -> None:
+    """New per-item human scores replace the old ones and whatever came with them (system- and domain-level scores,
+    a declared direction): those described other judgments."""
+    evalset.human = human
+    evalset.human_system = evalset.human_domain = None
+    evalset.human_lower_is_better = False
 
 
 def declare_human_lower_is_better(evalset: EvalSet, source: str) -> EvalSet:

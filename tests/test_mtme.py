@@ -20,6 +20,7 @@ from korean_eval.mtme_load import (
     load_mtme,
     metric_lower_is_better,
 )
+from korean_eval.table_inputs import attach_human_frame
 from korean_eval.textio import InputError
 from tests.make_mtme_fixture import (
     DOCUMENTS,
@@ -307,6 +308,14 @@ def test_an_empty_or_foreign_folder_says_so(tmp_path: Path):
         scan(DirTree(tmp_path)).find(LP)
     with pytest.raises(InputError, match="directory in mt-metrics-eval's layout or a .zip"):
         open_tree(tmp_path / "notes.txt")
+
+
+def test_new_human_scores_replace_the_ones_that_came_with_the_folder(folder: Path):
+    ev = load(folder, human="mqm").evalset
+    assert ev.human_system is not None and ev.human_lower_is_better
+    attach_human_frame(ev, ev.human[["system", "seg_id"]].assign(score=1.0), "qc.csv")
+    assert ev.human_system is None and ev.human_domain is None and not ev.human_lower_is_better
+    assert (ev.human["score"] == 1.0).all()
 
 
 def test_frames_have_the_documented_columns(folder: Path):
