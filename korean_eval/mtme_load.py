@@ -88,9 +88,13 @@ def load_mtme(tree: FileTree, options: MtmeOptions) -> MtmeLoaded:
     human = choose_human(pair, options.human)
     evalset = _texts(tree, pair, refs, options.refs_as_systems)
     _documents(tree, pair, evalset)
+    names = pair.human_names("seg")
     if human is None:
         evalset.report.note(f"human-scores/{pair.lp}", "no segment-level human scores: nothing to correlate with")
     else:
+        if options.human is None and len(names) > 1:
+            evalset.report.note(f"human-scores/{pair.lp}", f"segment-level human scores {', '.join(names)}: using "
+                                f"{human} (the first in sorted order); choose another by name")
         _attach_human(tree, pair, evalset, human, options.human_direction)
     metrics, lower = _attach_metrics(tree, pair, evalset, refs, options.metrics)
     return MtmeLoaded(evalset, pair, refs, human, metrics, lower)
