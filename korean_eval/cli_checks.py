@@ -67,8 +67,7 @@ def option_name(dest: str) -> str:
 
 
 def _given(args: argparse.Namespace, dest: str) -> bool:
-    value = getattr(args, dest, None)
-    return value is not False and value not in (None, [], "")
+    return getattr(args, dest, None) not in (None, [], "")
 
 
 def check_option_combinations(args: argparse.Namespace) -> None:

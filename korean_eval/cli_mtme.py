@@ -28,7 +28,8 @@ def _names(text: str | None) -> tuple[str, ...]:
 
 
 def add_mtme_options(run: argparse.ArgumentParser) -> None:
-    """The ``run`` options of an mt-metrics-eval folder."""
+    """The ``run`` options of an mt-metrics-eval folder; every destination is None unless given (so that
+    :mod:`korean_eval.cli_checks` can refuse them without ``--mtme``)."""
     g = run.add_argument_group("mt-metrics-eval folder (instead of --ref/--sys/--table)")
     g.add_argument("--mtme", metavar="DIR|ZIP", help="a test-set folder in mt-metrics-eval's layout (or a folder or "
                    ".zip holding several): sources/, references/, system-outputs/, human-scores/, metric-scores/")
@@ -38,7 +39,7 @@ def add_mtme_options(run: argparse.ArgumentParser) -> None:
                    "name in sorted order; several = multi-reference)")
     g.add_argument("--mtme-human", metavar="NAME|FILE", help="human scores: a name such as mqm or esa, or its "
                    "SRC-TGT.NAME.seg.score file (default: the only one, or the first in sorted order)")
-    g.add_argument("--mtme-refs-as-systems", action="store_true", help="evaluate the other references copied into "
+    g.add_argument("--mtme-refs-as-systems", action="store_true", default=None, help="evaluate the other references copied into "
                    "system-outputs/ as systems (mt-metrics-eval's human systems; default: left out)")
     g.add_argument("--mtme-metrics", nargs="?", const="*", metavar="NAME-REF,...", help="meta-evaluate the folder's "
                    "segment-level metric scores (e.g. COMET, MetricX) as your own metrics: all of them, or these")
@@ -60,7 +61,7 @@ def mtme_options(args: argparse.Namespace) -> MtmeOptions:
         references=_names(args.mtme_ref),
         human=args.mtme_human,
         human_direction=args.human_direction or "auto",
-        refs_as_systems=args.mtme_refs_as_systems,
+        refs_as_systems=bool(args.mtme_refs_as_systems),
         metrics=metrics,
     )
 
