@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from korean_eval.mtme_files import FileTree
-from korean_eval.textio import InputError
+from korean_eval.textio import InputError, identifier
 
 __all__ = [
     "LEVELS",
@@ -159,7 +159,7 @@ def _system(rel: str, pair: LanguagePair, path: str) -> None:
         raise _Skip(f"in a subfolder of system-outputs/{pair.lp}/")
     if ext != "txt" or not dot or not name:
         raise _Skip("only .txt system outputs are read")
-    pair.systems[name] = path
+    pair.systems[identifier(name)] = path  # compared as every system name is (NFC, no invisible characters)
 
 
 def _human_file(rel: str, pair: LanguagePair, path: str) -> None:

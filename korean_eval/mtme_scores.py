@@ -22,7 +22,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from korean_eval.tables import read_number
-from korean_eval.textio import InputError, read_text_lines
+from korean_eval.textio import InputError, identifier, read_text_lines
 
 __all__ = ["MISSING", "ScoreEntry", "ScoreFileData", "read_score_file"]
 
@@ -86,7 +86,7 @@ def read_score_file(
             raise InputError(name, f"blank line; every line is {form}", line=number)
         if len(parts) != fields:
             raise InputError(name, f"{len(parts)} field(s); every line of a {level}-level file is {form}", line=number)
-        system = parts[-2]
+        system = identifier(parts[-2])
         if system not in systems:
             raise InputError(name, f"unknown system {system!r}: no system-outputs file of that name", line=number)
         entry = _entry(parts[-1], number)

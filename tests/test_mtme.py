@@ -326,3 +326,20 @@ def test_frames_have_the_documented_columns(folder: Path):
     assert list(ev.human_domain.columns) == ["domain", "system", "score"]
     assert list(ev.given.columns) == ["system", "seg_id", "metric", "score"]
     assert isinstance(ev.segment_info, pd.DataFrame)
+
+
+def test_system_file_named_in_nfd_matches_nfc_score_lines(folder: Path):
+    import unicodedata
+
+    old = MT_SYSTEMS[0]
+    nfc = "한국어시스템"
+    outputs = folder / "system-outputs" / LP
+    (outputs / f"{old}.txt").rename(outputs / f"{unicodedata.normalize('NFD', nfc)}.txt")
+    for path in (folder / "human-scores").glob("*.score"):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        path.write_text("".join(
+            "\t".join(nfc if cell == old else cell for cell in line.split("\t")) + "\n" for line in lines
+        ), encoding="utf-8")
+    ev = load(folder).evalset
+    assert nfc in ev.systems and old not in ev.systems
+    assert (ev.human["system"] == nfc).sum() > 0  # the NFC score lines found the NFD-named file
