@@ -1,10 +1,16 @@
-"""Daemon threads for the chunked loops of the compiled kernels: they never hold up the interpreter's exit.
+"""Threads and the interpreter's exit (docs/design.md §7): work on daemon threads never holds up an exiting
+process, and never crashes it.
 
-``concurrent.futures.ThreadPoolExecutor`` joins its threads when the interpreter exits, after they have run every
-task still queued: a dashboard stopped in the middle of a TER computation (or of a permutation test) went on
-computing for as long as the remaining chunks took — 20 s and more after SIGTERM (docs/design.md §7). A process
-does not wait for daemon threads, and whoever waits for their results here (the CLI's main thread, a Streamlit
-script thread, itself a daemon thread) stops with the process.
+* :func:`map_on_threads`: ``concurrent.futures.ThreadPoolExecutor`` joins its threads when the interpreter exits,
+  after they have run every task still queued: a dashboard stopped in the middle of a TER computation (or of a
+  permutation test) went on computing for as long as the remaining chunks took — 20 s and more after SIGTERM. A
+  process does not wait for daemon threads, and whoever waits for their results here (the CLI's main thread, a
+  Streamlit script thread, itself a daemon thread) stops with the process.
+* :func:`exit_safe`: at exit, Python 3.11 ends a daemon thread that comes back from native code which released the
+  GIL with ``pthread_exit``; its forced unwinding through C++ frames aborts the process ("terminate called without
+  an active exception", exit code 134). Kiwi's analyzer is such code, and a Streamlit script thread is a daemon
+  thread: a dashboard stopped while Kiwi tokenised crashed. Such calls run through :func:`exit_safe`, in short
+  pieces; the exit waits for the pieces under way.
 """
 
 from __future__ import annotations
@@ -15,6 +21,11 @@ from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+NATIVE_EXIT_WAIT_SECONDS = 10.0  # the longest the exit waits for native calls under way
+_native = threading.Condition()
+_native_calls = 0
+_exiting = False
 
 
 def map_on_threads(fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
@@ -47,3 +58,32 @@ def map_on_threads(fn: Callable[[T], R], items: Sequence[T], workers: int) -> li
     if errors:
         raise errors[min(errors)]
     return results
+
+
+def exit_safe(call: Callable[[], R]) -> R:
+    """``call()``, a call into native code that releases the GIL (module docstring), never cut by the exit: once the
+    interpreter began to exit, the exit waits for the calls under way (at most :data:`NATIVE_EXIT_WAIT_SECONDS`) and
+    a new call waits for the process to end instead of starting. Keep each call short (a chunk of the work)."""
+    global _native_calls
+    with _native:
+        while _exiting:
+            _native.wait()
+        _native_calls += 1
+    try:
+        return call()
+    finally:
+        with _native:
+            _native_calls -= 1
+            _native.notify_all()
+
+
+def _wait_for_native_calls() -> None:
+    global _exiting
+    with _native:
+        _exiting = True
+        _native.wait_for(lambda: _native_calls == 0, NATIVE_EXIT_WAIT_SECONDS)
+
+
+# Runs in the main thread when the interpreter begins to exit, before it ends the daemon threads (threading's exit
+# hooks run before atexit's; concurrent.futures registers its own the same way).
+threading._register_atexit(_wait_for_native_calls)

@@ -53,6 +53,27 @@ def test_a_process_exits_without_finishing_the_threads_work():
     assert time.monotonic() - start < 30  # ThreadPoolExecutor's threads would be joined: 2 × 60 s
 
 
+@pytest.mark.slow
+def test_exit_while_kiwi_tokenises_on_a_daemon_thread_does_not_abort():
+    from korean_eval.tokenizers import get_level
+
+    if not get_level("kiwi").available:
+        pytest.skip("kiwipiepy unavailable")
+    script = textwrap.dedent("""
+        import threading, time
+        from korean_eval.sample import load_sample
+        from korean_eval.tokenizers import get_level
+        texts = load_sample().refs[0] * 8
+        kiwi = get_level("kiwi")
+        kiwi.tokenize(texts[:3])
+        threading.Thread(target=lambda: [kiwi.tokenize(texts) for _ in iter(int, 1)], daemon=True).start()
+        time.sleep(1.5)  # then exit while the thread is inside Kiwi (a Streamlit script thread is a daemon thread)
+    """)
+    for _ in range(3):  # unguarded, about two exits in three aborted
+        done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "terminate called" not in done.stderr, (done.returncode, done.stderr[-2000:])
+
+
 @pytest.mark.parametrize(("raw", "expected"), [(None, 2000), ("100", 100), (" 7 ", 7)])
 def test_parallel_threshold_from_the_environment(monkeypatch, raw, expected):
     if raw is None:
