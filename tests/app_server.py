@@ -5,7 +5,7 @@
   found (:func:`group_members`) and killed by the group.
 * :class:`Session`: a browser-less client speaking Streamlit's websocket protocol (its own protobuf messages, as the
   browser sends them): it asks for a run of the first page and reads the progress texts the run sends.
-* :func:`upload` and :func:`idle`: driving its pages in a real browser (Playwright).
+* :func:`upload`, :func:`idle`, :func:`watch_first_paint`: driving its pages in a real browser (Playwright).
 * The process table from ``/proc`` (Linux): parents, process groups, states, resident memory.
 """
 
@@ -23,6 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @dataclass(frozen=True)
@@ -223,6 +232,16 @@ class Session:
         return False
 
 
+def require_chromium() -> None:
+    """Skip the calling test when Debian's Chromium is missing; fail instead under ``CI=true``."""
+    import pytest
+
+    if not CHROMIUM.exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{CHROMIUM} is required under CI=true (apt-get install -y chromium)")
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
+
+
 def idle(page, seconds: float = 120) -> None:
     """Wait until the script run finished (no running indicator) and the page settled (Playwright ``page``)."""
     page.wait_for_timeout(500)
@@ -238,3 +257,24 @@ def upload(page, label: str, paths: list[Path]) -> None:
     for path in paths:
         uploader.get_by_text(path.name, exact=True).wait_for()
     idle(page)
+
+
+_PAINT_STATE = """(text) => ({
+    fileList: [...document.querySelectorAll('[data-testid="stSidebarNavLink"]')].map(a => a.innerText.trim()),
+    topNav: [...document.querySelectorAll('[data-testid="stTopNavLink"]')].map(a => a.innerText.split("\\n").pop()),
+    loading: document.body.innerText.includes("Loading the evaluation library"),
+    done: document.body.innerText.includes(text),
+})"""
+
+
+def watch_first_paint(page, url: str, until_text: str, seconds: float = 120) -> list[tuple[float, dict]]:
+    """Open ``url`` and record what the page shows every 50 ms until ``until_text`` and the navigation are there:
+    (seconds since the request, state) with ``fileList`` (Streamlit's own list of ``pages/*.py``), ``topNav`` (the
+    navigation's titles), ``loading`` (app.py's spinner while the backend is imported) and ``done`` (the text)."""
+    start = time.monotonic()
+    page.goto(url, wait_until="commit")
+    seen: list[tuple[float, dict]] = []
+    while time.monotonic() - start < seconds and not (seen and seen[-1][1]["done"] and seen[-1][1]["topNav"]):
+        seen.append((time.monotonic() - start, page.evaluate(_PAINT_STATE, until_text)))
+        time.sleep(0.05)
+    return seen

@@ -8,41 +8,24 @@ tests skip locally and fail under ``CI=true``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from korean_eval.sample import sample_files
-from tests.app_server import AppServer, idle, upload
+from tests.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, idle, require_chromium, upload
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 BARS = ".js-plotly-plot .barlayer .point path"
 NO_EXCEPTION = '[data-testid="stException"]'
 
 
-def _require_chromium() -> None:
-    if not CHROMIUM.exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{CHROMIUM} is required under CI=true (apt-get install -y chromium)")
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    _require_chromium()
+    require_chromium()
     with AppServer(tmp_path_factory.mktemp("e2e")) as app:
         yield app.url
 
