@@ -31,6 +31,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from korean_eval.daemon_threads import exit_safe
+
 FAMILIES: tuple[str, ...] = ("word", "morpheme", "subword", "character", "jamo")
 
 
@@ -196,14 +198,23 @@ class KiwiLevel(TokenLevel):
         return True, ""
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        return [[t.form for t in res] for res in _kiwi().tokenize(list(texts))]
+        """Batch mode, :data:`KIWI_CHUNK` texts per call, each call kept out of the interpreter's exit
+        (:func:`korean_eval.daemon_threads.exit_safe`); the tokens do not depend on the chunking."""
+        kiwi, out = _kiwi(), []
+        for lo in range(0, len(texts), KIWI_CHUNK):
+            chunk = list(texts[lo : lo + KIWI_CHUNK])
+            out += exit_safe(lambda chunk=chunk: [[t.form for t in res] for res in kiwi.tokenize(chunk)])
+        return out
+
+
+KIWI_CHUNK = 256  # texts per call into Kiwi: a fraction of a second, which is what an exit may wait for
 
 
 @functools.cache
 def _kiwi():
     from kiwipiepy import Kiwi
 
-    return Kiwi()
+    return exit_safe(Kiwi)  # loading the model takes seconds in native code too
 
 
 def jvm_status() -> tuple[bool, str]:
