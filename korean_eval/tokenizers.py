@@ -190,17 +190,19 @@ class KiwiLevel(TokenLevel):
 
     def availability(self) -> tuple[bool, str]:
         try:
-            _kiwi()
+            kiwi_analyzer()
         except Exception as err:  # noqa: BLE001
             return False, f"kiwipiepy cannot start: {err}"
         return True, ""
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        return [[t.form for t in res] for res in _kiwi().tokenize(list(texts))]
+        return [[t.form for t in res] for res in kiwi_analyzer().tokenize(list(texts))]
 
 
 @functools.cache
-def _kiwi():
+def kiwi_analyzer():
+    """The process's one ``kiwipiepy.Kiwi()`` (default options; its model ships with the package): the ``kiwi``
+    level's tokenizer and the Korean lens's analyzer (:mod:`korean_eval.lens.analysis`), loaded once."""
     from kiwipiepy import Kiwi
 
     return Kiwi()

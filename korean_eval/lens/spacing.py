@@ -1,0 +1,112 @@
+"""Spacing (띄어쓰기) errors on character-aligned regions, and a system's spacing F1 (docs/design.md §7).
+
+Both texts lose their whitespace; each remaining character remembers whether whitespace preceded it. The two
+character sequences are aligned with :class:`difflib.SequenceMatcher` (``autojunk=False``; Python's standard
+library): its matching blocks are the regions where hypothesis and reference have the same non-space characters.
+Inside a block of ``n`` characters there are ``n − 1`` *aligned boundaries* (between two neighbouring characters,
+the same two in both texts). At each aligned boundary, the reference has a space or not (the gold decision) and so
+has the hypothesis:
+
+* ``both`` = aligned boundaries with a space in both, ``hyp_spaces`` / ``ref_spaces`` = aligned boundaries with a
+  space in the hypothesis / the reference;
+* ``errors = hyp_spaces + ref_spaces − 2·both``: a space inserted where the reference has none, or missing where it
+  has one;
+* ``precision = both / hyp_spaces``, ``recall = both / ref_spaces``, ``f1 = 2·both / (hyp_spaces + ref_spaces)``
+  (NaN when undefined, as in :func:`korean_eval.lens.profile.ratios`). System level: counts summed over segments.
+
+Boundaries outside aligned regions (next to a substituted, inserted or deleted character) are not judged: they are
+not spacing errors but other errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from korean_eval.lens.profile import ratios
+
+SEGMENT_COLUMNS = ["system", "seg_id", "aligned", "hyp_spaces", "ref_spaces", "both", "errors"]
+SYSTEM_COLUMNS = ["system", "segments", "segments_with_errors", "aligned", "hyp_spaces", "ref_spaces", "both",
+                  "errors", "precision", "recall", "f1"]
+
+
+class SpacingCounts(NamedTuple):
+    """Counts of one pair (see the module docstring)."""
+
+    aligned: int
+    hyp_spaces: int
+    ref_spaces: int
+    both: int
+
+    @property
+    def errors(self) -> int:
+        return self.hyp_spaces + self.ref_spaces - 2 * self.both
+
+
+def characters_and_spaces(text: str) -> tuple[str, list[bool]]:
+    """The text without whitespace, and per remaining character whether whitespace came right before it."""
+    chars: list[str] = []
+    spaced: list[bool] = []
+    gap = False
+    for ch in text:
+        if ch.isspace():
+            gap = True
+            continue
+        chars.append(ch)
+        spaced.append(gap and len(chars) > 1)
+        gap = False
+    return "".join(chars), spaced
+
+
+def aligned_boundaries(hyp: str, ref: str) -> list[tuple[int, int]]:
+    """Aligned boundaries as (hypothesis character index, reference character index) of the character *after*
+    the boundary, indices into the whitespace-free texts."""
+    h_chars, _ = characters_and_spaces(hyp)
+    r_chars, _ = characters_and_spaces(ref)
+    blocks = SequenceMatcher(None, h_chars, r_chars, autojunk=False).get_matching_blocks()
+    return [(a + k, b + k) for a, b, size in blocks for k in range(1, size)]
+
+
+def spacing_counts(hyp: str, ref: str) -> SpacingCounts:
+    """The spacing counts of one pair (see the module docstring)."""
+    _, h_spaced = characters_and_spaces(hyp)
+    _, r_spaced = characters_and_spaces(ref)
+    pairs = aligned_boundaries(hyp, ref)
+    hyp_spaces = sum(h_spaced[i] for i, _ in pairs)
+    ref_spaces = sum(r_spaced[j] for _, j in pairs)
+    both = sum(h_spaced[i] and r_spaced[j] for i, j in pairs)
+    return SpacingCounts(len(pairs), hyp_spaces, ref_spaces, both)
+
+
+def spacing_errors(hyp: str, ref: str) -> list[tuple[int, str]]:
+    """Where the spacing differs: (reference character index after the boundary, ``"inserted"`` | ``"missing"``)."""
+    _, h_spaced = characters_and_spaces(hyp)
+    _, r_spaced = characters_and_spaces(ref)
+    return [(j, "inserted" if h_spaced[i] else "missing") for i, j in aligned_boundaries(hyp, ref) if h_spaced[i] != r_spaced[j]]
+
+
+def segment_table(pairs: pd.DataFrame) -> pd.DataFrame:
+    """:data:`SEGMENT_COLUMNS` for every pair of ``pairs`` (``system, seg_id, hyp, ref``)."""
+    memo: dict[tuple[str, str], SpacingCounts] = {}
+    rows = []
+    for system, seg_id, hyp, ref in pairs[["system", "seg_id", "hyp", "ref"]].itertuples(index=False):
+        counts = memo.get((hyp, ref))
+        if counts is None:
+            counts = memo[(hyp, ref)] = spacing_counts(hyp, ref)
+        rows.append((system, seg_id, *counts, counts.errors))
+    return pd.DataFrame(rows, columns=SEGMENT_COLUMNS)
+
+
+def system_table(segments: pd.DataFrame, systems: Sequence[str]) -> pd.DataFrame:
+    """:data:`SYSTEM_COLUMNS` per system: counts summed over its segments, precision, recall and F1 of the sums."""
+    grouped = segments.groupby("system", sort=False)
+    sums = grouped[["aligned", "hyp_spaces", "ref_spaces", "both", "errors"]].sum()
+    sums.insert(0, "segments", grouped.size())
+    sums.insert(1, "segments_with_errors", grouped["errors"].agg(lambda e: int(np.count_nonzero(e))))
+    sums = sums.reindex(list(systems), fill_value=0).rename_axis("system").reset_index()
+    sums["precision"], sums["recall"], sums["f1"] = ratios(sums["hyp_spaces"], sums["ref_spaces"], sums["both"])
+    return sums[SYSTEM_COLUMNS]
