@@ -26,7 +26,13 @@ from korean_eval.cli_checks import (
     check_option_combinations,
     check_run_numbers,
 )
-from korean_eval.cli_inputs import ProgressBar, add_input_options, build_evalset, split_names
+from korean_eval.cli_inputs import (
+    ProgressBar,
+    add_input_options,
+    build_evalset,
+    print_validation_report,
+    split_names,
+)
 from korean_eval.cli_profile import register_profile_command
 from korean_eval.cli_qc import register_qc_command
 from korean_eval.config import EvalConfig
@@ -172,11 +178,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.cache_dir:
         use_cache_dir(args.cache_dir)
     cache = open_cache(args.cache_dir, enabled=not args.no_cache)
-    for note in evalset.report.notes:
-        print(f"note: {note}", file=sys.stderr)
-    if evalset.report.excluded:
-        print(f"note: {len(evalset.report.excluded)} input row(s) excluded:", file=sys.stderr)
-        print(evalset.report.excluded_summary().to_string(index=False), file=sys.stderr)
+    print_validation_report(evalset)
     results = evaluate(evalset, config, progress=None if args.quiet else ProgressBar(), cache=cache)
     extra = _significance(results, args)
     if args.out:

@@ -107,6 +107,15 @@ def build_evalset(args: argparse.Namespace) -> EvalSet:
     return evalset
 
 
+def print_validation_report(evalset: EvalSet) -> None:
+    """The validation report's notes and the excluded input rows counted by file and reason, on stderr."""
+    for note in evalset.report.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if evalset.report.excluded:
+        print(f"note: {len(evalset.report.excluded)} input row(s) excluded:", file=sys.stderr)
+        print(evalset.report.excluded_summary().to_string(index=False), file=sys.stderr)
+
+
 class ProgressBar:
     """A one-line text progress bar on stderr."""
 

@@ -31,7 +31,13 @@ from korean_eval.cli_checks import (
     check_option_combinations,
     check_run_numbers,
 )
-from korean_eval.cli_inputs import ProgressBar, add_input_options, build_evalset, split_names
+from korean_eval.cli_inputs import (
+    ProgressBar,
+    add_input_options,
+    build_evalset,
+    print_validation_report,
+    split_names,
+)
 from korean_eval.config import EvalConfig
 from korean_eval.data import InputError
 from korean_eval.lens.categories import CATEGORIES
@@ -74,8 +80,7 @@ def profile_command(args: argparse.Namespace) -> int:
     if args.cache_dir:
         use_cache_dir(args.cache_dir)
     cache = open_cache(args.cache_dir, enabled=not args.no_cache)
-    for note in evalset.report.notes:
-        print(f"note: {note}", file=sys.stderr)
+    print_validation_report(evalset)
     result = run_lens(
         evalset, config, with_probe=not args.no_probe, kinds=tuple(split_names(args.kinds)) or tuple(KINDS),
         seed=args.seed, n_resamples=args.bootstrap, cache=cache, progress=None if args.quiet else ProgressBar(),

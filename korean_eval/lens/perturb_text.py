@@ -15,6 +15,9 @@ from korean_eval.lens.categories import base_tag, is_content
 from korean_eval.lens.edit import Edit, difference, final_punctuation_start, splice
 from korean_eval.lens.perturb_morphemes import final_predicate
 
+_LEXICAL_NEGATION = frozenset({"있", "없", "알", "계시"})
+"""Stems whose negation is another word (있다 → 없다, 알다 → 모르다), not 안 + the stem."""
+
 
 def _unchecked(before: Analysis, after: Analysis) -> bool:
     """The kinds whose change is fixed by construction on the characters (checked in the tests)."""
@@ -103,14 +106,15 @@ def drop_content(text: str, analysis: Analysis, rng: random.Random) -> Edit | st
 
 
 def negation(text: str, analysis: Analysis, rng: random.Random) -> Edit | str:
-    """안 put before the final predicate (a verb or adjective; before 하 of a noun + 하다 verb: 확인 안 했다)."""
+    """안 put before the final predicate (a verb or adjective; before 하 of a noun + 하다 verb: 확인 안 했다); the
+    re-analysis must show 안/MAG right before a verb or adjective and the original forms otherwise."""
     found = final_predicate(analysis)
     if isinstance(found, str):
         return found
     _end, stem_index, _prefinal = found
     stem = analysis[stem_index]
-    if base_tag(stem.tag) in ("VCP", "VCN", "VX"):
-        return "the final predicate is a copula or an auxiliary (already negated, or no simple negation)"
+    if base_tag(stem.tag) in ("VCP", "VCN", "VX") or stem.form in _LEXICAL_NEGATION:
+        return "the final predicate is a copula, an auxiliary or 있다/없다/알다 (negated by another word, not 안)"
     before = analysis[:stem_index]
     if before and before[-1].form in ("안", "못") and base_tag(before[-1].tag) == "MAG":
         return "the final predicate is already negated"
@@ -120,7 +124,10 @@ def negation(text: str, analysis: Analysis, rng: random.Random) -> Edit | str:
 
     def check(old: Analysis, after: Analysis) -> bool:
         old_forms, new_forms = [m.form for m in old], [m.form for m in after]
-        negated = [i for i, m in enumerate(after) if m.form == "안" and base_tag(m.tag) == "MAG"]
+        negated = [
+            i for i, m in enumerate(after[:-1])
+            if m.form == "안" and base_tag(m.tag) == "MAG" and base_tag(after[i + 1].tag) in ("VV", "VA")
+        ]
         return len(new_forms) == len(old_forms) + 1 and any(new_forms[:i] + new_forms[i + 1 :] == old_forms for i in negated)
 
     return Edit(new_text, f"안 added before '{text[stem.start:].split()[0]}'", (stem.start, stem.start), new_span, check)

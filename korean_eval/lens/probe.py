@@ -6,7 +6,7 @@ are several); each perturbed reference is scored against its original by the pro
 as one "system" per kind, next to the unperturbed reference scored against itself. For a segment, level and metric:
 
 * ``change = score(perturbed, reference) − score(reference, reference)`` (metric units; BLEU of a reference against
-  itself is 100, TER 0);
+  itself is 100 up to floating-point rounding, TER 0);
 * ``penalty = −change`` for a metric where higher is better, ``+change`` for an error rate (TER, CharacTER, EED):
   how much worse the metric rates the perturbed text, in the metric's units.
 
