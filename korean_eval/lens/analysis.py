@@ -14,6 +14,7 @@ a text is analysed once per cache.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -57,20 +58,16 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _WORD.finditer(text)]
 
 
-def word_of(spans: Sequence[tuple[int, int]], position: int) -> int:
-    """Index of the word whose span holds ``position`` (the last word starting at or before it)."""
-    found = 0
-    for i, (start, _end) in enumerate(spans):
-        if start > position:
-            break
-        found = i
-    return found
+def word_of(starts: Sequence[int], position: int) -> int:
+    """Index of the word in which ``position`` lies, given the words' start positions in order (the last word
+    starting at or before it; 0 before the first)."""
+    return max(bisect_right(starts, position) - 1, 0)
 
 
 def _from_tokens(text: str, tokens: Iterable) -> Analysis:
-    spans = word_spans(text)
+    starts = [start for start, _end in word_spans(text)]
     return tuple(
-        Morpheme(t.form, t.tag, t.start, t.start + t.len, word_of(spans, t.start)) for t in tokens if t.form.strip()
+        Morpheme(t.form, t.tag, t.start, t.start + t.len, word_of(starts, t.start)) for t in tokens if t.form.strip()
     )
 
 
@@ -92,7 +89,7 @@ def _decode(value: str) -> Analysis | None:
 def analyse(texts: Iterable[str], cache: NullCache | None = None) -> dict[str, Analysis]:
     """Kiwi's analysis of every distinct text of ``texts``: memo, then the cache, then Kiwi (one batch call)."""
     unique = list(dict.fromkeys(texts))
-    out = {t: _MEMO[t] for t in unique if t in _MEMO}
+    out = {t: hit for t in unique if (hit := _MEMO.get(t)) is not None}
     missing = [t for t in unique if t not in out]
     if missing and cache is not None and cache.enabled:
         keys = [text_key(t) for t in missing]

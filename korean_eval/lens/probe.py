@@ -57,7 +57,11 @@ class ProbeResult:
 class _KnownKiwiTokens:
     """A cache whose token look-ups for the ``kiwi`` level are answered from analyses done already (Kiwi's forms
     are that level's tokens, :func:`korean_eval.lens.analysis.kiwi_tokens`), so no text is analysed twice; every
-    other look-up and store goes to ``base``."""
+    other look-up and store goes to ``base``. The probe's whole results are not stored (``store_results``): they
+    would push the user's own evaluations out of the result store, and the token and statistics caches already
+    make a rerun cheap."""
+
+    store_results = False
 
     def __init__(self, base: NullCache, known: dict[bytes, str]):
         self.base, self.known, self.level_key = base, known, KiwiLevel().options_key()

@@ -62,31 +62,31 @@ def characters_and_spaces(text: str) -> tuple[str, list[bool]]:
     return "".join(chars), spaced
 
 
-def aligned_boundaries(hyp: str, ref: str) -> list[tuple[int, int]]:
-    """Aligned boundaries as (hypothesis character index, reference character index) of the character *after*
-    the boundary, indices into the whitespace-free texts."""
-    h_chars, _ = characters_and_spaces(hyp)
-    r_chars, _ = characters_and_spaces(ref)
-    blocks = SequenceMatcher(None, h_chars, r_chars, autojunk=False).get_matching_blocks()
+def aligned_boundaries(hyp_chars: str, ref_chars: str) -> list[tuple[int, int]]:
+    """Aligned boundaries of two whitespace-free texts (:func:`characters_and_spaces`) as (hypothesis index,
+    reference index) of the character *after* the boundary."""
+    blocks = SequenceMatcher(None, hyp_chars, ref_chars, autojunk=False).get_matching_blocks()
     return [(a + k, b + k) for a, b, size in blocks for k in range(1, size)]
+
+
+def _judged(hyp: str, ref: str) -> list[tuple[int, int, bool, bool]]:
+    """Every aligned boundary: (hypothesis index, reference index, space in the hypothesis, in the reference)."""
+    h_chars, h_spaced = characters_and_spaces(hyp)
+    r_chars, r_spaced = characters_and_spaces(ref)
+    return [(i, j, h_spaced[i], r_spaced[j]) for i, j in aligned_boundaries(h_chars, r_chars)]
 
 
 def spacing_counts(hyp: str, ref: str) -> SpacingCounts:
     """The spacing counts of one pair (see the module docstring)."""
-    _, h_spaced = characters_and_spaces(hyp)
-    _, r_spaced = characters_and_spaces(ref)
-    pairs = aligned_boundaries(hyp, ref)
-    hyp_spaces = sum(h_spaced[i] for i, _ in pairs)
-    ref_spaces = sum(r_spaced[j] for _, j in pairs)
-    both = sum(h_spaced[i] and r_spaced[j] for i, j in pairs)
-    return SpacingCounts(len(pairs), hyp_spaces, ref_spaces, both)
+    judged = _judged(hyp, ref)
+    return SpacingCounts(
+        len(judged), sum(h for *_ij, h, _r in judged), sum(r for *_ij, _h, r in judged), sum(h and r for *_ij, h, r in judged)
+    )
 
 
 def spacing_errors(hyp: str, ref: str) -> list[tuple[int, str]]:
     """Where the spacing differs: (reference character index after the boundary, ``"inserted"`` | ``"missing"``)."""
-    _, h_spaced = characters_and_spaces(hyp)
-    _, r_spaced = characters_and_spaces(ref)
-    return [(j, "inserted" if h_spaced[i] else "missing") for i, j in aligned_boundaries(hyp, ref) if h_spaced[i] != r_spaced[j]]
+    return [(j, "inserted" if h else "missing") for _i, j, h, r in _judged(hyp, ref) if h != r]
 
 
 def segment_table(pairs: pd.DataFrame) -> pd.DataFrame:
