@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from korean_eval.cli_checks import sys_dir_files, system_spec_path
+from korean_eval.cli_mtme import add_human_direction_option
 from korean_eval.cli_qc import add_qc_options, qc_options_from_args
 from korean_eval.columns import ColumnMap
 from korean_eval.data import EvalSet, InputError, evalset_from_texts
@@ -20,6 +21,7 @@ from korean_eval.table_inputs import (
     attach_given_scores,
     attach_human,
     attach_human_frame,
+    declare_human_lower_is_better,
     evalset_from_table,
     given_only_evalset,
 )
@@ -29,7 +31,7 @@ from korean_eval.textio import read_input_file
 
 def add_input_options(parser: argparse.ArgumentParser) -> None:
     """The argument groups "texts" (``--ref``, ``--sys``, ``--sys-dir``, ``--table``, ``--table-cols``), "human
-    scores" (``--human``, ``--human-cols``, ``--human-from-table``) and the raw judgments' quality control
+    scores" (``--human``, ``--human-cols``, ``--human-from-table``, ``--human-direction``) and the raw judgments' quality control
     (:func:`korean_eval.cli_qc.add_qc_options`)."""
     src = parser.add_argument_group("texts")
     src.add_argument("--ref", action="append", metavar="FILE", help="reference file (repeat for several references)")
@@ -41,6 +43,7 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
     hum.add_argument("--human", metavar="FILE", help="per-item human scores: system, seg_id, score")
     hum.add_argument("--human-cols", metavar="MAP", help="column mapping for --human, e.g. system=Sys,seg_id=DocID+SentID,score=Z")
     hum.add_argument("--human-from-table", metavar="COL", help="take human scores from this column of --table")
+    add_human_direction_option(hum)
     add_qc_options(parser)
 
 
@@ -50,9 +53,18 @@ def split_names(text: str | None) -> list[str]:
 
 
 def build_evalset(args: argparse.Namespace) -> EvalSet:
-    """Load and validate the inputs named on the command line (raises InputError). Without any input, the bundled
-    sample. ``--scores`` (bring-your-own metric scores) is an option of ``run`` only: a parser without it reads as
-    if it were not given."""
+    """Load and validate the inputs named on the command line (raises InputError); without any input, the bundled
+    sample. ``--human-direction lower`` declares the human scores lower-is-better
+    (:func:`korean_eval.table_inputs.declare_human_lower_is_better`)."""
+    evalset = _read_inputs(args)
+    if args.human_direction == "lower":
+        declare_human_lower_is_better(evalset, "--human-direction")
+    return evalset
+
+
+def _read_inputs(args: argparse.Namespace) -> EvalSet:
+    """The inputs as read. ``--scores`` (bring-your-own metric scores) is an option of ``run`` only: a parser
+    without it reads as if it were not given."""
     scores, scores_cols = getattr(args, "scores", None), getattr(args, "scores_cols", None)
     if scores and not (args.ref or args.table):
         if not (args.human or args.judgments):
