@@ -21,6 +21,7 @@ def main() -> None:
             st.Page("pages/scores.py", title="Scores & rankings", icon=":material/leaderboard:"),
             st.Page("pages/segments.py", title="Segments", icon=":material/scatter_plot:"),
             st.Page("pages/tokens.py", title="Tokens", icon=":material/text_fields:"),
+            st.Page("pages/lens.py", title="Korean lens", icon=":material/manage_search:"),
             st.Page("pages/data.py", title="Data", icon=":material/upload_file:"),
             st.Page("pages/downloads.py", title="Downloads", icon=":material/download:"),
         ],

@@ -1,4 +1,4 @@
-"""Command line: ``python -m korean_eval {run,qc,levels}``.
+"""Command line: ``python -m korean_eval {run,qc,profile,levels}``.
 
 ``run`` scores systems at token levels with metrics, meta-evaluates them against human scores and writes the tidy
 tables (``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv`` …) into ``--out``.
@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 
@@ -29,35 +27,23 @@ from korean_eval.cli_checks import (
     check_names,
     check_option_combinations,
     check_run_numbers,
-    sys_dir_files,
-    system_spec_path,
 )
-from korean_eval.cli_mtme import (
-    add_human_direction_option,
-    add_mtme_options,
-    domain_summary,
-    load_from_args,
-    register_list_command,
+from korean_eval.cli_inputs import (
+    ProgressBar,
+    add_input_options,
+    build_evalset,
+    print_validation_report,
+    split_names,
 )
-from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command
-from korean_eval.columns import ColumnMap
+from korean_eval.cli_mtme import add_mtme_options, domain_summary, load_from_args, register_list_command
+from korean_eval.cli_profile import register_profile_command
+from korean_eval.cli_qc import register_qc_command
 from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet, InputError, evalset_from_texts
-from korean_eval.human_qc.run import run_qc
+from korean_eval.data import InputError
 from korean_eval.metaeval.names import GRANULARITIES, STATISTICS
 from korean_eval.metrics import METRIC_NAMES, metric_group, validate_options
 from korean_eval.pipeline import evaluate
 from korean_eval.results import Results
-from korean_eval.sample import SAMPLE_NOTE, load_sample
-from korean_eval.table_inputs import (
-    attach_given_scores,
-    attach_human,
-    attach_human_frame,
-    declare_human_lower_is_better,
-    evalset_from_table,
-    given_only_evalset,
-)
-from korean_eval.tables import read_table
 from korean_eval.textio import read_input_file
 from korean_eval.tokenizers import LEVEL_NAMES, available_levels, level_table
 
@@ -75,10 +61,6 @@ def _read_spm_model(path: str) -> bytes:
     except ValueError as err:
         raise InputError(path, str(err)) from None
     return data
-
-
-def _split(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, dict[str, int]]]:
@@ -100,85 +82,6 @@ def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, dict[str, int]]
             raise InputError("--override", f"{item!r}: {err}") from None
         out.setdefault(level, {}).setdefault(metric, {})[option] = number
     return out
-
-
-def build_evalset(args: argparse.Namespace) -> EvalSet:
-    """Load and validate the inputs named on the command line (raises InputError); ``--human-direction lower``
-    declares the human scores lower-is-better (:func:`korean_eval.table_inputs.declare_human_lower_is_better`)."""
-    evalset = _read_inputs(args)
-    if args.human_direction == "lower":
-        declare_human_lower_is_better(evalset, "--human-direction")
-    return evalset
-
-
-def _read_inputs(args: argparse.Namespace) -> EvalSet:
-    if args.scores and not (args.ref or args.table):
-        if not (args.human or args.judgments):
-            raise InputError("--scores", "given scores without texts need human scores too (--human or --judgments)")
-        if args.human:
-            return given_only_evalset(
-                read_input_file(args.human, "human score"), read_input_file(args.scores, "metric score"),
-                ColumnMap.parse(args.scores_cols), ColumnMap.parse(args.human_cols),
-            )
-    if args.table:
-        name, data = read_input_file(args.table, "table")
-        evalset = evalset_from_table(data, name, ColumnMap.parse(args.table_cols), args.human_from_table)
-    elif args.ref:
-        refs = [read_input_file(r, "reference") for r in args.ref]
-        systems: list[tuple[str, bytes]] = []
-        names: list[str] = []
-        for spec in args.sys or []:
-            name, sep, _ = spec.partition("=")
-            systems.append(read_input_file(system_spec_path(spec), "system"))
-            names.append(name if sep else Path(spec).stem)
-        if args.sys_dir:
-            files, skipped_note = sys_dir_files(args.sys_dir)
-            if skipped_note:
-                print(f"note: {skipped_note}", file=sys.stderr)
-            for p in files:
-                systems.append(read_input_file(p, "system"))
-                names.append(p.stem)
-            if not systems:
-                raise InputError(args.sys_dir, "no *.txt system files in this directory")
-        evalset = evalset_from_texts(refs, systems, names)
-    elif args.scores:
-        raise InputError("--scores", "given scores without texts need --human (or add --ref/--table)")
-    else:
-        print(f"note: no input given, using the bundled sample data. {SAMPLE_NOTE}", file=sys.stderr)
-        evalset = load_sample()
-    if args.human:
-        name, data = read_input_file(args.human, "human score")
-        attach_human(evalset, data, name, ColumnMap.parse(args.human_cols))
-    if args.judgments:
-        name, data = read_input_file(args.judgments, "judgments")
-        table = read_table(data, name)
-        try:
-            qc = run_qc(table.frame(), qc_options_from_args(args), lines=table.lines)
-        except ValueError as err:
-            raise InputError(name, str(err)) from None
-        for line in qc.report.summary_lines():
-            print(f"qc: {line}", file=sys.stderr)
-        attach_human_frame(evalset, qc.item_scores, f"{name} (after quality control)")
-    if args.scores:
-        name, data = read_input_file(args.scores, "metric score")
-        attach_given_scores(evalset, data, name, ColumnMap.parse(args.scores_cols))
-    return evalset
-
-
-class ProgressBar:
-    """A one-line text progress bar on stderr."""
-
-    def __init__(self, stream=sys.stderr, width: int = 30):
-        self.stream, self.width, self.start = stream, width, time.perf_counter()
-
-    def __call__(self, fraction: float, message: str) -> None:
-        filled = int(round(fraction * self.width))
-        bar = "█" * filled + "·" * (self.width - filled)
-        elapsed = time.perf_counter() - self.start
-        self.stream.write(f"\r[{bar}] {fraction:4.0%} {elapsed:6.1f}s  {message[:60]:<60}")
-        if fraction >= 1.0:
-            self.stream.write("\n")
-        self.stream.flush()
 
 
 def summary_text(results: Results, statistic: str = "pearson") -> str:
@@ -250,8 +153,8 @@ def check_run_args(args: argparse.Namespace) -> None:
     :class:`InputError` naming the option, before any input is read."""
     check_option_combinations(args)
     check_run_numbers(args)
-    check_names("--levels", _split(args.levels), LEVEL_NAMES, "token level")
-    check_names("--metrics", _split(args.metrics), METRIC_NAMES, "metric")
+    check_names("--levels", split_names(args.levels), LEVEL_NAMES, "token level")
+    check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
     check_input_files(args)
 
 
@@ -259,14 +162,14 @@ def run_command(args: argparse.Namespace) -> int:
     check_run_args(args)
     loaded = load_from_args(args) if args.mtme else None
     evalset = loaded.evalset if loaded else build_evalset(args)
-    given_lower = tuple(_split(args.lower_is_better))
+    given_lower = tuple(split_names(args.lower_is_better))
     if loaded and loaded.lower_is_better and not given_lower:
         given_lower = loaded.lower_is_better
         print(f"note: lower is better (read from the scores): {', '.join(given_lower)}; --lower-is-better "
               "NAMES replaces this choice", file=sys.stderr)
-    levels = _split(args.levels) or available_levels()
+    levels = split_names(args.levels) or available_levels()
     levels = [lv for lv in levels if lv != "khaiii"] if not args.levels else levels
-    metrics = _split(args.metrics) or list(SACREBLEU_METRICS)
+    metrics = split_names(args.metrics) or list(SACREBLEU_METRICS)
     config = EvalConfig(
         levels=tuple(levels),
         metrics=tuple(metrics),
@@ -284,11 +187,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.cache_dir:
         use_cache_dir(args.cache_dir)
     cache = open_cache(args.cache_dir, enabled=not args.no_cache)
-    for note in evalset.report.notes:
-        print(f"note: {note}", file=sys.stderr)
-    if evalset.report.excluded:
-        print(f"note: {len(evalset.report.excluded)} input row(s) excluded:", file=sys.stderr)
-        print(evalset.report.excluded_summary().to_string(index=False), file=sys.stderr)
+    print_validation_report(evalset)
     results = evaluate(evalset, config, progress=None if args.quiet else ProgressBar(), cache=cache)
     extra = _significance(results, args)
     from korean_eval.report import domain_tables, write_tables
@@ -326,18 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m korean_eval", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="score, meta-evaluate and write the tables")
-    src = run.add_argument_group("texts")
-    src.add_argument("--ref", action="append", metavar="FILE", help="reference file (repeat for several references)")
-    src.add_argument("--sys", action="append", metavar="NAME=FILE", help="system output file (repeatable)")
-    src.add_argument("--sys-dir", metavar="DIR", help="directory of system files (*.txt, name = file stem)")
-    src.add_argument("--table", metavar="FILE", help="long table (CSV/TSV/JSONL) with system, seg_id, hyp, ref")
-    src.add_argument("--table-cols", metavar="MAP", help="column mapping, e.g. system=Sys,seg_id=DocID+SentID,hyp=Hyp,ref=Ref")
-    hum = run.add_argument_group("human scores")
-    hum.add_argument("--human", metavar="FILE", help="per-item human scores: system, seg_id, score")
-    hum.add_argument("--human-cols", metavar="MAP", help="column mapping for --human, e.g. system=Sys,seg_id=DocID+SentID,score=Z")
-    hum.add_argument("--human-from-table", metavar="COL", help="take human scores from this column of --table")
-    add_human_direction_option(hum)
-    add_qc_options(run)
+    add_input_options(run)
     given = run.add_argument_group("bring-your-own metric scores")
     given.add_argument("--scores", metavar="FILE", help="system, seg_id, one column per metric (level 'given')")
     given.add_argument(
@@ -373,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=run_command)
     register_qc_command(sub)
+    register_profile_command(sub)
     register_list_command(sub)
     lv = sub.add_parser("levels", help="list token levels, their versions and availability")
     lv.set_defaults(func=levels_command)

@@ -95,10 +95,11 @@ def check_option_combinations(args: argparse.Namespace) -> None:
 
 
 def check_run_numbers(args: argparse.Namespace) -> None:
-    """Range checks of the ``run`` command's numeric options (each message names its option)."""
+    """Range checks of the numeric options of ``run`` (and of ``profile``, which has some of them; each message names
+    its option)."""
     bounds = (("bootstrap", 0), ("spa_permutations", 0), ("spm_vocab", 1), ("jobs", 1))
     for dest, low in bounds:
-        value = getattr(args, dest)
+        value = getattr(args, dest, None)
         if value is not None and value < low:
             raise InputError(option_name(dest), f"must be {low} or more, got {value}")
     if not 0 <= args.seed <= SEED_MAX:

@@ -192,7 +192,7 @@ class KiwiLevel(TokenLevel):
 
     def availability(self) -> tuple[bool, str]:
         try:
-            _kiwi()
+            kiwi_analyzer()
         except Exception as err:  # noqa: BLE001
             return False, f"kiwipiepy cannot start: {err}"
         return True, ""
@@ -200,7 +200,7 @@ class KiwiLevel(TokenLevel):
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
         """Batch mode, :data:`KIWI_CHUNK` texts per call, each call kept out of the interpreter's exit
         (:func:`korean_eval.daemon_threads.exit_safe`); the tokens do not depend on the chunking."""
-        kiwi, out = _kiwi(), []
+        kiwi, out = kiwi_analyzer(), []
         for lo in range(0, len(texts), KIWI_CHUNK):
             chunk = list(texts[lo : lo + KIWI_CHUNK])
             out += exit_safe(lambda chunk=chunk: [[t.form for t in res] for res in kiwi.tokenize(chunk)])
@@ -211,7 +211,9 @@ KIWI_CHUNK = 256  # texts per call into Kiwi: a fraction of a second, which is w
 
 
 @functools.cache
-def _kiwi():
+def kiwi_analyzer():
+    """The process's one ``kiwipiepy.Kiwi()`` (default options; its model ships with the package): the ``kiwi``
+    level's tokenizer and the Korean lens's analyzer (:mod:`korean_eval.lens.analysis`), loaded once."""
     from kiwipiepy import Kiwi
 
     return exit_safe(Kiwi)  # loading the model takes seconds in native code too
