@@ -87,7 +87,7 @@ from korean_eval.planning import (
     plan_run,
     tokenize_texts,
 )
-from korean_eval.result_store import digest, load_result, result_key, store_result
+from korean_eval.result_store import digest, store_result, stored_evaluation
 from korean_eval.results import GIVEN_LEVEL, Results, higher_is_better
 from korean_eval.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
 from korean_eval.tokenizers import SpmLevel, TokenLevel, get_level, level_availability, package_version
@@ -153,19 +153,13 @@ def evaluate(
     """
     config = config or EvalConfig()
     cache = cache or NullCache()
-    key = None
-    if cache.enabled and getattr(cache, "store_results", False):
-        start = time.perf_counter()
-        key = result_key(evalset, config)
-        results = load_result(cache, key)
-        if isinstance(results, Results):
-            loaded = {"stage": "cached result", "level": "", "metric": "", "seconds": time.perf_counter() - start}
-            results.timings = pd.concat([results.timings, pd.DataFrame([loaded])], ignore_index=True)
-            results.notes = results.notes + ([cache.problem] if cache.problem else [])
-            Ticker(progress, 1).report("done (stored result of an identical evaluation)", 1.0)
-            return results
+    stored, key = stored_evaluation(evalset, config, cache)
+    if stored is not None:
+        Ticker(progress, 1).report("done (stored result of an identical evaluation)", 1.0)
+        return stored
     results = run_stages(evalset, config, progress, cache)
     if key is not None and cache.enabled:
+        results.result_key = key
         store_result(cache, key, results)
     results.notes = results.notes + ([cache.problem] if cache.problem else [])
     return results
@@ -209,7 +203,7 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     """plan → tokenise → score → collect → meta-evaluate, interleaved per level (see the module docstring)."""
     run = plan_run(evalset, config)  # 1. plan
     ticker = Ticker(progress, run.steps)
-    sched = Scheduler(worker_count(config.jobs))
+    sched = make_scheduler(config)
     systems, seg_ids = evalset.system_names, evalset.seg_ids
     human = tidy.human_matrix(evalset.human, systems, seg_ids)
     human_sys = system_means(human)
@@ -231,6 +225,17 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     results = assemble(evalset, run, started, scored, finished, sched.seconds, humans, config, notes)
     ticker.report("done", 1.0)
     return results
+
+
+def make_scheduler(config: EvalConfig) -> Scheduler:
+    """The task scheduler of a run: the local worker processes (``config.jobs``), or the Dask cluster at
+    ``config.scheduler`` (:mod:`korean_eval.dask_backend`, imported only then)."""
+    if config.scheduler is None:
+        return Scheduler(worker_count(config.jobs))
+    from korean_eval.dask_backend import connect
+
+    executor = connect(config.scheduler)
+    return Scheduler(executor.workers, executor=executor)
 
 
 def tokenise_and_start_scoring(

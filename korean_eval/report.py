@@ -77,8 +77,18 @@ def to_csv_bytes(frame: pd.DataFrame) -> bytes:
     safe = frame.copy()
     for col in safe.columns:
         if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
-            safe[col] = safe[col].map(_defuse)
+            safe[col] = _defused_column(safe[col])
     return safe.to_csv(index=False).encode("utf-8")
+
+
+def _defused_column(values: pd.Series) -> pd.Series:
+    """``values.map(_defuse)``, looking at each distinct value once (tables repeat system names, levels, metrics)."""
+    try:
+        changed = {v: _defuse(v) for v in pd.unique(values) if isinstance(v, str) and v.startswith(_FORMULA_START)}
+    except TypeError:  # an unhashable cell
+        return values.map(_defuse)
+    changed = {v: d for v, d in changed.items() if d != v}
+    return values.map(lambda v: changed.get(v, v) if isinstance(v, str) else v) if changed else values
 
 
 def write_tables(

@@ -237,15 +237,23 @@ class Rows:
 
 @dataclass
 class Scheduler:
-    """Hands statistics tasks to the worker pool (or runs them here) and keeps the seconds spent per owner."""
+    """Hands statistics tasks to the worker pool (or runs them here) and keeps the seconds spent per owner.
+
+    ``executor``: a remote pool used instead of the local processes (:class:`korean_eval.dask_backend.DaskExecutor`),
+    with the same threshold; ``workers`` is then its worker count."""
 
     workers: int
     seconds: dict = field(default_factory=lambda: defaultdict(float))
     waited: float = 0.0
     char_rows: Rows = field(default_factory=Rows)  # chrF character blocks, shared across levels
+    executor: object | None = None
 
-    def pool(self, n_pairs: int) -> ProcessPoolExecutor | None:
-        return _executor(self.workers) if self.workers > 1 and n_pairs >= PARALLEL_MIN_PAIRS else None
+    def pool(self, n_pairs: int):
+        if n_pairs < PARALLEL_MIN_PAIRS:
+            return None
+        if self.executor is not None:
+            return self.executor
+        return _executor(self.workers) if self.workers > 1 else None
 
     def submit(self, fn: Callable, args: tuple, owner: tuple[str, str], pool) -> Job:
         return Job(fn, args, owner, self, pool)
