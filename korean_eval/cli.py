@@ -5,8 +5,10 @@ tables (``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``r
 Inputs: ``--ref FILE`` (repeatable: several references) with ``--sys NAME=FILE`` (repeatable) or ``--sys-dir DIR``;
 or ``--table FILE`` (long table; ``--table-cols system=Sys,seg_id=DocID+SentID,hyp=Hyp,ref=Ref``); human scores
 with ``--human FILE`` (``--human-cols``), ``--human-from-table COL``, or raw judgments through quality control
-(``--judgments FILE`` and the ``qc`` flags); bring-your-own metric scores with ``--scores FILE``. Without any input,
-the bundled sample data is used. Options are checked before any file is read (:mod:`korean_eval.cli_checks`). A
+(``--judgments FILE`` and the ``qc`` flags); bring-your-own metric scores with ``--scores FILE``; or one language
+pair of a folder in mt-metrics-eval's layout (``--mtme DIR --lp en-ko``, :mod:`korean_eval.cli_mtme`; with
+documents, per-domain tables too). ``--human-direction lower`` declares human scores lower-is-better. Without any
+input, the bundled sample data is used. Options are checked before any file is read (:mod:`korean_eval.cli_checks`). A
 progress bar goes to stderr, a summary to stdout; bad input exits with status 2 and one line
 ``error: <file or option>, line <n>: <problem>``.
 """
@@ -30,6 +32,13 @@ from korean_eval.cli_checks import (
     sys_dir_files,
     system_spec_path,
 )
+from korean_eval.cli_mtme import (
+    add_human_direction_option,
+    add_mtme_options,
+    domain_summary,
+    load_from_args,
+    register_list_command,
+)
 from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command
 from korean_eval.columns import ColumnMap
 from korean_eval.config import EvalConfig
@@ -46,6 +55,7 @@ from korean_eval.table_inputs import (
     attach_given_scores,
     attach_human,
     attach_human_frame,
+    declare_human_lower_is_better,
     evalset_from_table,
     given_only_evalset,
 )
@@ -92,7 +102,15 @@ def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, dict[str, int]]
 
 
 def build_evalset(args: argparse.Namespace) -> EvalSet:
-    """Load and validate the inputs named on the command line (raises InputError)."""
+    """Load and validate the inputs named on the command line (raises InputError); ``--human-direction lower``
+    declares the human scores lower-is-better (:func:`korean_eval.table_inputs.declare_human_lower_is_better`)."""
+    evalset = _read_inputs(args)
+    if args.human_direction == "lower":
+        declare_human_lower_is_better(evalset, "--human-direction")
+    return evalset
+
+
+def _read_inputs(args: argparse.Namespace) -> EvalSet:
     if args.scores and not (args.ref or args.table):
         if not (args.human or args.judgments):
             raise InputError("--scores", "given scores without texts need human scores too (--human or --judgments)")
@@ -227,7 +245,13 @@ def check_run_args(args: argparse.Namespace) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     check_run_args(args)
-    evalset = build_evalset(args)
+    loaded = load_from_args(args) if args.mtme else None
+    evalset = loaded.evalset if loaded else build_evalset(args)
+    given_lower = tuple(_split(args.lower_is_better))
+    if loaded and loaded.lower_is_better and not given_lower:
+        given_lower = loaded.lower_is_better
+        print(f"note: lower is better (read from the scores): {', '.join(given_lower)}; --lower-is-better "
+              "NAMES replaces this choice", file=sys.stderr)
     levels = _split(args.levels) or available_levels()
     levels = [lv for lv in levels if lv != "khaiii"] if not args.levels else levels
     metrics = _split(args.metrics) or list(SACREBLEU_METRIC_NAMES)
@@ -239,7 +263,7 @@ def run_command(args: argparse.Namespace) -> int:
         spm_vocab=args.spm_vocab,
         spm_model=_read_spm_model(args.spm_model) if args.spm_model else None,
         ter_implementation=args.ter_impl,
-        given_lower_is_better=tuple(_split(args.lower_is_better)),
+        given_lower_is_better=given_lower,
         jobs=args.jobs,
         scheduler=args.scheduler,
         spa_permutations=args.spa_permutations,
@@ -263,13 +287,17 @@ def run_command(args: argparse.Namespace) -> int:
     elif progress is not None:
         progress(1.0, "done (stored result of an identical evaluation)")
     extra = _statistics(results, args, cache)
-    if args.out:
-        from korean_eval.report import write_tables
+    from korean_eval.report import domain_tables, write_tables
 
+    extra.update(domain_tables(results, evalset))
+    if args.out:
         extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
         paths = write_tables(results, args.out, evalset, extra, extra_meta)
         print(f"wrote {len(paths)} files to {args.out}", file=sys.stderr)
-    print(summary_text(results, args.statistic))
+    summary = summary_text(results, args.statistic)
+    if "domain_correlations.csv" in extra:
+        summary += "\n" + "\n".join(domain_summary(extra["domain_correlations.csv"], args.statistic))
+    print(summary)
     return 0
 
 
@@ -304,15 +332,18 @@ def build_parser() -> argparse.ArgumentParser:
     hum.add_argument("--human", metavar="FILE", help="per-item human scores: system, seg_id, score")
     hum.add_argument("--human-cols", metavar="MAP", help="column mapping for --human, e.g. system=Sys,seg_id=DocID+SentID,score=Z")
     hum.add_argument("--human-from-table", metavar="COL", help="take human scores from this column of --table")
+    add_human_direction_option(hum)
     add_qc_options(run)
     given = run.add_argument_group("bring-your-own metric scores")
     given.add_argument("--scores", metavar="FILE", help="system, seg_id, one column per metric (level 'given')")
     given.add_argument(
         "--lower-is-better",
         metavar="NAMES",
-        help="comma-separated --scores metrics where lower is better (e.g. MetricX); the others: higher is better",
+        help="comma-separated --scores/--mtme-metrics metrics where lower is better (e.g. MetricX); the others: "
+        "higher is better (with --mtme-metrics, replaces the choice read from the scores)",
     )
     given.add_argument("--scores-cols", metavar="MAP", help="column mapping for --scores (system=…,seg_id=…)")
+    add_mtme_options(run)
     cfg = run.add_argument_group("levels and metrics")
     cfg.add_argument("--levels", help="comma-separated token levels (default: all available)")
     cfg.add_argument("--metrics", help=f"comma-separated metrics (default: {','.join(SACREBLEU_METRIC_NAMES)}); all: {','.join(METRIC_NAMES)}")
@@ -341,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=run_command)
     register_qc_command(sub)
+    register_list_command(sub)
     lv = sub.add_parser("levels", help="list token levels, their versions and availability")
     lv.set_defaults(func=levels_command)
     return parser

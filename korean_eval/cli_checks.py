@@ -4,7 +4,8 @@ Each check raises :class:`InputError` whose "file" part is the option at fault, 
 ``error: --seed: must be between 0 and 4294967295 (numpy's seed range), got -1`` and exits with status 2:
 
 - :func:`check_option_combinations`: two options where one would silently be ignored (``--table`` with ``--ref``;
-  ``--human`` with ``--judgments``; ``--sys`` without ``--ref`` …), named both.
+  ``--human`` with ``--judgments``; ``--mtme`` with any other text, human or score input; ``--sys`` without
+  ``--ref``; ``--lp`` without ``--mtme`` …), named both.
 - :func:`check_run_numbers`: numeric options out of range (``--bootstrap`` < 0, ``--jobs`` < 1, ``--seed`` outside
   0 … 2**32−1, …).
 - :func:`check_names`: ``--levels``/``--metrics`` entries unknown or named twice.
@@ -33,6 +34,7 @@ CONFLICTING_OPTIONS: tuple[tuple[str, str], ...] = (
     ("human", "judgments"),
     ("human_from_table", "human"),
     ("human_from_table", "judgments"),
+    *(("mtme", other) for other in ("table", "ref", "sys", "sys_dir", "human", "human_from_table", "judgments", "scores")),
 )
 """Pairs of ``run`` options (argparse destinations) that cannot be given together: one would be ignored."""
 
@@ -43,7 +45,14 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("human_from_table", "table"),
     ("human_cols", "human"),
     ("scores_cols", "scores"),
-    ("lower_is_better", "scores"),
+    ("lower_is_better", "scores|mtme_metrics"),
+    ("human_direction", "human|human_from_table|judgments|mtme"),
+    ("lp", "mtme"),
+    ("mtme_set", "mtme"),
+    ("mtme_ref", "mtme"),
+    ("mtme_human", "mtme"),
+    ("mtme_refs_as_systems", "mtme"),
+    ("mtme_metrics", "mtme"),
     ("rater_col", "judgments"),
     ("system_col", "judgments"),
     ("item_cols", "judgments"),
@@ -56,7 +65,7 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("flag_outlier_systems", "judgments"),
     ("outlier_threshold", "judgments"),
 )
-"""(option, the option it needs): without the second, the first would be ignored."""
+"""(option, the option it needs — or one of several, separated by ``|``): without it, the first would be ignored."""
 
 
 _FLAGS_OF_OTHER_NAME = {"average_repeats": "--no-average-repeats"}
@@ -79,9 +88,10 @@ def check_option_combinations(args: argparse.Namespace) -> None:
             raise InputError(option_name(first), f"cannot be combined with {option_name(second)} "
                              f"({option_name(second)} would be ignored); give one of them")
     for option, needed in REQUIRED_WITH:
-        if _given(args, option) and not _given(args, needed):
-            raise InputError(option_name(option), f"needs {option_name(needed)} (without it, "
-                             f"{option_name(option)} would be ignored)")
+        alternatives = needed.split("|")
+        if _given(args, option) and not any(_given(args, n) for n in alternatives):
+            names = " or ".join(option_name(n) for n in alternatives)
+            raise InputError(option_name(option), f"needs {names} (without it, {option_name(option)} would be ignored)")
 
 
 def check_run_numbers(args: argparse.Namespace) -> None:
@@ -140,9 +150,12 @@ def _input_paths(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
 
 
 def check_input_files(args: argparse.Namespace) -> None:
-    """:func:`check_regular_file` for every input file option of ``args``."""
+    """:func:`check_regular_file` for every input file option of ``args``; ``--mtme`` may also be a directory."""
     for path, option in _input_paths(args):
         check_regular_file(path, option)
+    folder = getattr(args, "mtme", None)
+    if folder and not Path(folder).is_dir():
+        check_regular_file(folder, "--mtme")
 
 
 def sys_dir_files(directory: str) -> tuple[list[Path], str | None]:

@@ -87,6 +87,14 @@ class EvalSet:
         given: bring-your-own metric scores ``system, seg_id, metric, score``, or None.
         src: source segments, if known.
         report: the validation report.
+        human_note: a note shown wherever the human scores are (e.g. the sample's: simulated).
+        human_lower_is_better: the human scores' input declared lower = better (error penalties such as MQM);
+            ``human`` then holds them negated (``score_raw`` = as read), so that higher is better everywhere, as
+            mt-metrics-eval stores MQM (``converters/score_mqm.py``).
+        human_system: system-level human scores given directly (``system, score``; e.g. an mt-metrics-eval
+            ``sys`` file), used at the system level instead of the mean of segment scores; or None.
+        human_domain: per-domain system-level human scores given directly (``domain, system, score``), or None.
+        segment_info: per-segment attributes aligned with ``seg_ids`` (``seg_id, document, domain``), or None.
     """
 
     seg_ids: list[str]
@@ -97,6 +105,10 @@ class EvalSet:
     src: list[str] | None = None
     report: ValidationReport = field(default_factory=ValidationReport)
     human_note: str = ""
+    human_lower_is_better: bool = False
+    human_system: pd.DataFrame | None = None
+    human_domain: pd.DataFrame | None = None
+    segment_info: pd.DataFrame | None = None
 
     @property
     def n_segments(self) -> int:
@@ -117,6 +129,9 @@ class EvalSet:
             h.update(json.dumps(part, ensure_ascii=False).encode())
         for frame in (self.human, self.given):
             h.update(b"|" + (frame.to_csv(index=False).encode() if frame is not None else b"-"))
+        for frame in (self.human_system, self.human_domain, self.segment_info):  # only when given: old hashes stay
+            if frame is not None:
+                h.update(b"|" + frame.to_csv(index=False).encode())
         return h.hexdigest()
 
     def pair_problem(self, system: str, seg_id: str) -> str:
@@ -149,6 +164,13 @@ class EvalSet:
         """Counts a person checks first: segments, systems, references, human coverage, NFC changes, exclusions."""
         pairs = self.system_pairs() if self.refs else len(self.seg_ids) * len(self.systems)
         covered = 0 if self.human is None else len(self.human)
+        extra: dict[str, object] = {}
+        if self.human_lower_is_better:
+            extra["human scores"] = "lower is better in the input (negated)"
+        if self.human_system is not None:
+            extra["system-level human scores"] = f"given ({len(self.human_system)} systems)"
+        if self.segment_info is not None and "domain" in self.segment_info:
+            extra["domains"] = int(self.segment_info["domain"].nunique())
         return {
             "segments": self.n_segments,
             "systems": len(self.systems),
@@ -158,6 +180,7 @@ class EvalSet:
             "human coverage": f"{covered / pairs:.0%}" if pairs else "–",
             "segments changed by NFC": self.report.nfc_changed_segments,
             "excluded rows": len(self.report.excluded),
+            **extra,
         }
 
 

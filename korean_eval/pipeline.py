@@ -170,12 +170,14 @@ def evaluate(
 
 @dataclass(frozen=True)
 class HumanScores:
-    """The human scores as the meta-evaluation uses them: ``(systems, segments)`` matrix, per-system means, and the
-    human side of the soft pairwise accuracy (None when it is off or there are no human scores)."""
+    """The human scores as the meta-evaluation uses them: ``(systems, segments)`` matrix, per-system scores (the
+    means of the matrix's rows, or the system-level scores given directly when ``declared``), and the human side of
+    the soft pairwise accuracy (None when it is off or there are no human scores)."""
 
     matrix: np.ndarray
     system_means: np.ndarray
     pairwise: HumanPairwise | None = None
+    declared: bool = False
 
 
 @dataclass
@@ -206,10 +208,11 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     sched = make_scheduler(config)
     systems, seg_ids = evalset.system_names, evalset.seg_ids
     human = tidy.human_matrix(evalset.human, systems, seg_ids)
-    human_sys = system_means(human)
+    declared = evalset.human_system is not None
+    human_sys = tidy.declared_system_scores(evalset.human_system, systems) if declared else system_means(human)
     with_spa = config.spa_permutations > 0 and bool(np.isfinite(human).any())
     pairwise = human_pairwise(human, config.spa_permutations, config.seed) if with_spa else None
-    humans = HumanScores(human, human_sys, pairwise)
+    humans = HumanScores(human, human_sys, pairwise, declared)
     # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
     started = tokenise_and_start_scoring(run, evalset, config, cache, sched, ticker)
     # 3.-5. per level × metric: score → collect → meta-evaluate; then the user's own scores: collect → meta-evaluate
@@ -221,6 +224,9 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     notes = [started[lv].tokenised.fallback_note for lv in run.levels if started[lv].tokenised.fallbacks] + notes
     if evalset.human is None:
         notes.append("no human scores: correlations and rankings against humans are empty")
+    if declared:
+        notes.append("system-level human scores are the ones given at system level (not the mean of segment scores):"
+                     " system-level correlations, rankings and pairwise accuracy use them")
     scored = [[s for s, _ in cells] for cells in per_level]
     results = assemble(evalset, run, started, scored, finished, sched.seconds, humans, config, notes)
     ticker.report("done", 1.0)
@@ -302,6 +308,7 @@ def assemble(
         metrics={(s.cell.level, s.cell.metric): s.metric for s in cells},
         segment_matrices={(f.cell.level, f.cell.metric): f.evaluation.matrix for f in finished},
         human_matrix=humans.matrix,
+        human_system=humans.system_means if humans.declared else None,
         settings=config.as_dict(),
         notes=notes,
         tokens={lv: started[lv].tokenised.tokens for lv in run.levels},
@@ -420,10 +427,11 @@ def meta_evaluate_cell(cell: Cell, systems: list[str], humans: HumanScores, conf
     seg_mat = cell.segment_scores
     corr_mat = np.minimum(seg_mat, 100.0) if (config.ter_cap and name == "ter") else seg_mat
     correlations = tidy.correlation_rows(
-        level, name, corr_mat, human, sys_scores, config.statistics, config.groupings, config.replace_nans_with_zeros
+        level, name, corr_mat, human, sys_scores, config.statistics, config.groupings, config.replace_nans_with_zeros,
+        human_sys,
     )
     if np.isfinite(human).any():
-        correlations += tidy.pairwise_rows(level, name, corr_mat, human, sys_scores, hib, humans.pairwise)
+        correlations += tidy.pairwise_rows(level, name, corr_mat, human, sys_scores, hib, humans.pairwise, human_sys)
     return CellMeta(
         corr_mat,
         correlations,
@@ -462,7 +470,8 @@ def correlation_table(rows: list[dict], config: EvalConfig) -> pd.DataFrame:
 
 
 def human_system_table(systems: list[str], humans: HumanScores) -> pd.DataFrame:
-    """The ``human_systems`` table: each system's mean human score, its rank and how many segments were scored."""
+    """The ``human_systems`` table: each system's human score (``human_mean``: the mean over its scored segments, or
+    the system-level score given directly), its rank and how many segments were scored."""
     human, human_sys = humans.matrix, humans.system_means
     return pd.DataFrame(
         {

@@ -256,10 +256,7 @@ def score_cell(
     if len(pos):
         stats_cube[pos[:, 0], pos[:, 1]] = stats
         seg_mat[pos[:, 0], pos[:, 1]] = scores
-    present = np.isfinite(seg_mat)
-    sys_scores = np.array(
-        [p.metric.corpus_score(stats_cube[s][present[s]]) if present[s].any() else np.nan for s in range(shape[0])]
-    )
+    sys_scores = p.metric.system_scores(stats_cube, np.isfinite(seg_mat))
     signature = f"{p.metric.signature(n_refs)}|level:{plan.level.version()}"
     seconds = (time.perf_counter() - start) - (sched.waited - waited)
     cell = Cell(plan.name, p.name, seg_mat, sys_scores, signature, p.metric.info.higher_is_better)

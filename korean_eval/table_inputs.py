@@ -29,7 +29,20 @@ from korean_eval.data import EvalSet, ValidationReport
 from korean_eval.tables import DECIMAL_COMMA_RULE, Table, read_number, read_table
 from korean_eval.textio import InputError, clean_segment, identifier, invisible_note
 
-__all__ = ["attach_given_scores", "attach_human", "attach_human_frame", "evalset_from_table", "given_only_evalset"]
+__all__ = [
+    "attach_given_scores",
+    "attach_human",
+    "attach_human_frame",
+    "declare_human_lower_is_better",
+    "evalset_from_table",
+    "given_only_evalset",
+]
+
+#: Why human scores declared lower-is-better are negated (the note every such input gets).
+HUMAN_NEGATED_NOTE = (
+    "human scores declared lower-is-better (error penalties, e.g. MQM): negated on reading, so that higher is "
+    "better everywhere (as mt-metrics-eval stores MQM); score_raw keeps the values as read"
+)
 
 
 def evalset_from_table(data: bytes, name: str, mapping: ColumnMap | None = None, human_col: str | None = None) -> EvalSet:
@@ -188,7 +201,8 @@ def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | 
     """Read per-item human scores and attach them (tidy ``system, seg_id, score, n_ratings``) to ``evalset``.
 
     Rows for unknown systems or segments, and rows whose score is empty, non-numeric or non-finite, are excluded
-    and counted. Several rows of one (system, seg_id) — e.g. several raters — are averaged (count in a note).
+    and counted. Several rows of one (system, seg_id) — e.g. several raters — are averaged (count in a note). They
+    replace any human scores attached before, with their system- and domain-level scores and declared direction.
     """
     mapping = mapping or ColumnMap()
     table = read_table(data, name)
@@ -209,7 +223,7 @@ def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | 
         report.note(name, f"{repeated} item(s) had several scores; their mean is used")
     if float(agg["score"].std(ddof=0) or 0.0) == 0.0:
         report.note(name, "all human scores are equal: correlations are undefined")
-    evalset.human = agg
+    _replace_human(evalset, agg)
     evalset.report.merge(report)
     return evalset
 
@@ -218,6 +232,7 @@ def attach_human_frame(evalset: EvalSet, frame: pd.DataFrame, name: str) -> Eval
     """Attach per-item human scores from a DataFrame ``system, seg_id, score`` (e.g. quality control's output).
 
     Rows for unknown systems or segments and non-finite scores are excluded and counted (``line`` = row number + 1).
+    They replace any human scores attached before, as in :func:`attach_human`.
     """
     report = ValidationReport()
     keep = []
@@ -234,9 +249,40 @@ def attach_human_frame(evalset: EvalSet, frame: pd.DataFrame, name: str) -> Eval
     if not keep:
         raise InputError(name, "no human score matches a system and segment of the evaluation set")
     df = pd.DataFrame(keep, columns=["system", "seg_id", "score"])
-    evalset.human = (
-        df.groupby(["system", "seg_id"], sort=False).agg(score=("score", "mean"), n_ratings=("score", "size")).reset_index()
+    _replace_human(
+        evalset,
+        df.groupby(["system", "seg_id"], sort=False).agg(score=("score", "mean"), n_ratings=("score", "size")).reset_index(),
     )
+    return evalset
+
+
+def _replace_human(evalset: EvalSet, human: pd.DataFrame) -> None:
+    """New per-item human scores replace the old ones and whatever came with them (system- and domain-level scores,
+    a declared direction): those described other judgments."""
+    evalset.human = human
+    evalset.human_system = evalset.human_domain = None
+    evalset.human_lower_is_better = False
+
+
+def declare_human_lower_is_better(evalset: EvalSet, source: str) -> EvalSet:
+    """Declare the attached human scores (per item, and at system or domain level where given) lower-is-better:
+    each ``score`` becomes its negation, ``score_raw`` keeps the value as read (unless it already holds the raw
+    judgments, e.g. after quality control), ``human_lower_is_better`` is set and a note names ``source``. Every
+    statistic then reads the human side as higher-is-better (docs/design.md §4). Declaring twice changes nothing."""
+    if evalset.human_lower_is_better:
+        return evalset
+    if evalset.human is not None:
+        human = evalset.human.copy()
+        if "score_raw" not in human:
+            human.insert(human.columns.get_loc("score") + 1, "score_raw", human["score"])
+        human["score"] = -human["score"]
+        evalset.human = human
+    for attr in ("human_system", "human_domain"):
+        frame = getattr(evalset, attr)
+        if frame is not None:
+            setattr(evalset, attr, frame.assign(score=-frame["score"]))
+    evalset.human_lower_is_better = True
+    evalset.report.note(source, HUMAN_NEGATED_NOTE)
     return evalset
 
 

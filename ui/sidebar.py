@@ -21,6 +21,9 @@ METRIC_PREFIX = "metrics|"
 OVERRIDE_PREFIX = "ovr|"
 SPM_UPLOAD_KEY = "spm_model_upload"
 GIVEN_LOWER_KEY = "given_lower_is_better"
+#: Lower-is-better metric names a data loader chose (e.g. MetricX read from an mt-metrics-eval folder), applied to
+#: the multiselect of :data:`GIVEN_LOWER_KEY` on the next run, before the widget exists.
+GIVEN_LOWER_PENDING_KEY = "given_lower_is_better_pending"
 
 
 @st.cache_resource(show_spinner="Checking which tokenizers are installed…")
@@ -110,9 +113,12 @@ def _valid_spm_model(name: str, data: bytes) -> bytes | None:
 def _given_directions() -> tuple[str, ...]:
     """Which of the user's own metric scores are error rates (lower is better); nothing without such scores."""
     data = state.evalset()
+    pending = st.session_state.pop(GIVEN_LOWER_PENDING_KEY, None)
     if data is None or data.given is None or data.given.empty:
         return ()
     names = sorted(data.given["metric"].unique())
+    if pending is not None:
+        st.session_state[GIVEN_LOWER_KEY] = [n for n in pending if n in names]
     chosen = st.multiselect(
         "Your metrics where lower is better",
         names,

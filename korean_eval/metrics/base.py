@@ -166,6 +166,12 @@ class Metric(ABC):
         """Corpus-level (system) score of the segments whose statistics are the rows of ``stats`` (shape ``(n, k)``)."""
         return float(self.scores_from_sums(np.asarray(stats, dtype=np.float64).sum(axis=0)))
 
+    def system_scores(self, stats: np.ndarray, present: np.ndarray) -> np.ndarray:
+        """Each system's :meth:`corpus_score` over its ``present`` segments, in segment order: ``stats``
+        ``(systems, segments, k)``, ``present`` ``(systems, segments)`` → ``(systems,)``, NaN for a system without
+        any present segment."""
+        return np.array([self.corpus_score(stats[s][present[s]]) if present[s].any() else np.nan for s in range(len(present))])
+
     @abstractmethod
     def signature(self, nrefs: int) -> str:
         """The metric's reproducibility signature (without the token level part), e.g. sacrebleu's."""
