@@ -53,10 +53,10 @@ def dispatch_level(
             sources.append(chrf_sources[k])
         elif isinstance(p.metric, BleuMetric):
             sources.append(_dispatch_bleu(plan, p, config, sched, pool))
-        elif isinstance(p.metric, TerMetric) and p.metric.implementation == "fast" and sched.executor is not None:
-            sources.append(_dispatch_ter_chunks(plan, p, config, sched, pool))
         elif isinstance(p.metric, TerMetric) and p.metric.implementation == "fast":
-            sources.append(partial(_compute_here, p, plan.hyps, plan.refs, sched, (plan.name, p.name)))
+            remote = pool is not None and pool is sched.executor  # a Dask cluster: TER in chunks there
+            here = partial(_compute_here, p, plan.hyps, plan.refs, sched, (plan.name, p.name))
+            sources.append(_dispatch_ter_chunks(plan, p, config, sched, pool) if remote else here)
         else:
             sources.append(_dispatch_generic(plan, p, config, sched, pool))
     return sources
