@@ -207,15 +207,36 @@ def _with_cached_refs(obj, hyps: list[str], ref_index: list[int], unique_refs: l
         obj._ref_cache = []
 
 
-PORTABLE_LEVELS = ("word", "char", "jamo")  # model-free, pure-Python tokenizers: run in the worker processes
+# Levels the worker processes tokenise (SentencePiece's model is trained or loaded in the calling process).
+POOL_LEVELS = ("word", "mecab", "kiwi", "okt", "komoran", "kkma", "hannanum", "char", "jamo")
+TOKENISE_CHUNK_CHARS = 200_000  # characters per tokenising task, at most
+
+
+def text_chunks(texts: Sequence[str], workers: int) -> list[list[str]]:
+    """``texts`` cut into consecutive chunks of about equal length in characters: at least ``4 × workers`` chunks
+    when there are that many texts (so the workers finish together), each at most :data:`TOKENISE_CHUNK_CHARS`
+    characters unless a single text is longer."""
+    if not texts:
+        return []
+    total = sum(len(t) for t in texts)
+    target = min(TOKENISE_CHUNK_CHARS, max(1, total // (4 * max(1, workers))))
+    out: list[list[str]] = [[]]
+    size = 0
+    for text in texts:
+        if out[-1] and size + len(text) > target:
+            out.append([])
+            size = 0
+        out[-1].append(text)
+        size += len(text)
+    return out
 
 
 def task_tokenize(name: str, texts: list[str]):
-    """Tokens (space-joined) of ``texts`` at a model-free level, its tokenizer seconds and fallbacks."""
+    """Tokens (space-joined) of ``texts`` at level ``name`` (the worker's analyzer, loaded once per process), its
+    tokenizer seconds and fallbacks; ``RuntimeError`` naming the reason when the level is unavailable here."""
     start = time.process_time()
-    result = get_level(name).tokenize(texts)
-    joined = [" ".join(toks) for toks in result.tokens]
-    return (joined, result.seconds, result.fallbacks), time.process_time() - start
+    result = get_level(name).tokenize_joined(texts)
+    return (result.joined, result.seconds, result.fallbacks), time.process_time() - start
 
 
 def task_bleu(options: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
@@ -317,15 +338,23 @@ class Rows:
 
 @dataclass
 class Scheduler:
-    """Hands statistics tasks to the worker pool (or runs them here) and keeps the seconds spent per owner."""
+    """Hands statistics tasks to the worker pool (or runs them here) and keeps the seconds spent per owner.
+
+    ``executor``: a remote pool used instead of the local processes (:class:`korean_eval.dask_backend.DaskExecutor`),
+    with the same threshold; ``workers`` is then its worker count."""
 
     workers: int
     seconds: dict = field(default_factory=lambda: defaultdict(float))
     waited: float = 0.0
     char_rows: Rows = field(default_factory=Rows)  # chrF character blocks, shared across levels
+    executor: object | None = None
 
-    def pool(self, n_pairs: int) -> ProcessPoolExecutor | None:
-        return _executor(self.workers) if self.workers > 1 and n_pairs >= PARALLEL_MIN_PAIRS else None
+    def pool(self, n_pairs: int):
+        if n_pairs < PARALLEL_MIN_PAIRS:
+            return None
+        if self.executor is not None:
+            return self.executor
+        return _executor(self.workers) if self.workers > 1 else None
 
     def submit(self, fn: Callable, args: tuple, owner: tuple[str, str], pool) -> Job:
         return Job(fn, args, owner, self, pool)
