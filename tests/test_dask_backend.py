@@ -47,7 +47,7 @@ def _loaded_analyzers() -> dict:
     """In a worker: how often its cached analyzers were built and reused."""
     from korean_eval import tokenizers
 
-    return {name: getattr(tokenizers, name).cache_info()._asdict() for name in ("_mecab", "_kiwi")}
+    return {name: getattr(tokenizers, name).cache_info()._asdict() for name in ("_mecab", "kiwi_analyzer")}
 
 
 @pytest.mark.slow
@@ -63,9 +63,9 @@ def test_dask_run_equals_the_local_run(cluster, everything_to_the_pool):
     per_worker = executor.client.run(_loaded_analyzers)
     assert len(per_worker) == 2
     for info in per_worker.values():
-        for name in ("_mecab", "_kiwi"):
+        for name in ("_mecab", "kiwi_analyzer"):
             assert info[name]["misses"] <= 1  # loaded at most once in this worker …
-    assert sum(info["_kiwi"]["hits"] for info in per_worker.values()) > 0  # … and reused by later tasks
+    assert sum(info["kiwi_analyzer"]["hits"] for info in per_worker.values()) > 0  # … and reused by later tasks
 
 
 @pytest.mark.slow

@@ -137,7 +137,7 @@ def test_the_metric_registry_imports_no_metric_module():
         "loaded = [m for m in sys.modules if m.split('.')[0] in ('nltk', 'numba')]\n"
         "assert not loaded, loaded\n"
         "metric_class('gleu')\n"
-        "assert 'nltk' in sys.modules and 'numba' not in sys.modules\n"
+        "assert 'numba' not in sys.modules  # nltk itself is imported when a metric computes\n"
     )
     _python(script)
 
