@@ -15,7 +15,7 @@ from tests.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, require_chromiu
 
 pytestmark = pytest.mark.browser
 
-TITLES = ["Correlations", "Scores & rankings", "Segments", "Tokens", "Data", "Downloads"]
+TITLES = ["Correlations", "Scores & rankings", "Segments", "Tokens", "Korean lens", "Data", "Downloads"]
 
 
 def test_a_fresh_server_shows_the_real_navigation_from_the_first_paint(tmp_path):
