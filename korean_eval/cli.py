@@ -40,15 +40,14 @@ from korean_eval.cli_profile import register_profile_command
 from korean_eval.cli_qc import register_qc_command
 from korean_eval.config import EvalConfig
 from korean_eval.data import InputError
-from korean_eval.metaeval.names import GRANULARITIES, STATISTICS
-from korean_eval.metrics import METRIC_NAMES, metric_group, validate_options
-from korean_eval.pipeline import evaluate
+from korean_eval.metaeval.names import STATISTICS
+from korean_eval.metrics import METRIC_NAMES, validate_options
+from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
+from korean_eval.result_store import stored_evaluation
 from korean_eval.results import Results
+from korean_eval.statistics_stage import StatisticsSettings, statistics_tables
 from korean_eval.textio import read_input_file
 from korean_eval.tokenizers import LEVEL_NAMES, available_levels, level_table
-
-SACREBLEU_METRICS = tuple(m for m in METRIC_NAMES if metric_group(m) == "sacrebleu")
-CLUSTER_FILE_COLUMNS = ["granularity", "statistic", "level", "metric", "value", "correlation", "cluster"]
 
 
 def _read_spm_model(path: str) -> bytes:
@@ -124,34 +123,23 @@ def _pairwise_summary(corr: pd.DataFrame) -> list[str]:
             "and soft pairwise accuracy of the system scores):", table.round(4).to_string(), ""]
 
 
-def _significance(results: Results, args: argparse.Namespace) -> dict[str, pd.DataFrame]:
-    """CIs, significance and system pairs (when there are human scores and --bootstrap > 0)."""
-    if args.bootstrap <= 0 or results.human_matrix.size == 0 or not pd.notna(results.human_matrix).any():
+def _statistics(results: Results, args: argparse.Namespace, cache) -> dict[str, pd.DataFrame]:
+    """CIs, significance and system pairs (when there are human scores and --bootstrap > 0), from the cache when an
+    identical run stored them (:mod:`korean_eval.statistics_stage`); ``results.correlations`` gets the CIs."""
+    settings = StatisticsSettings(resamples=args.bootstrap, seed=args.seed, statistic=args.statistic)
+    found = statistics_tables(results, settings, cache)
+    if found is None:
         return {}
-    from korean_eval.metaeval.intervals import add_confidence_intervals
-    from korean_eval.metaeval.significance import rank_clusters_table, significance_table
-    from korean_eval.metaeval.system_pairs import system_pairs_table
-
-    results.correlations = add_confidence_intervals(results, n_resamples=args.bootstrap, seed=args.seed)
-    tables: dict[str, pd.DataFrame] = {}
-    frames = [
-        significance_table(results, statistic=args.statistic, granularity=g, n_permutations=args.bootstrap, seed=args.seed)
-        for g in GRANULARITIES
-    ]
-    tables["significance.csv"] = pd.concat(frames, ignore_index=True)
-    clusters = []
-    for granularity, table in zip(GRANULARITIES, frames, strict=True):
-        found = rank_clusters_table(results, statistic=args.statistic, granularity=granularity, table=table)
-        clusters.append(found.assign(granularity=granularity, statistic=args.statistic))
-    tables["clusters.csv"] = pd.concat(clusters, ignore_index=True)[CLUSTER_FILE_COLUMNS]
-    tables["system_pairs.csv"] = system_pairs_table(results, n_resamples=args.bootstrap, seed=args.seed)
-    return tables
+    results.correlations = found.correlations
+    return dict(found.tables)
 
 
 def check_run_args(args: argparse.Namespace) -> None:
     """Every check of the ``run`` options that needs no file contents (:mod:`korean_eval.cli_checks`); raises
     :class:`InputError` naming the option, before any input is read."""
     check_option_combinations(args)
+    if args.scheduler is not None and args.jobs is not None:
+        raise InputError("--jobs", "is ignored with --scheduler (the Dask cluster's workers do the work); give one of them")
     check_run_numbers(args)
     check_names("--levels", split_names(args.levels), LEVEL_NAMES, "token level")
     check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
@@ -169,7 +157,7 @@ def run_command(args: argparse.Namespace) -> int:
               "NAMES replaces this choice", file=sys.stderr)
     levels = split_names(args.levels) or available_levels()
     levels = [lv for lv in levels if lv != "khaiii"] if not args.levels else levels
-    metrics = split_names(args.metrics) or list(SACREBLEU_METRICS)
+    metrics = split_names(args.metrics) or list(SACREBLEU_METRIC_NAMES)
     config = EvalConfig(
         levels=tuple(levels),
         metrics=tuple(metrics),
@@ -180,6 +168,7 @@ def run_command(args: argparse.Namespace) -> int:
         ter_implementation=args.ter_impl,
         given_lower_is_better=given_lower,
         jobs=args.jobs,
+        scheduler=args.scheduler,
         spa_permutations=args.spa_permutations,
         replace_nans_with_zeros=args.replace_nans_with_zeros,
         seed=args.seed,
@@ -188,8 +177,15 @@ def run_command(args: argparse.Namespace) -> int:
         use_cache_dir(args.cache_dir)
     cache = open_cache(args.cache_dir, enabled=not args.no_cache)
     print_validation_report(evalset)
-    results = evaluate(evalset, config, progress=None if args.quiet else ProgressBar(), cache=cache)
-    extra = _significance(results, args)
+    progress = None if args.quiet else ProgressBar()
+    results, _key = stored_evaluation(evalset, config, cache)
+    if results is None:  # the pipeline (scipy, numba, the metrics) is imported only when something is computed
+        from korean_eval.pipeline import evaluate
+
+        results = evaluate(evalset, config, progress=progress, cache=cache)
+    elif progress is not None:
+        progress(1.0, "done (stored result of an identical evaluation)")
+    extra = _statistics(results, args, cache)
     from korean_eval.report import domain_tables, write_tables
 
     extra.update(domain_tables(results, evalset))
@@ -238,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_mtme_options(run)
     cfg = run.add_argument_group("levels and metrics")
     cfg.add_argument("--levels", help="comma-separated token levels (default: all available)")
-    cfg.add_argument("--metrics", help=f"comma-separated metrics (default: {','.join(SACREBLEU_METRICS)}); all: {','.join(METRIC_NAMES)}")
+    cfg.add_argument("--metrics", help=f"comma-separated metrics (default: {','.join(SACREBLEU_METRIC_NAMES)}); all: {','.join(METRIC_NAMES)}")
     cfg.add_argument("--override", action="append", metavar="LEVEL:METRIC:OPTION=N", help="per-level option, e.g. char:bleu:max_ngram_order=6 (LEVEL * = all)")
     cfg.add_argument("--ter-cap", action="store_true", help="cap segment TER at 100 before correlating")
     cfg.add_argument("--ter-impl", choices=("fast", "sacrebleu"), default="fast", help="TER statistics implementation (identical results)")
@@ -255,6 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="permutations of the soft pairwise accuracy's tests (0 = no SPA)")
     perf = run.add_argument_group("performance")
     perf.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    perf.add_argument("--scheduler", metavar="ADDRESS",
+                      help="run the worker tasks on the Dask cluster of this scheduler (e.g. tcp://10.0.0.5:8786) "
+                      "instead of local processes; identical numbers")
     perf.add_argument("--cache-dir", metavar="DIR", help=f"cache directory (default: ${ENV_VAR} or the user cache dir)")
     perf.add_argument("--no-cache", action="store_true", help="bypass the persistent cache")
     run.add_argument("--out", metavar="DIR", help="write the tables into this directory")

@@ -1,4 +1,4 @@
-"""The ``profile`` subcommand: the Korean lens (docs/design.md §7) on the command line.
+"""The ``profile`` subcommand: the Korean lens (docs/design.md §8) on the command line.
 
     python -m korean_eval profile [--ref FILE --sys NAME=FILE … | --sys-dir DIR | --table FILE] [--human FILE]
         [--levels word,kiwi,char] [--metrics bleu,chrf,ter] [--kinds spacing,negation] [--no-probe]
@@ -20,7 +20,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -43,12 +43,15 @@ from korean_eval.data import InputError
 from korean_eval.lens.categories import CATEGORIES
 from korean_eval.lens.perturb import KINDS
 from korean_eval.lens.profile import ALL
-from korean_eval.lens.run import LensResult, run_lens
-from korean_eval.metrics import METRIC_NAMES, metric_group
+from korean_eval.metrics import METRIC_NAMES
+from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
 from korean_eval.report import to_csv_bytes
 from korean_eval.tokenizers import LEVEL_NAMES
 
-DEFAULT_METRICS = tuple(m for m in METRIC_NAMES if metric_group(m) == "sacrebleu")
+if TYPE_CHECKING:  # the lens (scipy, Kiwi) is imported only when `profile` runs
+    from korean_eval.lens.run import LensResult
+
+DEFAULT_METRICS = tuple(SACREBLEU_METRIC_NAMES)
 
 
 def check_profile_args(args: argparse.Namespace) -> None:
@@ -81,6 +84,8 @@ def profile_command(args: argparse.Namespace) -> int:
         use_cache_dir(args.cache_dir)
     cache = open_cache(args.cache_dir, enabled=not args.no_cache)
     print_validation_report(evalset)
+    from korean_eval.lens.run import run_lens
+
     result = run_lens(
         evalset, config, with_probe=not args.no_probe, kinds=tuple(split_names(args.kinds)) or tuple(KINDS),
         seed=args.seed, n_resamples=args.bootstrap, cache=cache, progress=None if args.quiet else ProgressBar(),

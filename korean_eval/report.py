@@ -19,7 +19,6 @@ import pandas as pd
 
 import korean_eval
 from korean_eval.data import EvalSet
-from korean_eval.metaeval.domains import domain_results
 from korean_eval.results import Results
 
 
@@ -46,6 +45,8 @@ def domain_tables(results: Results, evalset: EvalSet) -> dict[str, pd.DataFrame]
     info = evalset.segment_info
     if info is None or "domain" not in info or results.system_scores.empty:
         return {}
+    from korean_eval.metaeval.domains import domain_results  # scipy, numba: only when there are domains
+
     found = domain_results(results, list(info["domain"]), evalset.human_domain)
     return {"domain_scores.csv": found.system_scores, "domain_correlations.csv": found.correlations}
 
@@ -88,8 +89,18 @@ def to_csv_bytes(frame: pd.DataFrame) -> bytes:
     safe = frame.copy()
     for col in safe.columns:
         if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
-            safe[col] = safe[col].map(_defuse)
+            safe[col] = _defused_column(safe[col])
     return safe.to_csv(index=False).encode("utf-8")
+
+
+def _defused_column(values: pd.Series) -> pd.Series:
+    """``values.map(_defuse)``, looking at each distinct value once (tables repeat system names, levels, metrics)."""
+    try:
+        changed = {v: _defuse(v) for v in pd.unique(values) if isinstance(v, str) and v.startswith(_FORMULA_START)}
+    except TypeError:  # an unhashable cell
+        return values.map(_defuse)
+    changed = {v: d for v, d in changed.items() if d != v}
+    return values.map(lambda v: changed.get(v, v) if isinstance(v, str) else v) if changed else values
 
 
 def write_tables(

@@ -40,6 +40,7 @@ class Results:
     notes: list[str] = field(default_factory=list)
     tokens: dict[str, dict[str, str]] = field(default_factory=dict)
     human_system: np.ndarray | None = None
+    result_key: str = ""  # the key it is stored under in the cache (korean_eval.result_store); "" when not stored
 
     def higher_is_better(self, metric: str, level: str | None = None) -> bool:
         """Whether a higher score of ``metric`` (at ``level``) is better: see :func:`higher_is_better`."""

@@ -35,6 +35,7 @@ __all__ = [
     "attach_human_frame",
     "declare_human_lower_is_better",
     "evalset_from_table",
+    "given_metric_columns",
     "given_only_evalset",
 ]
 
@@ -286,6 +287,19 @@ def declare_human_lower_is_better(evalset: EvalSet, source: str) -> EvalSet:
     return evalset
 
 
+def given_metric_columns(columns: Sequence[str], name: str, mapping: ColumnMap | None = None) -> list[str]:
+    """The metric columns of a bring-your-own score table: every column other than system, seg_id and (if
+    present) hyp, ref, src and rater. InputError (naming ``name``) without system/seg_id or without a metric."""
+    mapping = mapping or ColumnMap()
+    skip = {*resolve_columns(columns, mapping, "system", name, True), *resolve_columns(columns, mapping, "seg_id", name, True)}
+    for role in ("hyp", "ref", "src", "rater"):
+        skip.update(resolve_columns(columns, mapping, role, name, False))
+    metrics = [c for c in columns if c not in skip]
+    if not metrics:
+        raise InputError(name, "no metric columns (expected system, seg_id and one column per metric)", line=1)
+    return metrics
+
+
 def attach_given_scores(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | None = None) -> EvalSet:
     """Read bring-your-own metric scores (``system, seg_id, <metric columns>``) and attach them tidy.
 
@@ -296,12 +310,7 @@ def attach_given_scores(evalset: EvalSet, data: bytes, name: str, mapping: Colum
     table = read_table(data, name)
     sys_col = resolve_columns(table.columns, mapping, "system", name, True)[0]
     seg_cols = resolve_columns(table.columns, mapping, "seg_id", name, True)
-    skip = {sys_col, *seg_cols}
-    for role in ("hyp", "ref", "src", "rater"):
-        skip.update(resolve_columns(table.columns, mapping, role, name, False))
-    metrics = [c for c in table.columns if c not in skip]
-    if not metrics:
-        raise InputError(name, "no metric columns (expected system, seg_id and one column per metric)", line=1)
+    metrics = given_metric_columns(table.columns, name, mapping)
     report = ValidationReport()
     for note in table.notes:
         report.note(name, note)

@@ -12,7 +12,7 @@ from korean_eval.human_qc.options import QCOptions, detect_columns
 from korean_eval.human_qc.report import QCResult
 from korean_eval.human_qc.run import run_qc
 from korean_eval.tables import Table, parse_number, read_table
-from ui import charts, state, views
+from ui import charts, directions, state, views
 from ui.inputs import (
     TableRoles,
     Upload,
@@ -21,6 +21,7 @@ from ui.inputs import (
     build_from_texts,
     check_sizes,
     default_system_name,
+    given_metric_names,
     guess_table_roles,
     table_head,
     with_human_scores,
@@ -58,13 +59,32 @@ def _finite_numbers(cells: pd.Series) -> pd.Series:
     return pd.Series([x for x in numbers if x is not None and math.isfinite(x)], dtype=float)
 
 
-def _apply(build, label: str) -> None:
+@st.cache_data(show_spinner=False, max_entries=4)
+def _metric_names(name: str, data: bytes, max_bytes: int) -> list[str]:
+    return given_metric_names(Upload(name, data), max_bytes)
+
+
+def _directions(given) -> dict[str, bool] | None:
+    """The direction prompt for an uploaded own-score file (None without one, or when it cannot be read: the
+    build then names the problem)."""
+    if given is None:
+        return None
+    try:
+        names = _metric_names(given.name, given.getvalue(), LIMIT)
+    except (InputError, ValueError):
+        return None
+    return directions.prompt(names)
+
+
+def _apply(build, label: str, given_directions: dict[str, bool] | None = None) -> None:
     try:
         evalset = build()
     except (InputError, ValueError) as err:
         input_error(err)
         return
     state.use(evalset, label)
+    if given_directions is not None:
+        directions.declare(given_directions)
     st.session_state[FLASH_KEY] = (
         f"Loaded {md_escape(label)}: {len(evalset.systems)} systems × {evalset.n_segments} segments. "
         "Every page now shows these data; the validation report is below."
@@ -102,6 +122,7 @@ def _texts_panel() -> None:
     given = c4.file_uploader("Your own metric scores (system, seg_id, one column per metric)", type=TABLE_TYPES, key="up_given")
     src = c5.file_uploader("Source file (optional)", key="up_src")
     st.caption("seg_id of text files is the 0-based line number.")
+    given_directions = _directions(given)
     if st.button("Use these files", type="primary", disabled=not (refs and systems), key="use_texts"):
         _apply(
             lambda: build_from_texts(
@@ -114,6 +135,7 @@ def _texts_panel() -> None:
                 max_bytes=LIMIT,
             ),
             f"{refs[0].name} + {len(systems)} system file{'s' if len(systems) > 1 else ''}",
+            given_directions,
         )
 
 
@@ -156,6 +178,7 @@ def _table_panel() -> None:
         c7, c8 = st.columns(2)
         human = c7.file_uploader("Or a separate human-score file (system, seg_id, score)", type=TABLE_TYPES, key="up_human_t")
         given = c8.file_uploader("Your own metric scores (optional)", type=TABLE_TYPES, key="up_given_t")
+        given_directions = _directions(given)
         roles = TableRoles(
             system=sys_col,
             seg_id=tuple(seg_cols),
@@ -165,7 +188,9 @@ def _table_panel() -> None:
             score=None if score_col == NONE else score_col,
         )
         if st.button("Use this table", type="primary", key="use_table"):
-            _apply(lambda: build_from_table(up, roles, _upload(human), _upload(given), max_bytes=LIMIT), up.name)
+            _apply(
+                lambda: build_from_table(up, roles, _upload(human), _upload(given), max_bytes=LIMIT), up.name, given_directions
+            )
 
 
 def _scores_panel() -> None:
@@ -178,10 +203,12 @@ def _scores_panel() -> None:
         "Your metric scores (system, seg_id, one column per metric)", type=TABLE_TYPES, key="up_scores_only"
     )
     human = c2.file_uploader("Human scores (system, seg_id, score)", type=TABLE_TYPES, key="up_scores_human")
+    given_directions = _directions(given)
     if st.button("Use these scores", type="primary", disabled=not (given and human), key="use_scores"):
         _apply(
             lambda: build_from_scores(Upload.of(given), Upload.of(human), max_bytes=LIMIT),
             f"{given.name} + {human.name} (scores only)",
+            given_directions,
         )
 
 

@@ -1,5 +1,5 @@
 """Korean lens: which Korean errors each system makes, which token level × metric notices which error, and what
-the humans punish (docs/design.md §7). Same numbers as ``python -m korean_eval profile``."""
+the humans punish (docs/design.md §8). Same numbers as ``python -m korean_eval profile``."""
 
 import json
 

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from ui import charts, state, views
+from ui import charts, grid_charts, state, views
 from ui import significance_views as sig_views
 from ui.widgets import chart, human_note, md_escape
 
@@ -146,7 +146,7 @@ else:
 
     st.subheader("Pairwise accuracy")
     accuracy = sig_views.accuracy_view(state.pairwise_accuracy(ctx), res)
-    chart(charts.accuracy_bars(accuracy), "pairwise-accuracy")
+    chart(grid_charts.accuracy_chart(accuracy), "pairwise-accuracy")
     st.caption(
         "Pairwise (system-ranking) accuracy, Kocmi et al. 2021: the share of system pairs a configuration orders as "
         "the humans' mean scores do (sign(Δmetric) = sign(Δhuman): a pair both tie agrees; error rates: lower is "
@@ -160,7 +160,7 @@ else:
 
     with st.expander("Flipped pairs of every metric at a glance", icon=":material/swap_vert:"):
         counts = views.flip_counts(res)
-        chart(charts.flip_heatmap(counts, n_systems * (n_systems - 1) // 2), "flipped-pairs")
+        chart(grid_charts.flip_heatmap(counts, n_systems * (n_systems - 1) // 2), "flipped-pairs")
         flips = views.flips_table(res)
         if flips.empty:
             st.success("No metric at any level orders a pair of systems against the humans.")

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from tests.make_mtme_fixture import LP, MT_SYSTEMS, N_SEGMENTS, write_fixture, zip_folder
 from tests.test_app import _private_cache, _streamlit_navigation  # noqa: F401 - fixtures used by name
 from tests.test_app_bad_inputs import assert_handled, assert_refused, data_page, unescape
-from ui import sidebar, state
+from ui import directions, state
 
 MODE = "mt-metrics-eval (.zip)"
 
@@ -56,7 +56,7 @@ def test_a_zip_is_loaded_with_the_chosen_references_human_scores_and_metrics(arc
     assert evalset.human_lower_is_better and (evalset.human["score"] <= 0).all()
     assert evalset.human_system is not None and evalset.segment_info["domain"].nunique() == 2
     assert sorted(evalset.given["metric"].unique()) == ["COMET-22-refA", "MetricX-24-refA"]
-    assert list(at.sidebar.multiselect(key=sidebar.GIVEN_LOWER_KEY).value) == ["MetricX-24-refA"]
+    assert list(at.sidebar.multiselect(key=directions.SIDEBAR_KEY).value) == ["MetricX-24-refA"]
     assert any("wmt24 en-ko (wmt24.zip)" in unescape(c.value) for c in at.sidebar.caption)
     at.switch_page("pages/correlations.py").run()
     assert not at.exception and not at.error

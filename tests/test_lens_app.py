@@ -1,6 +1,6 @@
 """The "Korean lens" page through Streamlit's AppTest: on the bundled sample its numbers equal the CSVs of
 ``python -m korean_eval profile`` with the same settings; on uploaded data it draws that data; without texts it
-explains instead of failing (docs/design.md §7)."""
+explains instead of failing (docs/design.md §8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``python -m korean_eval profile``: run's inputs and checks, the lens's tidy CSVs, clear errors (docs/design.md §7)."""
+"""``python -m korean_eval profile``: run's inputs and checks, the lens's tidy CSVs, clear errors (docs/design.md §8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Error counts against human scores (docs/design.md §7): correlations equal scipy's, their intervals are the
+"""Error counts against human scores (docs/design.md §8): correlations equal scipy's, their intervals are the
 meta-evaluation's bootstrap, the linear model equals scipy's regression where that applies and the normal equations
 otherwise."""
 

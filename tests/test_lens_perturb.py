@@ -1,6 +1,6 @@
 """Each perturbation kind, applied to at least 50 sentences, changes exactly what it says — checked here by
 re-analysing the result with Kiwi and comparing with the original, independently of the library's own check — and is
-deterministic for a seed (docs/design.md §7). Sentences: the sample's 120 references and the speech-level test's
+deterministic for a seed (docs/design.md §8). Sentences: the sample's 120 references and the speech-level test's
 hand-written sentences.
 """
 

@@ -1,4 +1,4 @@
-"""The perturbation probe (docs/design.md §7): score changes come from the project's own pipeline and equal sacrebleu
+"""The perturbation probe (docs/design.md §8): score changes come from the project's own pipeline and equal sacrebleu
 called directly; summaries are the means of the segment changes; segments where a kind cannot apply are counted."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The error profile and the spacing counts on hand-made Korean pairs whose answer is known (docs/design.md §7)."""
+"""The error profile and the spacing counts on hand-made Korean pairs whose answer is known (docs/design.md §8)."""
 
 from __future__ import annotations
 

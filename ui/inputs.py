@@ -25,6 +25,7 @@ from korean_eval.table_inputs import (
     attach_human,
     attach_human_frame,
     evalset_from_table,
+    given_metric_columns,
     given_only_evalset,
 )
 from korean_eval.tables import read_table
@@ -96,6 +97,12 @@ def build_from_scores(given: Upload, human: Upload, max_bytes: int | None = None
     (level ``given``). Human rows for other systems or segments are excluded and reported as usual."""
     check_sizes([given, human], max_bytes)
     return given_only_evalset((human.name, human.data), (given.name, given.data))
+
+
+def given_metric_names(upload: Upload, max_bytes: int | None = None) -> list[str]:
+    """The metric columns of an uploaded own-score table, as the builders will read them (InputError if none)."""
+    check_sizes([upload], max_bytes)
+    return given_metric_columns(read_table(upload.data, upload.name).columns, upload.name)
 
 
 def table_head(upload: Upload, rows: int = 20, max_bytes: int | None = None) -> pd.DataFrame:

@@ -16,8 +16,8 @@ import streamlit as st
 from korean_eval.data import EvalSet, InputError
 from korean_eval.mtme_layout import LanguagePair, MtmeContents, describe, metric_references
 from korean_eval.mtme_load import HUMAN_DIRECTIONS, MtmeOptions
+from ui import directions
 from ui.inputs import Upload, build_from_mtme, mtme_contents
-from ui.sidebar import GIVEN_LOWER_PENDING_KEY
 from ui.widgets import input_error
 
 DIRECTION_LABELS = {
@@ -84,7 +84,7 @@ def mtme_panel(limit: int, apply: Callable[[Callable[[], EvalSet], str], None]) 
 
     def build() -> EvalSet:
         loaded = build_from_mtme(upload, options, max_bytes=limit)
-        st.session_state[GIVEN_LOWER_PENDING_KEY] = list(loaded.lower_is_better)
+        st.session_state[directions.PENDING_KEY] = dict.fromkeys(loaded.lower_is_better, True)
         return loaded.evalset
 
     if st.button("Use this test set", type="primary", key="use_mtme", disabled=not options.references):

@@ -1,4 +1,4 @@
-"""Kiwi's morphological analysis of texts, each distinct text analysed once (docs/design.md §7).
+"""Kiwi's morphological analysis of texts, each distinct text analysed once (docs/design.md §8).
 
 :func:`analyse` returns, per distinct text, its morphemes as :class:`Morpheme` tuples: form, tag (Kiwi's Sejong-based
 tags, with Kiwi's ``-R``/``-I`` conjugation suffix kept: :func:`korean_eval.lens.categories.base_tag` drops it),

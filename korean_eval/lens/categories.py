@@ -1,4 +1,4 @@
-"""Sejong/Kiwi part-of-speech tags → the Korean lens's error categories (docs/design.md §7).
+"""Sejong/Kiwi part-of-speech tags → the Korean lens's error categories (docs/design.md §8).
 
 The tags are Kiwi's, which extend the 21st Century Sejong Project's tag set (kiwipiepy 0.24.1 documentation,
 "태그 목록" (tag list), https://bab2min.github.io/kiwipiepy/ — also ``kiwipiepy/documentation.md`` in the installed

@@ -1,5 +1,5 @@
 """What one perturbation did to a reference (:class:`Edit`), and the text surgery the perturbations share: splicing
-a span, rebuilding one eojeol from morphemes with Kiwi's ``join``, and comparing two analyses (docs/design.md §7).
+a span, rebuilding one eojeol from morphemes with Kiwi's ``join``, and comparing two analyses (docs/design.md §8).
 """
 
 from __future__ import annotations

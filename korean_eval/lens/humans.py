@@ -1,5 +1,5 @@
 """What the humans punish: per-segment error counts of the error profile against the human scores — descriptive
-statistics, not causal estimates (docs/design.md §7).
+statistics, not causal estimates (docs/design.md §8).
 
 Features, one value per (system, segment) pair with a hypothesis: the error count of every category and subcategory
 (:mod:`korean_eval.lens.profile`, ``errors``; feature names ``particle`` and ``particle/case``), ``spacing`` (the

@@ -1,4 +1,4 @@
-"""Deterministic, seeded perturbations of references, one kind at a time (docs/design.md §7).
+"""Deterministic, seeded perturbations of references, one kind at a time (docs/design.md §8).
 
 Kinds (:data:`KINDS`, in display order): ``particle_within`` (이/가 ↔ 은/는, 에 ↔ 에서), ``particle_across``
 (을/를 → 에, 에/에서 → 을/를, 이/가 → 을/를, 의 → 에), ``speech_level`` (the final ending moved to another of

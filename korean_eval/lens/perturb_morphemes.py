@@ -1,4 +1,4 @@
-"""Perturbations that change morphemes, rebuilt into text with Kiwi's ``join`` (docs/design.md §7): a particle
+"""Perturbations that change morphemes, rebuilt into text with Kiwi's ``join`` (docs/design.md §8): a particle
 swapped within its class or across classes, the final ending moved to another speech level, the subject honorific
 시 removed or added, the tense of the final predicate changed.
 

@@ -1,4 +1,4 @@
-"""Perturbations that change the text around the morphemes (docs/design.md §7): one spacing error, two adjacent
+"""Perturbations that change the text around the morphemes (docs/design.md §8): one spacing error, two adjacent
 eojeol swapped, a number changed, a content eojeol dropped, a negation 안 added.
 
 Each kind is a function ``(text, analysis, rng) → Edit | str`` (a string: why it cannot apply to this text), as in

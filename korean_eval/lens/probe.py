@@ -1,4 +1,4 @@
-"""The perturbation probe: which token level × metric notices which error (docs/design.md §7).
+"""The perturbation probe: which token level × metric notices which error (docs/design.md §8).
 
 Every kind of :mod:`korean_eval.lens.perturb` is applied to every reference (the first reference stream when there
 are several); each perturbed reference is scored against its original by the project's own pipeline

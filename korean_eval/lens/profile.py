@@ -1,5 +1,5 @@
 """Error profile: per category, precision, recall and F1 of the hypothesis's morphemes against the reference's
-(docs/design.md §7).
+(docs/design.md §8).
 
 A morpheme is the pair (form, tag) of Kiwi's analysis, the tag without its conjugation suffix
 (:func:`korean_eval.lens.categories.base_tag`). Within one (sub)category (:mod:`korean_eval.lens.categories`), the

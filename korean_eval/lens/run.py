@@ -1,5 +1,5 @@
 """The Korean lens on one evaluation set: error profile, speech levels, spacing, the perturbation probe and the
-links to human scores, as tidy tables (docs/design.md §7).
+links to human scores, as tidy tables (docs/design.md §8).
 
 :func:`run_lens` is what the CLI's ``profile`` command and the dashboard's "Korean lens" page both call, so the
 page's numbers are the CSVs' numbers. Hypotheses are compared with the first reference stream (a note says so when

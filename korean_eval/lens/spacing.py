@@ -1,4 +1,4 @@
-"""Spacing (띄어쓰기) errors on character-aligned regions, and a system's spacing F1 (docs/design.md §7).
+"""Spacing (띄어쓰기) errors on character-aligned regions, and a system's spacing F1 (docs/design.md §8).
 
 Both texts lose their whitespace; each remaining character remembers whether whitespace preceded it. The two
 character sequences are aligned with :class:`difflib.SequenceMatcher` (``autojunk=False``; Python's standard

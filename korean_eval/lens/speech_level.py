@@ -1,4 +1,4 @@
-"""Speech level (상대 높임법) of a segment's final ending, and the subject honorific -(으)시- (docs/design.md §7).
+"""Speech level (상대 높임법) of a segment's final ending, and the subject honorific -(으)시- (docs/design.md §8).
 
 The final ending is the last morpheme of the segment once trailing punctuation and symbols (tags ``S*``) are set
 aside: an ``EF`` (final ending), an ``EC`` (a connective ending closing the sentence, as in 가는데. / "가자"), or the
