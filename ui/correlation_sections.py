@@ -104,7 +104,7 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
         f"p that row agrees more with humans than column — {views.STATISTIC_LABELS[statistic]}, {gran_text}",
         alpha=state.ALPHA,
     )
-    small = len(clusters) <= grid_charts.MATRIX_TEXT_LIMIT
+    small = len(clusters) <= grid_charts.MATRIX_BESIDE_LIMIT
     left, right = st.columns([5, 2], gap="medium") if small else (st.container(), st.container())
     with left:
         chart(fig, "significance-matrix")
