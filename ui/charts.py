@@ -29,8 +29,9 @@ SYSTEM_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2
 FONT = dict(family="Inter, 'Noto Sans KR', 'Source Sans Pro', sans-serif", size=13)
 #: The smallest text on any chart, in px (tick labels, values on bars and in cells).
 MIN_TEXT = 11
-#: Up to this many bars their values are written horizontally; more bars get vertical value labels.
-HORIZONTAL_VALUES = 10
+#: Up to this many bars (the most that stand side by side at half width) their values are written horizontally;
+#: more bars get vertical value labels.
+HORIZONTAL_VALUES = 12
 
 
 def esc(text: object) -> str:

@@ -75,6 +75,8 @@ def correlation_charts(ctx: Context, view: pd.DataFrame, undefined: dict[str, st
     n = int((view["granularity"] == "segment").sum())
     as_bars = grid_charts.chart_form(form, n) == "bars"
     side_by_side = as_bars and n <= grid_charts.SIDE_BY_SIDE_LIMIT
+    if as_bars and n > grid_charts.BAR_LIMIT:
+        st.caption(f"{n} bars per chart are crowded: the grid (Automatic beyond {grid_charts.BAR_LIMIT}) reads better.")
     places = st.columns(2, gap="medium") if side_by_side else [st.container(), st.container()]
     for place, gran in zip(places, vocab.GRANULARITIES, strict=True):
         with place:

@@ -32,6 +32,8 @@ MATRIX_ROW_PX = 22
 #: (beyond: hover, and numbered columns); up to :data:`MATRIX_BESIDE_LIMIT` its cluster table stands beside it.
 MATRIX_TEXT_LIMIT = 16
 MATRIX_BESIDE_LIMIT = 10
+#: Beyond this many configurations the matrix's column numbers alternate below and above it.
+MATRIX_ALTERNATE_FROM = 40
 TOP_OUTLINE = "#FF8C00"
 CLUSTER_OUTLINE = "#C44E52"
 
@@ -246,9 +248,14 @@ def significance_heatmap(
 
 
 def _number_columns(fig: go.Figure, numbers: Sequence[str]) -> None:
-    """Column numbers of a large matrix, every one drawn: odd ones below, even ones above (a second x axis over the
-    first), so that neighbouring labels are two columns apart; the colour bar above them."""
+    """Column numbers of a large matrix, every one drawn; beyond :data:`MATRIX_ALTERNATE_FROM` columns odd ones
+    below and even ones above (a second x axis over the first), so that neighbouring labels are two columns apart,
+    and the colour bar above them."""
     n = len(numbers)
+    if n <= MATRIX_ALTERNATE_FROM:
+        label_every(fig, "x", list(range(n)), numbers, angle=-90)
+        fig.update_xaxes(title_text="…than column (numbered as the rows)")
+        return
     label_every(fig, "x", list(range(0, n, 2)), numbers[0::2], angle=-90)
     fig.update_xaxes(title_text="…than column (numbered as the rows; odd below, even above)")
     fig.add_scatter(x=[0, n - 1], y=[0, 0], xaxis="x2", mode="markers", marker=dict(opacity=0), hoverinfo="skip",
