@@ -9,16 +9,21 @@ from a directory other users can write, and an unreadable entry is treated as ab
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import pickle
+import time
 import zlib
 from pathlib import Path
+
+import pandas as pd
 
 from korean_eval import __version__
 from korean_eval.cache import NullCache
 from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
+from korean_eval.results import Results
 from korean_eval.tokenizers import get_level, package_version
 
 RESULT_CACHE_VERSION = 1
@@ -31,8 +36,10 @@ def digest(payload: object) -> str:
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
+@functools.cache
 def source_digest() -> str:
-    """SHA-256 over this package's Python source: any code change makes earlier stored results unusable."""
+    """SHA-256 over this package's Python source: any code change makes earlier stored results unusable (read
+    once per process)."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
@@ -65,9 +72,10 @@ def result_key(evalset: EvalSet, config: EvalConfig) -> str:
     )
 
 
-def load_result(cache: NullCache, key: str) -> object | None:
-    """The stored object under ``key``, or None when absent or unreadable (the caller checks its type)."""
-    blob = cache.get_blob(f"result:{key}")
+def load_result(cache: NullCache, key: str, kind: str = "result") -> object | None:
+    """The stored object of ``kind`` under ``key``, or None when absent or unreadable (the caller checks its
+    type)."""
+    blob = cache.get_blob(f"{kind}:{key}")
     if blob is None or not blob.startswith(MAGIC):
         return None
     try:
@@ -76,11 +84,30 @@ def load_result(cache: NullCache, key: str) -> object | None:
         return None
 
 
-def store_result(cache: NullCache, key: str, results: object) -> None:
-    """Store ``results`` under ``key`` (zlib level 1: ~5× smaller, 52 → 11 MB at 8,192 pairs × 25 cells, ~0.1 s
-    to unpack); an object that cannot be pickled is simply not stored."""
+def store_result(cache: NullCache, key: str, results: object, kind: str = "result") -> None:
+    """Store ``results`` of ``kind`` under ``key`` (zlib level 1: ~5× smaller, 52 → 11 MB at 8,192 pairs × 25
+    cells, ~0.1 s to unpack); an object that cannot be pickled is simply not stored."""
     try:
         blob = MAGIC + zlib.compress(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL), 1)
     except Exception:  # noqa: BLE001
         return
-    cache.put_blob(f"result:{key}", blob, "result")
+    cache.put_blob(f"{kind}:{key}", blob, kind)
+
+
+def stored_evaluation(evalset: EvalSet, config: EvalConfig, cache: NullCache) -> tuple[Results | None, str | None]:
+    """(the stored result of this evaluation or None, its key; None when the cache does not store results).
+
+    A loaded result gets a ``cached result`` row in its timings and the cache's problem, if any, in its notes.
+    Nothing of the pipeline is imported here, so a warm run loads neither scipy nor numba.
+    """
+    if not (cache.enabled and getattr(cache, "store_results", False)):
+        return None, None
+    start = time.perf_counter()
+    key = result_key(evalset, config)
+    results = load_result(cache, key)
+    if not isinstance(results, Results):
+        return None, key
+    loaded = {"stage": "cached result", "level": "", "metric": "", "seconds": time.perf_counter() - start}
+    results.timings = pd.concat([results.timings, pd.DataFrame([loaded])], ignore_index=True)
+    results.notes = results.notes + ([cache.problem] if cache.problem else [])
+    return results, key

@@ -27,6 +27,7 @@ from korean_eval.data import EvalSet
 from korean_eval.pipeline import evaluate, prepare_level
 from korean_eval.results import Results
 from korean_eval.sample import load_sample
+from ui import directions
 from ui.widgets import input_error, md_escape
 
 EVALSET_KEY = "ke_evalset"
@@ -233,6 +234,8 @@ def context() -> Context:
     res = results(data, cfg.config)
     if res is None:
         st.stop()
+    if data.given is not None:
+        directions.warning(res)
     return Context(data, cfg, res, results_key(data, cfg.config))
 
 
