@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from korean_eval.lens.categories import CATEGORY_LABELS
 from korean_eval.lens.perturb import KIND_LABELS
-from ui.charts import SYSTEM_COLORS, _base, esc
+from ui.charts import SYSTEM_COLORS, base_layout, esc
 from ui.views import metric_label
 
 CELL_FONT = dict(size=12)
@@ -64,7 +64,7 @@ def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bo
     fig.update_yaxes(autorange="reversed", title_text="system")
     fig.update_xaxes(title_text="morpheme category (Kiwi's Sejong tags)", tickangle=0)
     title = f"Error profile: {value_label} of the morphemes per category" + (" (light = lower)" if higher_is_better else "")
-    return _base(fig, 170 + 42 * len(matrix), title, legend=False)
+    return base_layout(fig, 170 + 42 * len(matrix), title, legend=False)
 
 
 def probe_heatmap(matrix: pd.DataFrame, value: str, value_label: str, details: pd.DataFrame) -> go.Figure:
@@ -101,7 +101,7 @@ def probe_heatmap(matrix: pd.DataFrame, value: str, value_label: str, details: p
     for i in range(1, len(metrics)):
         if metrics[i] != metrics[i - 1]:  # a line between two metrics' blocks of levels
             fig.add_hline(y=i - 0.5, line_color="#444", line_width=1.5)
-    fig = _base(fig, 210 + 28 * len(matrix), f"Which metric × level notices which error: {value_label}", legend=False)
+    fig = base_layout(fig, 210 + 28 * len(matrix), f"Which metric × level notices which error: {value_label}", legend=False)
     fig.update_layout(margin=dict(l=110, r=10, t=150, b=20))
     return fig
 
@@ -136,7 +136,7 @@ def agreement_bars(speech_levels: pd.DataFrame, spacing: pd.DataFrame) -> go.Fig
     fig.update_yaxes(range=[0, 1.12], title_text="share / F1", gridcolor="#eee")
     fig.update_xaxes(title_text="system")
     fig.update_layout(barmode="group")
-    return _base(fig, 380, "Speech level agreement and spacing F1 per system")
+    return base_layout(fig, 380, "Speech level agreement and spacing F1 per system")
 
 
 def confusion_heatmap(matrix: pd.DataFrame, system: str) -> go.Figure:
@@ -152,7 +152,7 @@ def confusion_heatmap(matrix: pd.DataFrame, system: str) -> go.Figure:
     )
     fig.update_yaxes(autorange="reversed", title_text="reference's speech level")
     fig.update_xaxes(title_text="hypothesis's speech level")
-    return _base(fig, 360, f"Speech levels of {esc(system)} against the reference", legend=False)
+    return base_layout(fig, 360, f"Speech levels of {esc(system)} against the reference", legend=False)
 
 
 def correlation_bars(view: pd.DataFrame, statistic_label: str) -> go.Figure:
@@ -173,4 +173,4 @@ def correlation_bars(view: pd.DataFrame, statistic_label: str) -> go.Figure:
     )
     fig.update_yaxes(autorange="reversed", title_text="error count", tickfont=dict(size=12))
     fig.update_xaxes(title_text=f"{statistic_label} with the human score", zeroline=True, zerolinecolor="#888")
-    return _base(fig, 120 + 24 * len(view), f"Error counts against the human scores ({statistic_label})", legend=False)
+    return base_layout(fig, 120 + 24 * len(view), f"Error counts against the human scores ({statistic_label})", legend=False)
