@@ -150,9 +150,9 @@ else:
     st.caption(
         "Pairwise (system-ranking) accuracy, Kocmi et al. 2021: the share of system pairs a configuration orders as "
         "the humans' mean scores do (sign(Δmetric) = sign(Δhuman): a pair both tie agrees; error rates: lower is "
-        "better). ◆ SPA, soft pairwise accuracy (Thompson et al., WMT24; WMT24–25's system-level statistic): 1 − the "
-        "mean over system pairs of |p_human − p_metric|, each p a one-sided paired permutation test over segments "
-        "that one system beats the other (1,000 seeded permutations; each system's score the mean of its segment "
+        "better). SPA (◆ on the bars, in the hover of the grid), soft pairwise accuracy (Thompson et al., WMT24; "
+        "WMT24–25's system-level statistic): 1 − the mean over system pairs of |p_human − p_metric|, each p a "
+        "one-sided paired permutation test over segments that one system beats the other (1,000 seeded permutations; each system's score the mean of its segment "
         "scores, as in WMT). With "
         f"{n_systems} systems there are {n_systems * (n_systems - 1) // 2} pairs, so one pair moves it by "
         f"{2 / max(n_systems * (n_systems - 1), 1):.2f}. No resampling: deterministic."

@@ -125,7 +125,7 @@ def large_view(granularity: str = "segment") -> pd.DataFrame:
         {"granularity": granularity, "level": lv, "metric": m, "value": -0.4 if m == "ter" else 0.4 + 0.001 * k,
          "shown": 0.4 + 0.001 * k, "shown_low": np.nan, "shown_high": np.nan, "n": 10_000, "signature": "sig",
          "shown_label": ("−" if m == "ter" else "") + m.upper(), "metric_label": m.upper(), "family": "word",
-         "best": False, "ci_low": np.nan, "ci_high": np.nan}
+         "ci_low": np.nan, "ci_high": np.nan}
         for k, (m, lv) in enumerate((m, lv) for m in METRICS for lv in LEVELS)
     ]
     return pd.DataFrame(rows)
@@ -157,24 +157,34 @@ def test_few_configurations_stay_bars_with_every_label_and_readable_values():
     assert layout["xaxis"]["tickmode"] == "linear" and layout["xaxis"]["dtick"] == 1
     assert layout["uniformtext"]["minsize"] >= charts.MIN_TEXT
     assert all(t.textfont.size >= charts.MIN_TEXT for t in fig.data)
-    texts = [x for t in fig.data for x in t.text]
+    texts = [x for t in fig.data if t.text is not None for x in t.text]
+    (outline,) = [t for t in fig.data if t.name == "top significance cluster"]
+    assert [list(c) for c in outline.x] == [["BLEU"], ["char"]] and outline.marker.line.width > 0
     assert [x for x in texts if x.startswith("<b>")] == ["<b>0.41</b>"]  # char/bleu (0.408): the top cluster
     assert grid_charts.chart_form("grid", 6) == "grid" and grid_charts.chart_form("bars", 110) == "bars"
     assert grid_charts.chart_form("auto", grid_charts.BAR_LIMIT) == "bars"
     assert grid_charts.chart_form("auto", grid_charts.BAR_LIMIT + 1) == "grid"
 
 
-def test_significance_matrix_of_66_labels_every_row_and_column_and_outlines_clusters():
-    n = 66
-    labels = [f"{m}@{lv}" for m in METRICS for lv in LEVELS[:6]]
+@pytest.mark.parametrize("n", [25, 66])
+def test_significance_matrix_labels_every_row_and_column_and_outlines_clusters(n):
+    labels = [f"{m}@{lv}" for m in METRICS for lv in LEVELS][:n]
     clusters = sorted([1 + k // 10 for k in range(n)])
     matrix = pd.DataFrame(np.full((n, n), 0.5), index=labels, columns=labels)
     fig = grid_charts.significance_heatmap(matrix, labels, clusters, list(np.linspace(0.9, 0.2, n)), "t")
     layout = fig.to_plotly_json()["layout"]
     assert layout["yaxis"]["tickmode"] == layout["xaxis"]["tickmode"] == "array"
-    assert len(layout["yaxis"]["ticktext"]) == len(layout["xaxis"]["ticktext"]) == n
+    assert len(layout["yaxis"]["ticktext"]) == n
     assert all(lab in row for lab, row in zip(labels, layout["yaxis"]["ticktext"], strict=True))
-    assert list(layout["xaxis"]["ticktext"]) == [str(k) for k in range(1, n + 1)]  # rows carry the names
+    # rows carry the names; columns their numbers, beyond 40 odd ones below, even ones above (a second axis over
+    # the first)
+    columns = dict(zip(layout["xaxis"]["tickvals"], layout["xaxis"]["ticktext"], strict=True))
+    if n > grid_charts.MATRIX_ALTERNATE_FROM:
+        assert layout["xaxis2"]["overlaying"] == "x" and layout["xaxis2"]["tickmode"] == "array"
+        columns.update(zip(layout["xaxis2"]["tickvals"], layout["xaxis2"]["ticktext"], strict=True))
+    else:
+        assert "xaxis2" not in layout
+    assert [columns[k] for k in range(n)] == [str(k) for k in range(1, n + 1)]
     assert len(layout["shapes"]) == len(set(clusters))
     assert layout["height"] >= n * grid_charts.MATRIX_ROW_PX
     assert layout["yaxis"]["tickfont"]["size"] >= charts.MIN_TEXT

@@ -29,8 +29,9 @@ SYSTEM_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2
 FONT = dict(family="Inter, 'Noto Sans KR', 'Source Sans Pro', sans-serif", size=13)
 #: The smallest text on any chart, in px (tick labels, values on bars and in cells).
 MIN_TEXT = 11
-#: Up to this many bars their values are written horizontally; more bars get vertical value labels.
-HORIZONTAL_VALUES = 10
+#: Up to this many bars (the most that stand side by side at half width) their values are written horizontally;
+#: more bars get vertical value labels.
+HORIZONTAL_VALUES = 12
 
 
 def esc(text: object) -> str:
@@ -46,15 +47,15 @@ def wrap(text: object, width: int = 48, lines: int = 4) -> str:
 
 def label_every(fig: go.Figure, axis: str, values: Sequence[object], texts: Sequence[str] | None = None,
                 angle: int | None = None) -> None:
-    """Label every category of ``axis`` (``"x"`` or ``"y"``): ``tickmode='array'`` with all ``values`` and their
-    ``texts`` (default the values), so Plotly never thins the labels (it does in its automatic mode)."""
+    """Label every category of ``axis`` (``"x"``, ``"y"``, ``"x2"`` …): ``tickmode='array'`` with all ``values``
+    and their ``texts`` (default the values), so Plotly never thins the labels (it does in its automatic mode)."""
     update: dict[str, object] = dict(
         tickmode="array", tickvals=list(values), ticktext=[str(t) for t in (texts if texts is not None else values)],
         tickfont=dict(size=MIN_TEXT + 1), automargin=True,
     )
     if angle is not None:
         update["tickangle"] = angle
-    (fig.update_xaxes if axis == "x" else fig.update_yaxes)(**update)
+    fig.update_layout({f"{axis[0]}axis{axis[1:]}": update})
 
 
 def label_every_bar(fig: go.Figure, n_bars: int) -> None:
@@ -108,6 +109,18 @@ def _bar_hover_data(sub: pd.DataFrame) -> np.ndarray:
     )
 
 
+def _outline_top(fig: go.Figure, df: pd.DataFrame, top: frozenset[tuple[str, str]]) -> None:
+    """Outline the bars of ``top`` (the top significance cluster) with an empty bar on top of each: one legend
+    entry, "top significance cluster"."""
+    rows = df[[(lv, m) in top for lv, m in zip(df["level"], df["metric"], strict=True)]]
+    if len(rows):
+        fig.add_bar(
+            name="top significance cluster", x=[[esc(x) for x in rows["shown_label"]], list(rows["level"])],
+            y=rows["shown"].to_numpy(float), marker=dict(color="rgba(0,0,0,0)", line=dict(width=2.5, color="#111")),
+            hoverinfo="skip",
+        )
+
+
 def correlation_bars(
     view: pd.DataFrame, granularity: str, statistic: str, grouping_note: str = "",
     top: frozenset[tuple[str, str]] = frozenset(),
@@ -134,7 +147,7 @@ def correlation_bars(
             name=FAMILY_LABELS.get(family, family),
             x=[[o for o, k in zip(outer, mask, strict=True) if k], [i for i, k in zip(inner, mask, strict=True) if k]],
             y=y,
-            marker=dict(color=FAMILY_COLORS[family], line=dict(width=[2.5 if t else 0 for t in in_top], color="#111")),
+            marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
             text=[
                 (f"<b>{v:.2f}</b>" if t else f"{v:.2f}") if np.isfinite(v) else "n/a"
                 for v, t in zip(y, in_top, strict=True)
@@ -160,6 +173,7 @@ def correlation_bars(
                 "<span style='font-size:11px'>%{customdata[4]}</span><extra></extra>"
             ),
         )
+    _outline_top(fig, df, top)
     lows = np.append(df["shown_low"].to_numpy(float), df["shown"].to_numpy(float))
     ymin = float(np.nanmin(lows)) if np.isfinite(lows).any() else 0.0
     fig.update_yaxes(

@@ -75,6 +75,8 @@ def correlation_charts(ctx: Context, view: pd.DataFrame, undefined: dict[str, st
     n = int((view["granularity"] == "segment").sum())
     as_bars = grid_charts.chart_form(form, n) == "bars"
     side_by_side = as_bars and n <= grid_charts.SIDE_BY_SIDE_LIMIT
+    if as_bars and n > grid_charts.BAR_LIMIT:
+        st.caption(f"{n} bars per chart are crowded: the grid (Automatic beyond {grid_charts.BAR_LIMIT}) reads better.")
     places = st.columns(2, gap="medium") if side_by_side else [st.container(), st.container()]
     for place, gran in zip(places, vocab.GRANULARITIES, strict=True):
         with place:
@@ -104,7 +106,7 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
         f"p that row agrees more with humans than column — {views.STATISTIC_LABELS[statistic]}, {gran_text}",
         alpha=state.ALPHA,
     )
-    small = len(clusters) <= grid_charts.MATRIX_TEXT_LIMIT
+    small = len(clusters) <= grid_charts.MATRIX_BESIDE_LIMIT
     left, right = st.columns([5, 2], gap="medium") if small else (st.container(), st.container())
     with left:
         chart(fig, "significance-matrix")

@@ -28,8 +28,12 @@ CHART_FORMS = {"auto": "Automatic", "bars": "Bars", "grid": "Grid"}
 #: Pixels per grid row and per significance-matrix row (≥ 2 lines of :data:`ui.charts.MIN_TEXT` text).
 ROW_PX = 34
 MATRIX_ROW_PX = 22
-#: Cell values are written in the significance matrix up to this many configurations (hover beyond).
-MATRIX_TEXT_LIMIT = 24
+#: Up to this many configurations the significance matrix writes its p-values in the cells and names its columns
+#: (beyond: hover, and numbered columns); up to :data:`MATRIX_BESIDE_LIMIT` its cluster table stands beside it.
+MATRIX_TEXT_LIMIT = 16
+MATRIX_BESIDE_LIMIT = 10
+#: Beyond this many configurations the matrix's column numbers alternate below and above it.
+MATRIX_ALTERNATE_FROM = 40
 TOP_OUTLINE = "#FF8C00"
 CLUSTER_OUTLINE = "#C44E52"
 
@@ -52,13 +56,16 @@ def _interval(low: float, high: float) -> str:
 
 def _grid_cells(df: pd.DataFrame, rows: list[str], cols: list[str], value: str) -> pd.DataFrame:
     """One row per (row label, level) of ``df`` in grid order, with ``i``/``j`` positions (missing cells absent)."""
-    out = df.assign(i=df["shown_label"].map({r: k for k, r in enumerate(rows)}), j=df["level"].map({c: k for k, c in enumerate(cols)}))
+    row_of = {r: k for k, r in enumerate(rows)}
+    col_of = {c: k for k, c in enumerate(cols)}
+    out = df.assign(i=df["shown_label"].map(row_of), j=df["level"].map(col_of))
     return out[out["i"].notna() & out["j"].notna()].astype({"i": int, "j": int}).assign(cell_value=out[value])
 
 
 def _heatmap(rows: list[str], cols: list[str], cells: pd.DataFrame, text: list[str], hover: list[str],
              colorbar: str, zmin: float, zmax: float) -> go.Figure:
-    """A rows × columns heatmap of ``cells["cell_value"]`` with ``text`` in each cell and ``hover`` boxes, every label drawn."""
+    """A rows × columns heatmap of ``cells["cell_value"]`` with ``text`` in each cell and ``hover`` boxes, every
+    label drawn."""
     shape = (len(rows), len(cols))
     z = np.full(shape, np.nan)
     cell_text = np.full(shape, "", dtype=object)
@@ -99,7 +106,8 @@ def correlation_grid(
     rows, cols = list(dict.fromkeys(df["shown_label"])), list(dict.fromkeys(df["level"]))
     cells = _grid_cells(df, rows, cols, "shown")
     in_top = [(lv, m) in top for lv, m in zip(cells["level"], cells["metric"], strict=True)]
-    text = [("n/a" if not np.isfinite(v) else f"<b>{v:.3f}</b>" if t else f"{v:.3f}") for v, t in zip(cells["cell_value"], in_top, strict=True)]
+    text = [("n/a" if not np.isfinite(v) else f"<b>{v:.3f}</b>" if t else f"{v:.3f}")
+            for v, t in zip(cells["cell_value"], in_top, strict=True)]
     label = STATISTIC_LABELS[statistic]
     hover = [
         f"<b>{esc(r.shown_label)}</b> at level <b>{esc(r.level)}</b><br>{label} = "
@@ -143,7 +151,8 @@ def accuracy_grid(df: pd.DataFrame) -> go.Figure:
     rows, cols = list(dict.fromkeys(df["shown_label"])), list(dict.fromkeys(df["level"]))
     cells = _grid_cells(df, rows, cols, "pairwise_accuracy")
     spa = cells["spa"].to_numpy(float) if "spa" in cells else np.full(len(cells), np.nan)
-    text = [f"{round(a * k)}/{k}" if np.isfinite(a) else "n/a" for a, k in zip(cells["cell_value"], cells["n_pairs"].astype(int), strict=True)]
+    text = [f"{round(a * k)}/{k}" if np.isfinite(a) else "n/a"
+            for a, k in zip(cells["cell_value"], cells["n_pairs"].astype(int), strict=True)]
     hover = [
         f"<b>{esc(r.metric_label)}</b> at <b>{esc(r.level)}</b>: {t} system pairs ordered as the humans order them"
         + (f" (accuracy {r.cell_value:.3f})" if np.isfinite(r.cell_value) else "")
@@ -171,6 +180,11 @@ def _cluster_blocks(clusters: Sequence[int]) -> list[tuple[int, int]]:
     return blocks
 
 
+#: A large matrix's colour bar lies above it, leaving the page's width to the columns.
+_TOP_COLORBAR = dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom", len=0.4, ypad=4,
+                     title=dict(text="p (one-sided)", side="top"))
+
+
 def _p_text(p: float) -> str:
     return "" if not np.isfinite(p) else "<.001" if p < 0.001 else f"{p:.3f}".lstrip("0")
 
@@ -183,22 +197,25 @@ def significance_heatmap(
 
     Colour: dark where p is small, light grey from ``alpha`` up (``zmax = 2·alpha``, so ``alpha`` sits at the middle
     of the scale). Row labels carry the rank, the cluster and the agreement; every row and column is labelled (the
-    figure grows with the count; beyond :data:`MATRIX_TEXT_LIMIT` configurations columns carry the rank number of
-    their row); each cluster is outlined on the diagonal. Values are written in the cells up to
+    figure grows with the count; beyond :data:`MATRIX_TEXT_LIMIT` configurations the agreement moves to the hover,
+    the columns carry the rank number of their row and the colour bar lies above, leaving the page's width to the
+    columns); each cluster is outlined on the diagonal. Values are written in the cells up to
     :data:`MATRIX_TEXT_LIMIT` configurations, in the hover always.
     """
     z = matrix.to_numpy(float)
     n = len(labels)
-    rows = [f"{k + 1}. [{c}] {esc(lab)} ({a:.3f})" if np.isfinite(a) else f"{k + 1}. [{c}] {esc(lab)} (n/a)"
-            for k, (lab, c, a) in enumerate(zip(labels, clusters, agreement, strict=True))]
     written = n <= MATRIX_TEXT_LIMIT
-    # a large matrix numbers its columns as its rows: full names would not fit under columns a few px wide
+    shown = [f"{esc(lab)} ({a:.3f})" if np.isfinite(a) else f"{esc(lab)} (n/a)"
+             for lab, a in zip(labels, agreement, strict=True)]
+    # a large matrix keeps its labels short (agreement in the hover) and numbers its columns as its rows: names would
+    # not fit under columns a few px wide
+    rows = [f"{k + 1}. [{c}] " + (shown[k] if written else esc(labels[k])) for k, c in enumerate(clusters)]
     cols = [f"{k + 1}. {esc(lab)}" if written else str(k + 1) for k, lab in enumerate(labels)]
     hover = [
         [
-            f"{esc(labels[i])} agrees more with humans than {esc(labels[j])}: p = "
+            f"{shown[i]} agrees more with humans than {shown[j]}: p = "
             + ("n/a (undefined)" if not np.isfinite(z[i, j]) else "< 0.001" if z[i, j] < 0.001 else f"{z[i, j]:.3f}")
-            if i != j else esc(labels[i])
+            if i != j else shown[i]
             for j in range(n)
         ]
         for i in range(n)
@@ -210,8 +227,9 @@ def significance_heatmap(
             text=[[_p_text(v) for v in row] for row in z] if written else None,
             texttemplate="%{text}" if written else None, textfont=dict(size=MIN_TEXT),
             customdata=hover, hovertemplate="%{customdata}<extra></extra>",
-            colorbar=dict(title="p", thickness=12, tickvals=[0, alpha / 2, alpha, 2 * alpha],
-                          ticktext=["0", f"{alpha / 2:g}", f"{alpha:g}", f"≥ {2 * alpha:g}"]),
+            colorbar=dict(thickness=12, tickvals=[0, alpha / 2, alpha, 2 * alpha],
+                          ticktext=["0", f"{alpha / 2:g}", f"{alpha:g}", f"≥ {2 * alpha:g}"],
+                          **(dict(title="p") if written else _TOP_COLORBAR)),
             xgap=1, ygap=1, hoverongaps=False,
         )
     )
@@ -220,12 +238,33 @@ def significance_heatmap(
     fig.update_yaxes(autorange="reversed", title_text="row: agrees more…", showgrid=False, zeroline=False)
     fig.update_xaxes(title_text="…than column", side="bottom", showgrid=False, zeroline=False)
     label_every(fig, "y", list(range(n)), rows)
-    label_every(fig, "x", list(range(n)), cols, angle=-90 if n > 8 else -45)
-    if not written:
-        fig.update_xaxes(title_text="…than column (numbered as the rows)")
+    if written:
+        label_every(fig, "x", list(range(n)), cols, angle=-90 if n > 8 else -45)
+    else:
+        _number_columns(fig, cols)
     base_layout(fig, 260 + max(MATRIX_ROW_PX * n, 220), title, legend=False)
-    fig.update_layout(margin=dict(l=20, r=20, b=20))
+    fig.update_layout(margin=dict(l=20, r=20, b=20, t=55 if written else 150))
     return fig
+
+
+def _number_columns(fig: go.Figure, numbers: Sequence[str]) -> None:
+    """Column numbers of a large matrix, every one drawn; beyond :data:`MATRIX_ALTERNATE_FROM` columns odd ones
+    below and even ones above (a second x axis over the first), so that neighbouring labels are two columns apart,
+    and the colour bar above them."""
+    n = len(numbers)
+    if n <= MATRIX_ALTERNATE_FROM:
+        label_every(fig, "x", list(range(n)), numbers, angle=-90)
+        fig.update_xaxes(title_text="…than column (numbered as the rows)")
+        return
+    label_every(fig, "x", list(range(0, n, 2)), numbers[0::2], angle=-90)
+    fig.update_xaxes(title_text="…than column (numbered as the rows; odd below, even above)")
+    fig.add_scatter(x=[0, n - 1], y=[0, 0], xaxis="x2", mode="markers", marker=dict(opacity=0), hoverinfo="skip",
+                    showlegend=False)
+    fig.update_layout(xaxis2=dict(overlaying="x", side="top", matches="x", showgrid=False, zeroline=False))
+    label_every(fig, "x2", list(range(1, n, 2)), numbers[1::2], angle=-90)
+    fig.update_traces(colorbar_y=1 + 40 / (MATRIX_ROW_PX * n), selector=dict(type="heatmap"))
+    fig.update_xaxes(range=[-0.5, n - 0.5], autorange=False)
+    fig.update_yaxes(range=[n - 0.5, -0.5], autorange=False)  # the invisible points must not pad the rows
 
 
 def flip_heatmap(counts: pd.DataFrame, n_pairs: int) -> go.Figure:
@@ -237,8 +276,8 @@ def flip_heatmap(counts: pd.DataFrame, n_pairs: int) -> go.Figure:
             z=z, x=list(range(z.shape[1])), y=list(range(z.shape[0])),
             colorscale=[[0, "#f7fbff"], [1, "#d62728"]], zmin=0, zmax=max(1, n_pairs),
             text=[[f"{int(v)}" for v in row] for row in z], texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 2),
-            customdata=[[f"{esc(m)} at {esc(lv)}: {int(v)} of {n_pairs} pairs flipped" for lv, v in zip(counts.columns, row, strict=True)]
-                        for m, row in zip(counts.index, z, strict=True)],
+            customdata=[[f"{esc(m)} at {esc(lv)}: {int(v)} of {n_pairs} pairs flipped"
+                         for lv, v in zip(counts.columns, row, strict=True)] for m, row in zip(counts.index, z, strict=True)],
             hovertemplate="%{customdata}<extra></extra>", colorbar=dict(title="pairs", thickness=12), xgap=2, ygap=2,
         )
     )

@@ -92,7 +92,8 @@ def cluster_card(clusters: pd.DataFrame, granularity: str, statistic: str, n_def
         statement = (f"No significant difference: all {n_defined} configurations tie "
                      f"({value_range(top['correlation'].astype(float), symbol)})")
     else:
-        statement = f"{first} and {_others(k - 1)} tie at the top ({value_range(top['correlation'].astype(float), symbol)})"
+        spread = value_range(top["correlation"].astype(float), symbol)
+        statement = f"{first} and {_others(k - 1)} tie at the top ({spread})"
     detail = (f"Top significance cluster: {k} of {n_defined} — {_members(top)}. Decided by the {test}; within it no "
               "configuration agrees significantly more than another.") if n_defined > 1 else ""
     return Card(_title(granularity, n_systems), statement, detail, _system_caution(granularity, n_systems))
@@ -104,8 +105,9 @@ def accuracy_card(view: pd.DataFrame, granularity: str, statistic: str, n_system
     if df.empty:
         return None
     lead = df.loc[df["shown"].idxmax()]
+    spread = value_range(df["shown"].astype(float), SYMBOLS[statistic])
     statement = (f"Highest {SYMBOLS[statistic]}: {config_phrase(lead['level'], lead['metric'])} "
-                 f"({_number(lead['shown'], 3)}; range of all {value_range(df['shown'].astype(float), SYMBOLS[statistic])})")
+                 f"({_number(lead['shown'], 3)}; range of all {spread})")
     detail = ("Not tested: there is no significance test for accuracies here, so no winner is named. Choose Pearson, "
               "Spearman or Kendall for rank clusters.")
     return Card(_title(granularity, n_systems), statement, detail, _system_caution(granularity, n_systems))

@@ -135,10 +135,6 @@ def correlation_view(
     df["shown_high"] = np.where(flip, low, high)
     df["shown_label"] = np.where(flip, "−" + df["metric_label"], df["metric_label"])
     metric_order = {m: i for i, m in enumerate(ordered_metrics(results))}
-    finite = df["shown"].notna()
-    best = df[finite].groupby(["granularity", "metric"])["shown"].transform("max")
-    df["best"] = False
-    df.loc[finite, "best"] = df.loc[finite, "shown"] == best
     df["_m"] = df["metric"].map(metric_order)
     df["_l"] = _level_rank(df["level"])
     return df.sort_values(["granularity", "_m", "_l"]).drop(columns=["_m", "_l"]).reset_index(drop=True)

@@ -130,11 +130,11 @@ def significance_table(
 
     ``configs``: a subset (``"level/metric"`` names or tuples; default all); ``pairs``: only these unordered pairs
     of configurations (both orders are reported; default every pair of ``configs``); ``progress(fraction,
-    message)`` is called from the calling thread after each of about 50 batches of pairs. Rows are ordered by config_a, config_b
-    (configuration order), then test. Empty (with the columns) without human scores. Cost of the segment-level
-    permutation test, measured at 4 systems × 500 items and 1000 permutations: ~3 ms per pair for Pearson
-    (0.8 s for 25 configurations = 300 pairs), ~25 ms for Spearman (~8 s) and ~50 ms for Kendall (~15 s); the
-    system level is negligible. ``jobs``: worker threads (1 by default).
+    message)`` is called from the calling thread after each of about 50 batches of pairs. Rows are ordered by
+    config_a, config_b (configuration order), then test. Empty (with the columns) without human scores. Cost of the
+    segment-level permutation test, measured at 4 systems × 500 items and 1000 permutations: ~3 ms per pair for
+    Pearson (0.8 s for 25 configurations = 300 pairs), ~25 ms for Spearman (~8 s) and ~50 ms for Kendall (~15 s);
+    the system level is negligible. ``jobs``: worker threads (1 by default).
     """
     grouping = grouping_used(granularity, grouping)
     tests = default_tests(granularity) if tests is None else tuple(tests)
