@@ -147,3 +147,21 @@ def test_the_default_metrics_are_the_sacrebleu_group():
     from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
 
     assert SACREBLEU_METRIC_NAMES == tuple(m for m in METRIC_NAMES if metric_group(m) == "sacrebleu")
+
+
+def test_stored_objects_round_trip_in_pieces(tmp_path):
+    import numpy as np
+
+    from korean_eval.result_store import MAGIC, load_result, store_result
+
+    cache = DiskCache(tmp_path)
+    rng = np.random.default_rng(3)
+    big = {"text": "한국어 문장 " * 400_000, "array": rng.normal(size=700_000), "nested": [list(range(1000))] * 50}
+    store_result(cache, "k", big, kind="statistics")
+    back = load_result(cache, "k", kind="statistics")
+    assert back["text"] == big["text"] and np.array_equal(back["array"], big["array"]) and back["nested"] == big["nested"]
+    blob = cache.get_blob("statistics:k")
+    assert blob.startswith(MAGIC) and len(blob) < 0.5 * (len(big["text"].encode()) + big["array"].nbytes)
+    cache.put_blob("statistics:cut", blob[: len(blob) // 2], "statistics")
+    assert load_result(cache, "cut", kind="statistics") is None
+    assert load_result(cache, "absent") is None
