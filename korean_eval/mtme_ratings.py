@@ -32,8 +32,8 @@ def _from_rating_file(tree: FileTree, pair: LanguagePair, name: str, n_segments:
     read, counts = read_rating_file(tree.read(f.path), file_name, name)
     unknown = sorted(set(counts) - set(pair.systems))
     if unknown:
-        first = next(j.line for j in read.judgments if j.system in unknown) if read.judgments else None
-        raise InputError(file_name, f"unknown system {unknown[0]!r}: no system-outputs file of that name", line=first)
+        raise InputError(file_name, f"unknown system {unknown[0]!r}: no system-outputs file of that name",
+                         line=counts[unknown[0]][0])
     check_rating_counts(counts, n_segments, file_name)
     return read
 

@@ -105,9 +105,11 @@ def human_ceiling(
     resamples: int = 0,
     seed: int = 12345,
     spa_permutations: int = 1000,
+    spa_seed: int | None = None,
 ) -> pd.DataFrame:
     """The ceiling table (:data:`CEILING_COLUMNS`; module docstring); empty without two units that share an item.
-    ``resamples`` > 0 adds bootstrap intervals."""
+    ``resamples`` > 0 adds bootstrap intervals drawn with ``seed``; SPA's permutations use ``spa_seed`` (default
+    ``seed``), as the metrics' SPA uses the evaluation's seed."""
     if ratings is None or ratings.empty:
         return pd.DataFrame(columns=CEILING_COLUMNS)
     column, units = ceiling_units(ratings)
@@ -117,7 +119,7 @@ def human_ceiling(
     for unit, versus, a, b in comparisons(matrices):
         if not np.isfinite(a).any():
             continue
-        rows = _comparison_rows(a, b, statistics, groupings, spa_permutations, seed)
+        rows = _comparison_rows(a, b, statistics, groupings, spa_permutations, seed if spa_seed is None else spa_seed)
         if counts is not None:
             _intervals(rows, a, b, counts)
         label = f"{column} {unit} vs {versus}"

@@ -91,15 +91,15 @@ def parse_rating(text: str, where: RatingLine, rater: str, group: str, name: str
     return Judgment(where.system, str(where.position), rater, group, errors, score, name, where.line)
 
 
-def read_rating_file(data: bytes, name: str, group: str) -> tuple[RatingsRead, dict[str, int]]:
+def read_rating_file(data: bytes, name: str, group: str) -> tuple[RatingsRead, dict[str, list[int]]]:
     """Read a ``.seg.rating`` file (module docstring): the judgments (seg_id = the segment's 0-based position among
-    its system's lines) and, per system, its number of lines (for the caller to check against the segments)."""
+    its system's lines) and, per system, the numbers of its lines (for the caller to check against the segments)."""
     if not data:
         raise InputError(name, "file is empty")
     text, _, notes = decode_bytes(data, name)
     lines, ends = split_lines(text)
     out = RatingsRead(name, group, "mqm", notes=notes + ends.notes())
-    counts: dict[str, int] = {}
+    counts: dict[str, list[int]] = {}
     unrated = 0
     for number, raw in enumerate(lines, start=1):
         cols = [clean_segment(c)[0] for c in raw.strip().split("\t")]  # NFC, invisible characters out (as texts)
@@ -109,8 +109,9 @@ def read_rating_file(data: bytes, name: str, group: str) -> tuple[RatingsRead, d
             raise InputError(name, f"{len(cols)} tab-separated field(s); every line is SYSNAME<TAB>RATING[<TAB>RATER]",
                              line=number)
         system = identifier(cols[0])
-        where = RatingLine(system, counts.get(system, 0), number)
-        counts[system] = where.position + 1
+        seen = counts.setdefault(system, [])
+        where = RatingLine(system, len(seen), number)
+        seen.append(number)
         if cols[1].strip() == MISSING:
             unrated += 1
             continue

@@ -35,12 +35,13 @@ def group_name(file_name: str) -> str:
     return base.rsplit(".", 1)[0] if "." in base else base
 
 
-def check_rating_counts(counts: dict[str, int], n_segments: int, name: str) -> None:
-    """A rating file holds one line per segment for every system it names (InputError otherwise)."""
-    for system, n in counts.items():
-        if n != n_segments:
-            raise InputError(name, f"system {system!r} has {n} rating line(s), expected {n_segments} (one per segment "
-                             "of the source, in order)")
+def check_rating_counts(counts: dict[str, list[int]], n_segments: int, name: str) -> None:
+    """A rating file holds one line per segment for every system it names (InputError at the system's last line
+    otherwise)."""
+    for system, lines in counts.items():
+        if len(lines) != n_segments:
+            raise InputError(name, f"system {system!r} has {len(lines)} rating line(s), expected {n_segments} (one "
+                             "per segment of the source, in order); its last one is on this line", line=lines[-1])
 
 
 def read_ratings(data: bytes, name: str, n_segments: int) -> RatingsRead:
