@@ -24,6 +24,7 @@ import pandas as pd
 from korean_eval.cache import ENV_VAR, open_cache, use_cache_dir
 from korean_eval.cli_checks import (
     check_input_files,
+    check_mqm_weights,
     check_names,
     check_option_combinations,
     check_run_numbers,
@@ -123,6 +124,20 @@ def _pairwise_summary(corr: pd.DataFrame) -> list[str]:
             "and soft pairwise accuracy of the system scores):", table.round(4).to_string(), ""]
 
 
+def ceiling_summary(ceiling: pd.DataFrame, statistic: str) -> list[str]:
+    """The human ceiling (:func:`korean_eval.spans.ceiling.reference_rows`) of ``statistic`` and the WMT
+    statistics, as plain text."""
+    from korean_eval.spans.ceiling import reference_rows
+
+    rows = reference_rows(ceiling)
+    rows = rows[rows["statistic"].isin([statistic, "acc_eq", "pairwise_accuracy", "spa"])]
+    if rows.empty:
+        return ["human ceiling: none (no two raters or rater groups share an item)"]
+    shown = rows[["comparison", "granularity", "grouping", "statistic", "value", "ci_low", "ci_high", "n"]]
+    return ["Human ceiling (agreement between raters, the same statistics as the metrics; a metric above it: check "
+            "the data):", shown.round(4).to_string(index=False), ""]
+
+
 def _statistics(results: Results, args: argparse.Namespace, cache) -> dict[str, pd.DataFrame]:
     """CIs, significance and system pairs (when there are human scores and --bootstrap > 0), from the cache when an
     identical run stored them (:mod:`korean_eval.statistics_stage`); ``results.correlations`` gets the CIs."""
@@ -141,6 +156,7 @@ def check_run_args(args: argparse.Namespace) -> None:
     if args.scheduler is not None and args.jobs is not None:
         raise InputError("--jobs", "is ignored with --scheduler (the Dask cluster's workers do the work); give one of them")
     check_run_numbers(args)
+    check_mqm_weights(args)
     check_names("--levels", split_names(args.levels), LEVEL_NAMES, "token level")
     check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
     check_input_files(args)
@@ -186,9 +202,10 @@ def run_command(args: argparse.Namespace) -> int:
     elif progress is not None:
         progress(1.0, "done (stored result of an identical evaluation)")
     extra = _statistics(results, args, cache)
-    from korean_eval.report import domain_tables, write_tables
+    from korean_eval.report import domain_tables, rating_tables, write_tables
 
     extra.update(domain_tables(results, evalset))
+    extra.update(rating_tables(results, extra))
     if args.out:
         extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
         paths = write_tables(results, args.out, evalset, extra, extra_meta)
@@ -196,6 +213,8 @@ def run_command(args: argparse.Namespace) -> int:
     summary = summary_text(results, args.statistic)
     if "domain_correlations.csv" in extra:
         summary += "\n" + "\n".join(domain_summary(extra["domain_correlations.csv"], args.statistic))
+    if "human_ceiling.csv" in extra:
+        summary += "\n" + "\n".join(ceiling_summary(extra["human_ceiling.csv"], args.statistic))
     print(summary)
     return 0
 
