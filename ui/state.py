@@ -398,6 +398,22 @@ def ranking_view(ctx: Context, metric: str, human_test: str):
     return sp.ranking_view(ctx.results, pairs=system_pairs(ctx, metric, human_test), configs=configs)
 
 
+def human_ceiling(ctx: Context, with_ci: bool = False):
+    """The human ceiling of the results (:func:`korean_eval.spans.ceiling.human_ceiling`): the pipeline's (no
+    intervals), or with bootstrap intervals on the dashboard's resamples (cached per result); None without ratings."""
+    res = ctx.results
+    if res.human_ceiling is None or not with_ci:
+        return res.human_ceiling
+    from korean_eval.spans.ceiling import human_ceiling as compute
+
+    cfg = res.settings
+    return _cached_stat(
+        _stats_key(ctx, "human_ceiling"), f"Bootstrapping the human ceiling ({N_RESAMPLES} resamples)…", "human_ceiling",
+        lambda: compute(res.human_ratings, res.systems, res.seg_ids, cfg["statistics"], cfg["groupings"],
+                        resamples=N_RESAMPLES, seed=SEED, spa_permutations=cfg["spa_permutations"], spa_seed=cfg["seed"]),
+    )
+
+
 def pairwise_accuracy(ctx: Context):
     from korean_eval.metaeval import system_pairs as sp
 
