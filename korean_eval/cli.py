@@ -206,6 +206,10 @@ def run_command(args: argparse.Namespace) -> int:
 
     extra.update(domain_tables(results, evalset))
     extra.update(rating_tables(results, extra))
+    if results.spans is not None:
+        from korean_eval.spans.categories import span_tables  # Kiwi: only with error spans
+
+        extra.update(span_tables(results, evalset.systems, args.statistic, args.bootstrap, args.seed, cache))
     if args.out:
         extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
         paths = write_tables(results, args.out, evalset, extra, extra_meta)
@@ -215,6 +219,11 @@ def run_command(args: argparse.Namespace) -> int:
         summary += "\n" + "\n".join(domain_summary(extra["domain_correlations.csv"], args.statistic))
     if "human_ceiling.csv" in extra:
         summary += "\n" + "\n".join(ceiling_summary(extra["human_ceiling.csv"], args.statistic))
+    if "category_correlations.csv" in extra:
+        from korean_eval.spans.categories import tracking_sentences
+
+        summary += "\nWhich MQM error categories each configuration tracks (descriptive):\n" + "\n".join(
+            tracking_sentences(extra["category_correlations.csv"]))
     print(summary)
     return 0
 

@@ -53,14 +53,13 @@ def domain_tables(results: Results, evalset: EvalSet) -> dict[str, pd.DataFrame]
 
 def rating_tables(results: Results, extra: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     """With error-span or several raters' ratings: ``human_ceiling.csv`` (the statistics stage's, with intervals,
-    when in ``extra``; else the result's), ``human_ratings.csv`` (one row per judgment) and ``error_spans.csv``."""
+    when in ``extra``; else the result's) and ``human_ratings.csv`` (one row per judgment); the span tables are
+    :func:`korean_eval.spans.categories.span_tables`."""
     out: dict[str, pd.DataFrame] = {}
     if results.human_ceiling is not None and "human_ceiling.csv" not in extra:
         out["human_ceiling.csv"] = results.human_ceiling
     if results.human_ratings is not None:
         out["human_ratings.csv"] = results.human_ratings
-    if results.spans is not None:
-        out["error_spans.csv"] = results.spans
     return out
 
 

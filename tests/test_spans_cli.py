@@ -51,7 +51,10 @@ def test_run_with_two_rating_files_writes_the_ceiling(tmp_path: Path, capsys):
     assert set(ceiling["comparison"]) == {"group mqm-a vs mqm-b"} and ceiling["ci_low"].notna().any()
     ratings = pd.read_csv(out / "human_ratings.csv")
     assert len(ratings) == 24 and set(ratings["group"]) == {"mqm-a", "mqm-b"}
-    assert (out / "error_spans.csv").exists() and "Human ceiling" in captured.out
+    assert "Human ceiling" in captured.out and "penalties most closely" in captured.out
+    spans = pd.read_csv(out / "error_spans.csv")
+    assert "korean_category" in spans and (out / "error_categories.csv").exists()
+    assert set(pd.read_csv(out / "category_correlations.csv")["mqm_category"]) == {"Fluency/Grammar"}
     meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert "mqm-weights:major=5,minor=1" in meta["human_scores_note"]
 
