@@ -61,3 +61,17 @@ def test_rating_files_beside_text_files(tmp_path):
     at.button(key="use_texts").click().run()
     assert_handled(at, r"mqm-weights:major=5", r"2 rater group", evaluate=False)
     assert set(at.session_state[state.EVALSET_KEY].human_ratings["group"]) == {"mqm.rater1", "mqm.rater2"}
+
+
+def test_the_lens_page_shows_the_category_tables(archive: bytes):
+    at = upload(archive)
+    at.multiselect(key=key(archive, "human")).set_value(["mqm.rater1", "mqm.rater2"]).run()
+    at.button(key="use_mtme").click().run()
+    at.switch_page("pages/lens.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert any("MQM category × Korean category" in m.value for m in at.markdown)
+    assert any("penalties most closely" in m.value for m in at.markdown)
+    frames = [d.value for d in at.dataframe]
+    table = next(f for f in frames if "korean_category" in f.columns and "examples" in f.columns)
+    assert {"content", "particle"} & set(table["korean_category"]) and table["spans"].sum() > 100
