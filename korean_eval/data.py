@@ -135,7 +135,7 @@ class EvalSet:
             h.update(json.dumps(part, ensure_ascii=False).encode())
         for frame in (self.human, self.given):
             h.update(b"|" + (frame.to_csv(index=False).encode() if frame is not None else b"-"))
-        for frame in (self.human_system, self.human_domain, self.segment_info, self.human_ratings):  # only when given
+        for frame in (self.human_system, self.human_domain, self.segment_info, self.human_ratings, self.spans):  # if given
             if frame is not None:
                 h.update(b"|" + frame.to_csv(index=False).encode())
         return h.hexdigest()

@@ -230,6 +230,8 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
                      " system-level correlations, rankings and pairwise accuracy use them")
     scored = [[s for s, _ in cells] for cells in per_level]
     results = assemble(evalset, run, started, scored, finished, sched.seconds, humans, config, notes)
+    if results.human_ceiling is not None and results.human_ceiling.empty:
+        results.notes.append("no human ceiling: no two raters (or rater groups) rated a shared item")
     ticker.report("done", 1.0)
     return results
 

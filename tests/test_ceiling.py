@@ -98,3 +98,22 @@ def test_no_ceiling_without_a_second_rater_or_shared_items():
                         columns=["system", "seg_id", "group", "rater", "score"])
     assert human_ceiling(rows, SYSTEMS, SEGS).empty
     assert human_ceiling(rows.iloc[:1], SYSTEMS, SEGS).empty and human_ceiling(None, SYSTEMS, SEGS).empty
+
+
+def test_the_dashboard_picks_the_matching_row_and_flags_metrics_above_it():
+    from ui.ceiling import above_ceiling, ceiling_rows
+
+    ratings, _, _ = two_groups()
+    table = human_ceiling(ratings, SYSTEMS, SEGS, spa_permutations=20)
+    rows = ceiling_rows(table, "kendall", "item")
+    assert rows["segment"]["grouping"] == "item" and rows["system"]["statistic"] == "kendall"
+    assert ceiling_rows(table, "acc_eq", "system")["system"]["statistic"] == "spa"
+    seg = float(rows["segment"]["value"])
+    view = pd.DataFrame({
+        "granularity": ["segment", "segment", "segment"], "level": ["char", "word", "char"],
+        "metric": ["chrf", "ter", "bleu"], "metric_label": ["chrF", "TER", "BLEU"], "statistic": ["kendall"] * 3,
+        "value": [seg + 0.1, -(seg + 0.05), seg - 0.1], "higher_is_better": [True, False, True],
+    })
+    above = above_ceiling(view, {"segment": rows["segment"]})
+    assert list(above["metric"]) == ["chrF", "TER"]  # TER's −r is its agreement
+    assert above["agreement"].tolist() == pytest.approx([seg + 0.1, seg + 0.05])

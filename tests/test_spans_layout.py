@@ -80,3 +80,10 @@ def test_statistics_stage_adds_the_ceiling_with_intervals(folder: Path):
     assert values.equals(results.human_ceiling.drop(columns=["ci_low", "ci_high"]).reset_index(drop=True))
     pearson = table[(table.statistic == "pearson") & (table.granularity == "segment") & (table.grouping == "none")]
     assert float(pearson.ci_low.iloc[0]) <= float(pearson.value.iloc[0]) <= float(pearson.ci_high.iloc[0])
+
+
+def test_one_rater_alone_has_no_ceiling_and_says_so(folder: Path):
+    es = load_mtme(DirTree(folder), MtmeOptions(lp=LP, human="mqm.rater1")).evalset
+    results = evaluate(es, EvalConfig(levels=("char",), metrics=("chrf",), jobs=1, spa_permutations=0))
+    assert results.human_ceiling is not None and results.human_ceiling.empty
+    assert any(n.startswith("no human ceiling") for n in results.notes)
