@@ -137,30 +137,7 @@ with human_tab:
         st.caption(md_escape(note))
 
 with spans_tab:
-    if data.spans is None or data.spans.empty:
-        st.info("These data have no error spans: load MQM or ESA ratings (a .seg.rating file, a Google MQM TSV, or a "
-                "layout .zip with rating files) on the Data page.")
-    else:
-        spans = lens_spans.span_analysis(state.context())
-        st.markdown("**MQM category × Korean category** — each span mapped onto the hypothesis's Kiwi morphemes")
-        chart(lens_spans.category_heatmap(lens_spans.category_matrix(spans["error_categories.csv"])), "lens-spans")
-        st.caption(
-            "Korean categories (lens.span_category): the category of the first content, foreign or number morpheme "
-            "the span touches, else of most touched morphemes; spacing for a missing or inserted space, omission "
-            "for an empty span. '(none): …' = source errors, spans without offsets, offsets that do not fit."
-        )
-        st.dataframe(spans["error_categories.csv"], hide_index=True, width="stretch")
-        correlations = spans["category_correlations.csv"]
-        chart(lens_spans.tracking_heatmap(lens_spans.tracking_matrix(correlations)), "lens-spans-tracking")
-        st.markdown("\n".join(f"- {md_escape(line)}" for line in lens_spans.tracking_lines(correlations)))
-        st.caption(
-            "Per metric × token level and MQM category: Pearson correlation of the metric's segment scores with the "
-            "category's penalty per segment (mean over raters, negated; error rates sign-flipped), over the (system, "
-            "segment) pairs with both, with bootstrap 95% intervals in the table. Descriptive: one segment holds "
-            "errors of several categories."
-        )
-        with st.expander("Correlations with each category's penalty (table)"):
-            st.dataframe(correlations, hide_index=True, width="stretch")
+    lens_spans.spans_section(data)
 
 with download_tab:
     st.caption("The tables `python -m korean_eval profile --out DIR` writes, byte for byte.")

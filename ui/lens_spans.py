@@ -1,18 +1,21 @@
 """The Korean lens page's "Error spans" section (issue 20 §3): MQM category × Korean category, and which MQM
 categories each metric × level tracks (:mod:`korean_eval.spans.categories`); the figures are pure Plotly, the
-computation is cached per result in :mod:`ui.state`'s statistics store."""
+computation is cached per result in :mod:`ui.state`'s statistics store; :func:`spans_section` draws the section."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import streamlit as st
 
+from korean_eval.data import EvalSet
 from korean_eval.lens.span_category import SPAN_CATEGORIES
 from ui import state
 from ui.charts import base_layout, esc, label_every
 from ui.lens_charts import CELL_FONT
 from ui.views import metric_label
+from ui.widgets import chart, md_escape
 
 
 def span_analysis(ctx: state.Context) -> dict[str, pd.DataFrame]:
@@ -75,3 +78,32 @@ def tracking_lines(correlations: pd.DataFrame) -> list[str]:
     from korean_eval.spans.categories import tracking_sentences
 
     return tracking_sentences(correlations, lambda level, metric: f"{metric_label(metric)} at {level}")
+
+
+def spans_section(evalset: EvalSet) -> None:
+    """The page section: the MQM × Korean category heatmap and table, and the tracking heatmap, sentences and
+    table (or why there is nothing to show)."""
+    if evalset.spans is None or evalset.spans.empty:
+        st.info("These data have no error spans: load MQM or ESA ratings (a .seg.rating file, a Google MQM TSV, or "
+                "a layout .zip with rating files) on the Data page.")
+        return
+    spans = span_analysis(state.context())
+    st.markdown("**MQM category × Korean category** — each span mapped onto the hypothesis's Kiwi morphemes")
+    chart(category_heatmap(category_matrix(spans["error_categories.csv"])), "lens-spans")
+    st.caption(
+        "Korean categories (lens.span_category): the category of the first content, foreign or number morpheme "
+        "the span touches, else of most touched morphemes; spacing for a missing or inserted space, omission "
+        "for an empty span. '(none): …' = source errors, spans without offsets, offsets that do not fit."
+    )
+    st.dataframe(spans["error_categories.csv"], hide_index=True, width="stretch")
+    correlations = spans["category_correlations.csv"]
+    chart(tracking_heatmap(tracking_matrix(correlations)), "lens-spans-tracking")
+    st.markdown("\n".join(f"- {md_escape(line)}" for line in tracking_lines(correlations)))
+    st.caption(
+        "Per metric × token level and MQM category: Pearson correlation of the metric's segment scores with the "
+        "category's penalty per segment (mean over raters, negated; error rates sign-flipped), over the (system, "
+        "segment) pairs with both, with bootstrap 95% intervals in the table. Descriptive: one segment holds "
+        "errors of several categories."
+    )
+    with st.expander("Correlations with each category's penalty (table)"):
+        st.dataframe(correlations, hide_index=True, width="stretch")
