@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +88,23 @@ def test_one_rater_alone_has_no_ceiling_and_says_so(folder: Path):
     results = evaluate(es, EvalConfig(levels=("char",), metrics=("chrf",), jobs=1, spa_permutations=0))
     assert results.human_ceiling is not None and results.human_ceiling.empty
     assert any(n.startswith("no human ceiling") for n in results.notes)
+
+
+def test_esa_score_file_with_its_rating_file(folder: Path):
+    """ESA as mt-metrics-eval stores it: NAME.seg.score gives the scores, NAME.seg.rating the raters and spans."""
+    from tests.make_mtme_fixture import esa_scores
+
+    rating = json.dumps({"errors": [{"start": 0, "end": 1, "severity": "minor"}]})
+    lines = []
+    for k, (name, values) in enumerate(esa_scores().items()):
+        for i, value in enumerate(values):
+            rated = value is not None and i % 4 != 0
+            lines.append(f"{name}\t{rating}\tesa-r{k % 2}" if rated else f"{name}\tNone")
+    (folder / "human-scores" / f"{LP}.esa.seg.rating").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    es = load_mtme(DirTree(folder), MtmeOptions(lp=LP, human="esa")).evalset
+    scores = esa_scores()
+    got = {(r.system, r.seg_id): r.score for r in es.human.itertuples()}
+    assert got and all(v == scores[s][int(g)] for (s, g), v in got.items())
+    assert all(int(g) % 4 != 0 for _, g in got)  # items without a rating line are not judgments
+    assert set(es.human_ratings["rater"]) == {"esa-r0", "esa-r1"} and not es.human_lower_is_better
+    assert len(es.spans) == len(es.human_ratings)
