@@ -211,7 +211,7 @@ def html_report(results: Results, evalset: EvalSet | None, top: TopClusters, sta
         intro.append(f"<div class='note' id='human-note'>{html.escape(evalset.human_note)}</div>")
     intro.append("<p><a href='#correlations'>Correlations</a> · <a href='#scores'>Scores and rankings</a> · "
                  "<a href='#tokens'>Tokens</a> · <a href='#run'>Settings, signatures, data</a></p>")
-    has_human = not results.correlations.empty
+    has_human = results.human_matrix.size > 0 and bool(np.isfinite(results.human_matrix).any())
     body = (_correlation_section(results, statistic, grouping, top) if has_human else
             ["<h2 id='correlations'>Correlation with the human scores</h2><p>No human scores: no correlations.</p>"])
     body += _scores_section(results) + _tokens_section(results) + _run_section(results, evalset, meta)

@@ -142,7 +142,8 @@ def system_scores_table(results: Results) -> str:
     body = []
     for metric in run_metrics(results):
         part = table[table["metric"] == metric]
-        cells = {(r.system, r.column): f"{_number(r.score, 2)} ({format_rank(r.rank)})" for r in part.itertuples()}
+        cells = {(r.system, r.column): f"{_number(r.score, 2)} ({format_rank(r.rank)})" if np.isfinite(r.score) else "--"
+                 for r in part.itertuples()}
         direction = "" if results.higher_is_better(metric) else " (lower is better)"
         if body:
             body.append("\\midrule")

@@ -204,3 +204,18 @@ def test_downloads_page_offers_the_latex_zip_and_the_report(tmp_path, monkeypatc
         assert "\\textbf{" in zf.read("correlations_system.tex").decode()  # the headline's top cluster in bold
     assert value.report_html.count(get_plotlyjs().encode()) == 1
     assert b"SIMULATED" in value.report_html
+
+
+def test_without_human_scores_no_correlation_chart_and_no_empty_rank_cells():
+    from korean_eval.export_latex import latex_tables
+
+    ref = "고양이가 앉았다.\n날씨가 좋다.\n회의는 3시.\n".encode()
+    ev = evalset_from_texts([("ref.txt", ref)], [("A.txt", "고양이 앉았다.\n날씨 좋다.\n회의 3시.\n".encode()),
+                                                 ("B.txt", ref)])
+    results = evaluate(ev, EvalConfig(levels=("char",), metrics=("bleu",)))
+    text = html_report(results, ev, TopClusters())
+    assert "No human scores: no correlations." in text
+    assert 'data-chart="correlation-' not in text and 'data-chart="ranks-' not in text
+    assert text.count('class="plotly-graph-div"') == 2  # system scores, tokens per word
+    scores = latex_tables(results, TopClusters())["system_scores.tex"]
+    assert "A & -- & 38.53 (2) \\\\" in scores and "(–)" not in scores
