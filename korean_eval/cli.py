@@ -29,6 +29,7 @@ from korean_eval.cli_checks import (
     check_option_combinations,
     check_run_numbers,
 )
+from korean_eval.cli_exports import add_export_options, check_export_args, write_exports
 from korean_eval.cli_inputs import (
     ProgressBar,
     add_input_options,
@@ -160,6 +161,7 @@ def check_run_args(args: argparse.Namespace) -> None:
     check_names("--levels", split_names(args.levels), LEVEL_NAMES, "token level")
     check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
     check_input_files(args)
+    check_export_args(args)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -201,31 +203,44 @@ def run_command(args: argparse.Namespace) -> int:
         results = evaluate(evalset, config, progress=progress, cache=cache)
     elif progress is not None:
         progress(1.0, "done (stored result of an identical evaluation)")
-    extra = _statistics(results, args, cache)
-    from korean_eval.report import domain_tables, rating_tables, write_tables
+    extra = _extra_tables(results, evalset, args, cache)
+    extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
+    if args.out:
+        from korean_eval.report import write_tables
 
+        paths = write_tables(results, args.out, evalset, extra, extra_meta)
+        print(f"wrote {len(paths)} files to {args.out}", file=sys.stderr)
+    write_exports(args, results, evalset, extra, extra_meta)
+    print(_summary(results, extra, args.statistic))
+    return 0
+
+
+def _extra_tables(results: Results, evalset, args: argparse.Namespace, cache) -> dict[str, pd.DataFrame]:
+    """The tables beside the result's own: statistics, per domain, ratings and the human ceiling, error spans."""
+    from korean_eval.report import domain_tables, rating_tables
+
+    extra = _statistics(results, args, cache)
     extra.update(domain_tables(results, evalset))
     extra.update(rating_tables(results, extra))
     if results.spans is not None:
         from korean_eval.spans.categories import span_tables  # Kiwi: only with error spans
 
         extra.update(span_tables(results, evalset.systems, args.statistic, args.bootstrap, args.seed, cache))
-    if args.out:
-        extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
-        paths = write_tables(results, args.out, evalset, extra, extra_meta)
-        print(f"wrote {len(paths)} files to {args.out}", file=sys.stderr)
-    summary = summary_text(results, args.statistic)
+    return extra
+
+
+def _summary(results: Results, extra: dict[str, pd.DataFrame], statistic: str) -> str:
+    summary = summary_text(results, statistic)
     if "domain_correlations.csv" in extra:
-        summary += "\n" + "\n".join(domain_summary(extra["domain_correlations.csv"], args.statistic))
+        summary += "\n" + "\n".join(domain_summary(extra["domain_correlations.csv"], statistic))
     if "human_ceiling.csv" in extra:
-        summary += "\n" + "\n".join(ceiling_summary(extra["human_ceiling.csv"], args.statistic))
+        summary += "\n" + "\n".join(ceiling_summary(extra["human_ceiling.csv"], statistic))
     if "category_correlations.csv" in extra:
         from korean_eval.spans.categories import tracking_sentences
 
         summary += "\nWhich MQM error categories each configuration tracks (descriptive):\n" + "\n".join(
             tracking_sentences(extra["category_correlations.csv"]))
-    print(summary)
-    return 0
+    return summary
 
 
 def _expand_overrides(overrides: dict, levels: Sequence[str]) -> dict:
@@ -285,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     perf.add_argument("--cache-dir", metavar="DIR", help=f"cache directory (default: ${ENV_VAR} or the user cache dir)")
     perf.add_argument("--no-cache", action="store_true", help="bypass the persistent cache")
     run.add_argument("--out", metavar="DIR", help="write the tables into this directory")
+    add_export_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=run_command)
     register_qc_command(sub)
