@@ -1,6 +1,7 @@
 """MQM ratings in a real browser (``streamlit run app.py``, Playwright, Debian's Chromium): text files and two raters'
 ``.seg.rating`` files uploaded on the Data page → the Correlations page draws the human ceiling as a dashed line
-on its bar charts. Screenshot: ``tests/artifacts/correlations-mqm-ceiling.png``."""
+on its bar charts. Screenshot ``correlations-mqm-ceiling.png`` in the test's temporary directory, or in
+``$KOREAN_EVAL_ARTIFACTS`` when set."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from tests.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, idle, require_chromium, upload
 from tests.make_mtme_fixture import LP, texts
 from tests.make_spans_fixture import RATERS, rating_lines
-from tests.test_e2e_browser import BARS, NO_EXCEPTION, _shot
+from tests.test_e2e_browser import BARS, NO_EXCEPTION, _shot, artifacts  # noqa: F401, F811 - a fixture
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +31,7 @@ def _files(folder: Path) -> dict[str, list[Path]]:
     return {"ref": [folder / "ref.txt"], "systems": systems, "ratings": ratings}
 
 
-def test_the_ceiling_line_is_drawn_in_the_browser(tmp_path_factory):
+def test_the_ceiling_line_is_drawn_in_the_browser(tmp_path_factory, artifacts):  # noqa: F811
     from playwright.sync_api import sync_playwright
 
     require_chromium()
@@ -58,6 +59,6 @@ def test_the_ceiling_line_is_drawn_in_the_browser(tmp_path_factory):
         assert page.locator(NO_EXCEPTION).count() == 0
         assert page.locator(".js-plotly-plot .annotation-text", has_text="human ceiling").count() == 2
         assert page.get_by_text("Dashed line: the human ceiling").count() == 1
-        shot = _shot(page, "correlations-mqm-ceiling", 2000)
+        shot = _shot(page, artifacts, "correlations-mqm-ceiling", 2000)
         assert shot.stat().st_size > 50_000
         browser.close()
