@@ -9,6 +9,8 @@ like the scores (docs/design.md §5; issue 14 §2).
   (:func:`korean_eval.metaeval.significance.significance_table`);
 * ``clusters.csv``: WMT-style rank clusters from those tables (:func:`~korean_eval.metaeval.significance.rank_clusters_table`);
 * ``system_pairs.csv``: the system-pair tests (:func:`korean_eval.metaeval.system_pairs.system_pairs_table`),
+* ``human_ceiling.csv``, when the human scores come from several raters: the human ceiling with its bootstrap
+  intervals on the same resamples (:func:`korean_eval.spans.ceiling.human_ceiling`),
 
 every resampling with ``resamples`` draws and one ``seed``. The tables are a function of the evaluation and of these
 settings only, so they are stored in the cache (blob kind ``statistics``, at most
@@ -30,7 +32,7 @@ from korean_eval.metaeval.names import GRANULARITIES
 from korean_eval.result_store import digest, load_result, store_result
 from korean_eval.results import Results
 
-STATISTICS_CACHE_VERSION = 1
+STATISTICS_CACHE_VERSION = 2
 CLUSTER_FILE_COLUMNS = ["granularity", "statistic", "level", "metric", "value", "correlation", "cluster"]
 
 
@@ -89,6 +91,14 @@ def compute_statistics(results: Results, settings: StatisticsSettings) -> Statis
         "clusters.csv": pd.concat(clusters, ignore_index=True)[CLUSTER_FILE_COLUMNS],
         "system_pairs.csv": system_pairs_table(results, n_resamples=n, seed=seed),
     }
+    if results.human_ratings is not None:
+        from korean_eval.spans.ceiling import human_ceiling
+
+        config = results.settings
+        tables["human_ceiling.csv"] = human_ceiling(
+            results.human_ratings, results.systems, results.seg_ids, config["statistics"], config["groupings"],
+            resamples=n, seed=seed, spa_permutations=config["spa_permutations"], spa_seed=config["seed"],
+        )
     return StatisticsTables(with_ci, tables)
 
 
