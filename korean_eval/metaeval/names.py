@@ -89,6 +89,13 @@ def computed_statistic(statistic: str, granularity: str, grouping: str) -> str:
     return "pearson" if statistic == "pdp" and ungrouped else statistic
 
 
+def headline_grouping(statistic: str) -> str:
+    """The segment-level grouping a single-table summary (the CLI's summary, significance tests and clusters) uses
+    for ``statistic``: ``item`` for ``pdp`` (defined per segment, as WMT25 reads it; ungrouped it is Pearson r),
+    ``none`` for every other."""
+    return "item" if check_choice("statistic", statistic, STATISTICS) == "pdp" else "none"
+
+
 def default_tests(granularity: str) -> tuple[SignificanceTest, ...]:
     """The tests run when none are chosen: ``("perm-inputs",)`` at the segment level — Williams' test treats the
     (system, segment) points as independent, but they are clustered by segment, so its p-values are too small there —
