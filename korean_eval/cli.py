@@ -28,6 +28,7 @@ from korean_eval.cli_checks import (
     check_option_combinations,
     check_run_numbers,
 )
+from korean_eval.cli_exports import add_export_options, check_export_args, write_exports
 from korean_eval.cli_inputs import (
     ProgressBar,
     add_input_options,
@@ -147,6 +148,7 @@ def check_run_args(args: argparse.Namespace) -> None:
     check_names("--levels", split_names(args.levels), LEVEL_NAMES, "token level")
     check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
     check_input_files(args)
+    check_export_args(args)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -192,10 +194,11 @@ def run_command(args: argparse.Namespace) -> int:
     from korean_eval.report import domain_tables, write_tables
 
     extra.update(domain_tables(results, evalset))
+    extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
     if args.out:
-        extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
         paths = write_tables(results, args.out, evalset, extra, extra_meta)
         print(f"wrote {len(paths)} files to {args.out}", file=sys.stderr)
+    write_exports(args, results, evalset, extra, extra_meta)
     summary = summary_text(results, args.statistic)
     if "domain_correlations.csv" in extra:
         summary += "\n" + "\n".join(domain_summary(extra["domain_correlations.csv"], args.statistic))
@@ -260,6 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
     perf.add_argument("--cache-dir", metavar="DIR", help=f"cache directory (default: ${ENV_VAR} or the user cache dir)")
     perf.add_argument("--no-cache", action="store_true", help="bypass the persistent cache")
     run.add_argument("--out", metavar="DIR", help="write the tables into this directory")
+    add_export_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=run_command)
     register_qc_command(sub)
