@@ -21,7 +21,7 @@ def test_cli_writes_pdp_rows_and_tests_by_pdp(tmp_path):
         [sys.executable, "-m", "korean_eval", "run", "--ref", str(sample / "ref.txt"), "--sys-dir",
          str(sample / "systems"), "--human", str(sample / "human.tsv"), "--levels", "word,char", "--metrics",
          "bleu,ter", "--statistic", "pdp", "--bootstrap", "100", "--spa-permutations", "0", "--no-cache", "--quiet",
-         "--out", str(out)],
+         "--out", str(out), "--latex", str(tmp_path / "tex")],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
     assert result.returncode == 0, result.stderr
@@ -44,3 +44,4 @@ def test_cli_writes_pdp_rows_and_tests_by_pdp(tmp_path):
     assert set(significance["statistic"]) == {"pdp"}
     segment = significance[significance["granularity"] == "segment"]
     assert set(segment["grouping"]) == {"item"} and len(segment)  # PDP is compared per segment, as WMT25
+    assert "grouping item" in (tmp_path / "tex" / "correlations_segment.tex").read_text(encoding="utf-8")
