@@ -335,9 +335,10 @@ def tokenise(
     """The tokenise stage: yield every level as soon as it is tokenised, in :attr:`RunPlan.work_order`.
 
     When the run is large enough to start the worker processes, the distinct texts missing from the token cache of
-    every level but SentencePiece (:data:`POOL_LEVELS`) are handed to them at once, in chunks of about equal length
-    (each worker loads an analyzer once and keeps it), so that every core tokenises; a level is yielded when its
-    chunks are back. SentencePiece, and every level of a small run, is tokenised in this process.
+    every level in :data:`POOL_LEVELS` are handed to them at once, in chunks of about equal length (each worker
+    loads an analyzer once and keeps it), so that every core tokenises; a level is yielded when its chunks are
+    back. SentencePiece, Kiwi (on its own native threads, while the workers tokenise the other levels), and every
+    level of a small run, are tokenised in this process.
     """
     pool = sched.pool(evalset.system_pairs()) if run.levels else None
     in_workers = _start_worker_tokenising(run, cache, sched, pool) if pool is not None else {}
