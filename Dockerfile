@@ -1,6 +1,7 @@
 # korean-eval's dashboard in a container:
 #   docker build -t korean-eval .
 #   docker run --rm -p 8501:8501 korean-eval        # then open http://localhost:8501 (Ctrl+C stops it)
+# (podman: `podman build --format docker -t korean-eval .`; its default OCI format drops the HEALTHCHECK)
 # The pinned runtime requirements (requirements.txt), the package itself (pip install, which builds it with
 # setuptools from PyPI), a Java runtime for KoNLPy's analyzers and Korean fonts; it runs as a non-root user and
 # keeps its cache in that user's ~/.cache/korean-eval (mount a volume there to keep it between runs).
@@ -31,5 +32,5 @@ WORKDIR /home/korean-eval
 
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-    CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://localhost:8501/_stcore/health', timeout=4).read() != b'ok')"]
+    CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).read() != b'ok')"]
 CMD ["korean-eval", "app", "--server.address", "0.0.0.0", "--server.port", "8501", "--server.headless", "true"]
