@@ -81,26 +81,38 @@ def build_from_texts(
     max_bytes: int | None = None,
     ratings: Sequence[Upload] = (),
     mqm_weights: str | None = None,
+    ratings_seg_offset: int = 0,
 ) -> EvalSet:
     """Reference file(s) + one file per system (+ human scores, own metric scores, sources, error-span ratings)
     → EvalSet.
 
-    ``ratings``: one rater group per file (:func:`korean_eval.spans.reading.read_ratings`; MQM penalties with
-    ``mqm_weights``, :func:`korean_eval.spans.weights.parse_weights`), instead of ``human``.
+    ``ratings``: one rater group per file, instead of ``human`` (:func:`with_ratings`).
     ``max_bytes``: refuse any file bigger than this first (:func:`check_sizes`)."""
     check_sizes([*refs, *systems, human, given, src, *ratings], max_bytes)
-    if ratings and human is not None:
-        raise kdata.InputError(human.name, "give human scores or error-span ratings, not both (one would be ignored)")
+    _check_one_human(ratings, human)
     evalset = evalset_from_texts(
         [(u.name, u.data) for u in refs],
         [(u.name, u.data) for u in systems],
         system_names=list(names) if names is not None else None,
         src=(src.name, src.data) if src is not None else None,
     )
-    if ratings:
-        reads = [read_ratings(u.data, u.name, evalset.n_segments) for u in ratings]
-        attach_ratings(evalset, reads, parse_weights(mqm_weights))
+    with_ratings(evalset, ratings, mqm_weights, ratings_seg_offset)
     return _attach(evalset, human, given)
+
+
+def _check_one_human(ratings: Sequence[Upload], human: Upload | None) -> None:
+    if ratings and human is not None:
+        raise kdata.InputError(human.name, "give human scores or error-span ratings, not both (one would be ignored)")
+
+
+def with_ratings(evalset: EvalSet, ratings: Sequence[Upload], mqm_weights: str | None, seg_offset: int = 0) -> EvalSet:
+    """``evalset`` with the error-span ``ratings`` (one rater group per file,
+    :func:`korean_eval.spans.reading.read_ratings`; their integer seg_ids + ``seg_offset``) as its human scores (MQM
+    penalties with ``mqm_weights``, :func:`korean_eval.spans.weights.parse_weights`); unchanged without ratings."""
+    if ratings:
+        reads = [read_ratings(u.data, u.name, evalset.n_segments, seg_offset) for u in ratings]
+        attach_ratings(evalset, reads, parse_weights(mqm_weights))
+    return evalset
 
 
 def build_from_scores(given: Upload, human: Upload, max_bytes: int | None = None) -> EvalSet:
