@@ -182,6 +182,7 @@ def _table_panel() -> None:
         c7, c8 = st.columns(2)
         human = c7.file_uploader("Or a separate human-score file (system, seg_id, score)", type=TABLE_TYPES, key="up_human_t")
         given = c8.file_uploader("Your own metric scores (optional)", type=TABLE_TYPES, key="up_given_t")
+        ratings, weights, offset = ratings_inputs("table")
         given_directions = _directions(given)
         roles = TableRoles(
             system=sys_col,
@@ -193,7 +194,10 @@ def _table_panel() -> None:
         )
         if st.button("Use this table", type="primary", key="use_table"):
             _apply(
-                lambda: build_from_table(up, roles, _upload(human), _upload(given), max_bytes=LIMIT), up.name, given_directions
+                lambda: build_from_table(up, roles, _upload(human), _upload(given), max_bytes=LIMIT,
+                                         ratings=[Upload.of(f) for f in ratings], mqm_weights=weights,
+                                         ratings_seg_offset=offset),
+                up.name, given_directions,
             )
 
 

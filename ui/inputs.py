@@ -170,9 +170,17 @@ def build_from_table(
     human: Upload | None = None,
     given: Upload | None = None,
     max_bytes: int | None = None,
+    ratings: Sequence[Upload] = (),
+    mqm_weights: str | None = None,
+    ratings_seg_offset: int = 0,
 ) -> EvalSet:
-    """One long table (system, seg_id, hyp, ref [, src, human score]) → EvalSet; a separate human file wins."""
-    check_sizes([upload, human, given], max_bytes)
+    """One long table (system, seg_id, hyp, ref [, src, human score]) → EvalSet; a separate human file wins.
+    ``ratings``: error-span ratings instead of a human-score file or column (:func:`with_ratings`)."""
+    check_sizes([upload, human, given, *ratings], max_bytes)
+    _check_one_human(ratings, human)
+    if ratings and roles.score:
+        raise kdata.InputError(upload.name, f"give the human score column {roles.score!r} or error-span ratings, not "
+                               "both (one would be ignored)")
     if not roles.seg_id:
         raise kdata.InputError(upload.name, "pick at least one seg_id column")
     if not roles.ref:
@@ -182,6 +190,7 @@ def build_from_table(
     if twice:
         raise kdata.InputError(upload.name, f"column(s) {', '.join(twice)} picked for two roles; each column has one role")
     evalset = evalset_from_table(upload.data, upload.name, roles.column_map(), human_col=roles.score)
+    with_ratings(evalset, ratings, mqm_weights, ratings_seg_offset)
     return _attach(evalset, human, given)
 
 
