@@ -42,7 +42,7 @@ from korean_eval.cli_profile import register_profile_command
 from korean_eval.cli_qc import register_qc_command
 from korean_eval.config import EvalConfig
 from korean_eval.data import InputError
-from korean_eval.metaeval.names import STATISTICS
+from korean_eval.metaeval.names import STATISTICS, headline_grouping
 from korean_eval.metrics import METRIC_NAMES, validate_options
 from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
 from korean_eval.result_store import stored_evaluation
@@ -86,7 +86,8 @@ def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, dict[str, int]]
 
 
 def summary_text(results: Results, statistic: str = "pearson") -> str:
-    """System scores (levels × metrics by system) and correlations, as plain text tables."""
+    """System scores (levels × metrics by system) and correlations, as plain text tables: segment rows of grouping
+    :func:`~korean_eval.metaeval.names.headline_grouping` (``item`` for ``pdp``, else ``none``)."""
     lines = []
     pd.set_option("display.width", 200)
     if not results.system_scores.empty:
@@ -96,11 +97,13 @@ def summary_text(results: Results, statistic: str = "pearson") -> str:
     if hs["human_mean"].notna().any():
         lines += ["Human mean per system:", hs.round(3).to_string(index=False), ""]
         corr = results.correlations
-        corr = corr[(corr["statistic"] == statistic) & (corr["grouping"] == "none")]
+        wanted = corr["granularity"].map({"segment": headline_grouping(statistic), "system": "none"})
+        corr = corr[(corr["statistic"] == statistic) & (corr["grouping"] == wanted)]
         if not corr.empty:
             table = corr.pivot_table(index=["level", "metric"], columns="granularity", values="value", sort=False)
+            name = "PDP (segment level: grouping item)" if statistic == "pdp" else statistic.title()
             lines += [
-                f"{statistic.title()} correlation with humans (error rates TER, CharacTER, EED: negative = agreement):",
+                f"{name} correlation with humans (error rates TER, CharacTER, EED: negative = agreement):",
                 table.round(3).to_string(),
                 "",
             ]

@@ -3,7 +3,8 @@
 
 The top significance cluster (bold in the LaTeX grids, outlined in the report) is cluster 1 of the run's
 ``clusters.csv`` (:mod:`korean_eval.statistics_stage`: ``--statistic``, the paired permutation test
-``perm-inputs`` with ``--bootstrap`` permutations and ``--seed``, α = :data:`CLUSTER_ALPHA`), so nothing is tested
+``perm-inputs`` with ``--bootstrap`` permutations and ``--seed``, α = :data:`CLUSTER_ALPHA`; segment level with
+the statistic's :func:`~korean_eval.metaeval.names.headline_grouping`, ``item`` for PDP), so nothing is tested
 twice; with ``--bootstrap 0`` or without human scores there is none, and the captions say so.
 """
 
@@ -17,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from korean_eval.data import EvalSet, InputError
+from korean_eval.metaeval.names import headline_grouping
 from korean_eval.results import Results
 
 #: The α of the run's ``clusters.csv`` (:func:`korean_eval.metaeval.significance.rank_clusters_table`'s default).
@@ -64,13 +66,14 @@ def write_exports(args: argparse.Namespace, results: Results, evalset: EvalSet, 
     if args.latex:
         from korean_eval.export_latex import latex_tables, write_latex
 
-        paths = write_latex(latex_tables(results, top, args.statistic), args.latex)
+        paths = write_latex(latex_tables(results, top, args.statistic, headline_grouping(args.statistic)), args.latex)
         print(f"wrote {len(paths)} LaTeX tables to {args.latex}", file=sys.stderr)
     if args.report:
         from korean_eval.export_html import html_report
         from korean_eval.report import run_metadata
 
-        report = html_report(results, evalset, top, args.statistic, meta=run_metadata(results, evalset, extra_meta))
+        report = html_report(results, evalset, top, args.statistic, headline_grouping(args.statistic),
+                             meta=run_metadata(results, evalset, extra_meta))
         path = Path(args.report)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(report, encoding="utf-8")

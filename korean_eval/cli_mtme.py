@@ -35,7 +35,8 @@ def add_mtme_options(run: argparse.ArgumentParser) -> None:
     g = run.add_argument_group("mt-metrics-eval folder (instead of --ref/--sys/--table)")
     g.add_argument("--mtme", metavar="DIR|ZIP", help="a test-set folder in mt-metrics-eval's layout (or a folder or "
                    ".zip holding several): sources/, references/, system-outputs/, human-scores/, metric-scores/")
-    g.add_argument("--lp", metavar="SRC-TGT", help="language pair, e.g. en-ko (needed when the folder has several)")
+    g.add_argument("--lp", metavar="SRC-TGT", help="language pair as the folder names it, e.g. en-ko, ja-zh or WMT25's en-ko_KR "
+                   "(en-ko also finds the only en-ko_XX); needed when the folder has several")
     g.add_argument("--mtme-set", metavar="NAME", help="test set, e.g. wmt24 (needed when several hold the pair)")
     g.add_argument("--mtme-ref", metavar="NAME[,NAME]", help="reference(s) to score against (default: the first "
                    "name in sorted order; several = multi-reference)")

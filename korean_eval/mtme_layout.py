@@ -1,7 +1,8 @@
 """What a folder in mt-metrics-eval's layout holds: test sets, language pairs, references, systems, score files.
 
 The layout (mt-metrics-eval 0.0.3, README "Specification" and ``data.py`` ``EvalSet._ReadDataset``); paths are
-relative to a test-set folder such as ``wmt24/``, SRC-TGT is the language pair (``en-ko``):
+relative to a test-set folder such as ``wmt24/``, SRC-TGT is the language pair as the files name it (``en-ko``,
+``ja-zh``, ``cs-uk``; WMT25 adds the target's locale: ``en-ko_KR``, ``en-ar_EG``; :meth:`MtmeContents.find`):
 
 * ``sources/SRC-TGT.txt`` — one source segment per line; the file that makes a folder a test set;
 * ``documents/SRC-TGT.docs`` — ``DOMAIN DOCNAME`` per line, aligned with the source;
@@ -37,6 +38,7 @@ __all__ = [
     "describe",
     "metric_references",
     "scan",
+    "without_locales",
 ]
 
 LEVELS: tuple[str, ...] = ("sys", "domain", "doc", "seg")
@@ -111,20 +113,35 @@ class MtmeContents:
         return sorted({p.lp for p in self.pairs if test_set in (None, p.test_set)})
 
     def find(self, lp: str | None, test_set: str | None = None) -> LanguagePair:
-        """The language pair ``lp`` of ``test_set`` (either may be omitted when only one fits; InputError)."""
+        """The language pair ``lp`` of ``test_set`` (either may be omitted when only one fits; InputError).
+
+        ``lp`` is the name as the layout writes it (``en-ko``, WMT25's ``en-ko_KR``, ``en-ar_EG``, ``ja-zh``); a
+        name without locales (``en-ko``) also finds the one pair that has it with locales (``en-ko_KR``) when no pair
+        is named exactly so (:func:`without_locales`)."""
         if not self.pairs:
             raise InputError(self.label, "no test set in mt-metrics-eval's layout here (no sources/SRC-TGT.txt file)")
         if test_set is not None and test_set not in self.test_sets():
             raise InputError(self.label, f"no test set {test_set!r}; test sets: {', '.join(self.test_sets())}")
-        fits = [p for p in self.pairs if test_set in (None, p.test_set) and lp in (None, p.lp)]
+        in_set = [p for p in self.pairs if test_set in (None, p.test_set)]
+        fits = [p for p in in_set if lp in (None, p.lp)]
+        if not fits and lp is not None and lp == without_locales(lp):
+            fits = [p for p in in_set if without_locales(p.lp) == lp]
         if not fits:
             where = f" in {test_set}" if test_set else ""
             raise InputError(self.label, f"no language pair {lp!r}{where}; language pairs: {', '.join(self.language_pairs(test_set))}")
+        names = sorted({p.lp for p in fits})
+        if len(names) > 1:
+            what = "several language pairs" if lp is None else f"{lp} matches several language pairs"
+            raise InputError(self.label, f"{what} ({', '.join(names)}); name one")
         if len(fits) > 1:
-            if lp is None:
-                raise InputError(self.label, f"several language pairs ({', '.join(sorted({p.lp for p in fits}))}); name one")
-            raise InputError(self.label, f"{lp} is in several test sets ({', '.join(p.test_set for p in fits)}); name one")
+            raise InputError(self.label, f"{names[0]} is in several test sets ({', '.join(p.test_set for p in fits)}); name one")
         return fits[0]
+
+
+def without_locales(lp: str) -> str:
+    """A language pair without the locale or script suffix of either side, as WMT25 writes them: ``en-ko_KR`` →
+    ``en-ko``, ``en-ar_EG`` → ``en-ar``; ``ja-zh`` stays."""
+    return "-".join(side.split("_", 1)[0] for side in lp.split("-", 1))
 
 
 def metric_references(name: str, reference_names: Sequence[str]) -> frozenset[str]:

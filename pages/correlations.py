@@ -83,7 +83,7 @@ with b1:
     st.caption(
         f"Segment level: {views.STATISTIC_LABELS[s.statistic]} over "
         f"{int(seg_n.max()) if len(seg_n) else 0:,} (system, segment) pairs with a human score; "
-        f"grouping “{s.grouping}”: {views.GROUPING_LABELS[s.grouping]}."
+        f"grouping “{s.grouping}”: {views.grouping_label(s.statistic, s.grouping)}."
     )
 with b2:
     st.markdown("**Highest agreement per metric, system level** (levels not tested against each other)")

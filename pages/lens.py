@@ -7,7 +7,7 @@ import streamlit as st
 
 from korean_eval.lens.categories import CATEGORIES, CATEGORY_LABELS
 from korean_eval.lens.perturb import KIND_LABELS
-from korean_eval.metaeval.names import STATISTICS
+from korean_eval.metaeval.names import VECTOR_STATISTICS
 from ui import lens_charts, lens_spans, lens_state, lens_views, state, views
 from ui.widgets import chart, csv_button, human_note, md_escape, text_pairs
 
@@ -118,7 +118,7 @@ with human_tab:
     if data.human is None or result.human_links.empty:
         st.info("These data have no human scores: load them on the Data page to see which errors the humans punish.")
     else:
-        statistic = st.segmented_control("Statistic", list(STATISTICS), format_func=views.STATISTIC_LABELS.get,
+        statistic = st.segmented_control("Statistic", list(VECTOR_STATISTICS), format_func=views.STATISTIC_LABELS.get,
                                          default="pearson", required=True, key="lens_statistic")
         view = lens_views.correlation_view(result, statistic)
         chart(lens_charts.correlation_bars(view, views.STATISTIC_LABELS[statistic]), f"lens-humans-{statistic}")
