@@ -22,97 +22,21 @@ back to whitespace tokens and the fallback is counted in :attr:`TokenizeResult.f
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.metadata
-import io
-import os
-import shutil
-import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable, Sequence
+
+from korean_eval.daemon_threads import exit_safe
+from korean_eval.konlpy_levels import (
+    HannanumLevel,
+    KhaiiiLevel,
+    KkmaLevel,
+    KomoranLevel,
+    OktLevel,
+)
+from korean_eval.spm_level import SpmLevel
+from korean_eval.token_level import TokenLevel, package_version
 
 FAMILIES: tuple[str, ...] = ("word", "morpheme", "subword", "character", "jamo")
-
-
-def package_version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "missing"
-
-
-def _clean_tokens(tokens: Iterable[str]) -> list[str]:
-    out: list[str] = []
-    for tok in tokens:
-        out.extend(tok.split())
-    return out
-
-
-@dataclass
-class TokenizeResult:
-    """Tokens of a batch, the seconds the tokenizer itself took, and how many sentences fell back to whitespace."""
-
-    tokens: list[list[str]]
-    seconds: float
-    fallbacks: int = 0
-    fallback_examples: list[str] = field(default_factory=list)
-
-
-class TokenLevel:
-    """One token level. Subclasses set the class attributes and implement :meth:`_tokenize_batch`."""
-
-    name: str = ""
-    family: str = ""
-    label: str = ""
-    library: str = ""
-    description: str = ""
-
-    def availability(self) -> tuple[bool, str]:
-        """(available?, human-readable reason when not)."""
-        return True, ""
-
-    @property
-    def available(self) -> bool:
-        return self.availability()[0]
-
-    def version(self) -> str:
-        """``<level>-<library version>``; part of every signature (e.g. ``kiwi-0.24.1``)."""
-        return f"{self.name}-{package_version(self.library)}" if self.library else self.name
-
-    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        raise NotImplementedError
-
-    def _tokenize_one(self, text: str) -> list[str]:
-        return self._tokenize_batch([text])[0]
-
-    def tokenize(self, texts: Sequence[str]) -> TokenizeResult:
-        """Tokenise ``texts`` (each distinct text once); never raises for a single bad sentence."""
-        ok, reason = self.availability()
-        if not ok:
-            raise RuntimeError(f"token level {self.name!r} is unavailable: {reason}")
-        unique = list(dict.fromkeys(texts))
-        start = time.perf_counter()
-        fallbacks: list[str] = []
-        try:
-            raw = self._tokenize_batch(unique)
-        except Exception:  # noqa: BLE001 - analyzers raise arbitrary errors; retry one by one
-            raw = []
-            for text in unique:
-                try:
-                    raw.append(self._tokenize_one(text))
-                except Exception:  # noqa: BLE001
-                    fallbacks.append(text)
-                    raw.append(text.split())
-        seconds = time.perf_counter() - start
-        table = {text: _clean_tokens(toks) for text, toks in zip(unique, raw, strict=True)}
-        return TokenizeResult([table[t] for t in texts], seconds, len(fallbacks), fallbacks[:5])
-
-    def tokenize_one(self, text: str) -> list[str]:
-        return self.tokenize([text]).tokens[0]
-
-    def options_key(self) -> str:
-        """Identifies everything that changes this level's tokens (cache keys, signatures)."""
-        return self.version()
 
 
 class WordLevel(TokenLevel):
@@ -142,17 +66,74 @@ class CharLevel(TokenLevel):
         return "char-1"
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        return [[c for c in t if not c.isspace()] for t in texts]
+        return [list("".join(t.split())) for t in texts]
+
+    def _joined_batch(self, texts: Sequence[str]) -> list[str]:
+        return [" ".join("".join(t.split())) for t in texts]
 
 
 class JamoLevel(TokenLevel):
+    """``jamo.j2hcj(jamo.h2j(text))`` without whitespace, one token per character.
+
+    Both functions of the ``jamo`` package map a string character by character, so their composition is a
+    per-character table (:func:`jamo_letters`): ``str.translate`` with it gives the same string at C speed. A text
+    with a character the package cannot convert (:func:`jamo_table`'s second part: jamo of the Extended-A/B blocks,
+    on which ``j2hcj`` raises) goes through the package itself, so it raises there exactly as before.
+    """
+
     name, family, label, library = "jamo", "jamo", "Jamo (consonant/vowel)", "jamo"
     description = "every non-whitespace character of jamo.j2hcj(jamo.h2j(text)): Hangul syllables split into letters"
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        return [list("".join(jamo_letters(t).split())) for t in texts]
+
+    def _joined_batch(self, texts: Sequence[str]) -> list[str]:
+        return [" ".join("".join(jamo_letters(t).split())) for t in texts]
+
+
+# Code points where jamo.h2j or jamo.j2hcj may change a character: conjoining jamo, compatibility jamo, Jamo
+# Extended-A, Hangul syllables, Jamo Extended-B (tests/test_tokenize_parallel.py checks that no other code point
+# changes).
+_JAMO_RANGES: tuple[tuple[int, int], ...] = ((0x1100, 0x11FF), (0x3130, 0x318F), (0xA960, 0xA97F), (0xAC00, 0xD7FF))
+
+
+@functools.cache
+def jamo_table() -> tuple[dict[int, str], re.Pattern[str]]:
+    """(``str.translate`` table of ``jamo.j2hcj(jamo.h2j(c))`` for every character it changes, a pattern matching
+    the characters on which the package raises).
+
+    jamo 0.4.1 raises (``InvalidJamoError``, which prints the character to stderr) on a character that ``is_jamo``
+    accepts but that has no name in its tables; those are found from the tables, without calling it on them.
+    """
+    import jamo
+    from jamo import jamo as jamo_impl
+
+    named = jamo_impl._JAMO_TO_NAME.keys() | jamo_impl._HCJ_TO_NAME.keys()
+    table: dict[int, str] = {}
+    raising: list[str] = []
+    for code in (c for low, high in _JAMO_RANGES for c in range(low, high + 1)):
+        char = chr(code)
+        if jamo.is_jamo(char) and char not in named:
+            raising.append(char)
+            continue
+        try:
+            out = jamo.j2hcj(jamo.h2j(char))
+        except Exception:  # noqa: BLE001 - any other refusal of the package
+            raising.append(char)
+            continue
+        if out != char:
+            table[code] = out
+    return table, re.compile("[" + "".join(re.escape(c) for c in raising) + "]" if raising else "(?!)")
+
+
+def jamo_letters(text: str) -> str:
+    """``jamo.j2hcj(jamo.h2j(text))`` (docs/design.md §3), by :func:`jamo_table`."""
+    table, raising = jamo_table()
+    if raising.search(text):
         import jamo
 
-        return [[c for c in jamo.j2hcj(jamo.h2j(t)) if not c.isspace()] for t in texts]
+        return jamo.j2hcj(jamo.h2j(text))
+    return text.translate(table)
 
 
 class MecabLevel(TokenLevel):
@@ -170,8 +151,7 @@ class MecabLevel(TokenLevel):
         return True, ""
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        m = _mecab()
-        return [m.morphs(t) if t.strip() else [] for t in texts]
+        return [mecab_morphs(t) if t.strip() else [] for t in texts]
 
 
 @functools.cache
@@ -179,6 +159,21 @@ def _mecab():
     from mecab import MeCab
 
     return MeCab()
+
+
+def mecab_morphs(text: str) -> list[str]:
+    """``MeCab().morphs(text)`` (python-mecab-ko 1.3.7: ``[m.surface for m in self.parse(text)]``, where ``parse``
+    runs the tagger on a lattice and builds a ``Morpheme(surface=node.surface, feature=…)`` per node) without
+    parsing each node's feature string, which ``morphs`` does not use: the surfaces of the same lattice's nodes.
+    tests/test_tokenize_parallel.py checks the equality with ``morphs``."""
+    from mecab.mecab import MeCabError
+    from mecab.utils import create_lattice
+
+    tagger = _mecab()._tagger
+    lattice = create_lattice(text)
+    if not tagger.parse(lattice):
+        raise MeCabError(tagger.what())
+    return [node.surface for _span, node in lattice]
 
 
 class KiwiLevel(TokenLevel):
@@ -190,170 +185,31 @@ class KiwiLevel(TokenLevel):
 
     def availability(self) -> tuple[bool, str]:
         try:
-            _kiwi()
+            kiwi_analyzer()
         except Exception as err:  # noqa: BLE001
             return False, f"kiwipiepy cannot start: {err}"
         return True, ""
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        return [[t.form for t in res] for res in _kiwi().tokenize(list(texts))]
+        """Batch mode, :data:`KIWI_CHUNK` texts per call, each call kept out of the interpreter's exit
+        (:func:`korean_eval.daemon_threads.exit_safe`); the tokens do not depend on the chunking."""
+        kiwi, out = kiwi_analyzer(), []
+        for lo in range(0, len(texts), KIWI_CHUNK):
+            chunk = list(texts[lo : lo + KIWI_CHUNK])
+            out += exit_safe(lambda chunk=chunk: [[t.form for t in res] for res in kiwi.tokenize(chunk)])
+        return out
+
+
+KIWI_CHUNK = 256  # texts per call into Kiwi: a fraction of a second, which is what an exit may wait for
 
 
 @functools.cache
-def _kiwi():
+def kiwi_analyzer():
+    """The process's one ``kiwipiepy.Kiwi()`` (default options; its model ships with the package): the ``kiwi``
+    level's tokenizer and the Korean lens's analyzer (:mod:`korean_eval.lens.analysis`), loaded once."""
     from kiwipiepy import Kiwi
 
-    return Kiwi()
-
-
-def jvm_status() -> tuple[bool, str]:
-    """Whether KoNLPy can start its JVM here, with the reason when not."""
-    try:
-        import jpype  # noqa: F401
-        import konlpy  # noqa: F401
-    except ImportError as err:
-        return False, f"KoNLPy or JPype is not installed ({err})"
-    if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
-        return False, "no Java runtime found (install a JDK, e.g. `apt-get install default-jdk-headless`, or set JAVA_HOME)"
-    try:
-        import jpype
-
-        if not jpype.isJVMStarted():
-            jpype.getDefaultJVMPath()
-    except Exception as err:  # noqa: BLE001
-        return False, f"no usable JVM: {err}"
-    return True, ""
-
-
-class KonlpyLevel(TokenLevel):
-    """A KoNLPy analyzer (``.morphs``); needs a JVM."""
-
-    family, library = "morpheme", "konlpy"
-    analyzer: str = ""
-
-    def availability(self) -> tuple[bool, str]:
-        return jvm_status()
-
-    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        tagger = _konlpy_tagger(self.analyzer)
-        return [self._morphs(tagger, t) for t in texts]
-
-    @staticmethod
-    def _morphs(tagger, text: str) -> list[str]:
-        return tagger.morphs(text) if text.strip() else []
-
-    def _tokenize_one(self, text: str) -> list[str]:
-        return self._morphs(_konlpy_tagger(self.analyzer), text)
-
-
-@functools.cache
-def _konlpy_tagger(analyzer: str):
-    import konlpy.tag
-
-    return getattr(konlpy.tag, analyzer)()
-
-
-def _konlpy_level(level: str, analyzer: str, text: str) -> type[KonlpyLevel]:
-    return type(
-        f"{analyzer}Level",
-        (KonlpyLevel,),
-        {"name": level, "label": f"{analyzer} (KoNLPy)", "analyzer": analyzer, "description": text},
-    )
-
-
-OktLevel = _konlpy_level("okt", "Okt", "KoNLPy Okt (Open Korean Text) .morphs")
-KomoranLevel = _konlpy_level("komoran", "Komoran", "KoNLPy Komoran .morphs")
-KkmaLevel = _konlpy_level("kkma", "Kkma", "KoNLPy Kkma .morphs (slow analyzer)")
-HannanumLevel = _konlpy_level("hannanum", "Hannanum", "KoNLPy Hannanum .morphs")
-
-
-class KhaiiiLevel(TokenLevel):
-    name, family, label = "khaiii", "morpheme", "Khaiii"
-    description = "Kakao's Khaiii morphological analyzer"
-
-    def availability(self) -> tuple[bool, str]:
-        return False, "khaiii is not published on PyPI (it builds from source with CMake and downloads resources), so it cannot be installed from the package registries"
-
-
-class SpmLevel(TokenLevel):
-    """SentencePiece unigram pieces, ``▁`` stripped, empty pieces dropped.
-
-    The model is trained on the evaluation's references (:meth:`fit`) with ``vocab_size`` as an upper bound
-    (``hard_vocab_limit=False``, so small data gets a smaller vocabulary instead of an error) and one thread,
-    so the same references always give the same model; or a user-supplied ``.model`` file is loaded.
-    """
-
-    name, family, label, library = "spm", "subword", "SentencePiece (unigram)", "sentencepiece"
-    description = "SentencePiece unigram pieces (model trained on the references, or supplied), ▁ stripped"
-    DEFAULT_VOCAB = 4000
-
-    def __init__(self, vocab_size: int = DEFAULT_VOCAB, model: bytes | None = None, *, trained: bool = False):
-        """``model``: a user-supplied ``.model`` (or, with ``trained=True``, one this level trained on the same
-        references with ``vocab_size`` earlier, e.g. from the cache: it keeps the trained model's version)."""
-        if vocab_size < 10:
-            raise ValueError("SentencePiece vocabulary size must be at least 10")
-        self.vocab_size = vocab_size
-        self._model_bytes = model
-        self._supplied = model is not None and not trained
-        self._processor = None
-        if model is not None:
-            self._load(model)
-
-    def _load(self, model: bytes) -> None:
-        import sentencepiece as spm
-
-        proc = spm.SentencePieceProcessor()
-        try:
-            proc.LoadFromSerializedProto(model)
-        except Exception:  # noqa: BLE001 - sentencepiece raises RuntimeError("Internal: … ParseFromArray …")
-            raise ValueError("not a SentencePiece model (the file does not parse as a .model protobuf)") from None
-        self._model_bytes = model
-        self._processor = proc
-
-    def piece_count(self) -> int:
-        """Pieces in the model's vocabulary (0 before :meth:`fit`)."""
-        return int(self._processor.get_piece_size()) if self._processor is not None else 0
-
-    @property
-    def fitted(self) -> bool:
-        return self._processor is not None
-
-    def fit(self, references: Sequence[str]) -> SpmLevel:
-        """Train the unigram model on the references (no-op when a model was supplied)."""
-        if self._processor is not None:
-            return self
-        import sentencepiece as spm
-
-        sentences = [r for r in dict.fromkeys(references) if r.strip()]
-        if not sentences:
-            raise ValueError("SentencePiece needs at least one non-empty reference to train on")
-        buf = io.BytesIO()
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sentences),
-            model_writer=buf,
-            model_type="unigram",
-            vocab_size=self.vocab_size,
-            hard_vocab_limit=False,
-            character_coverage=1.0,
-            num_threads=1,
-            minloglevel=2,
-        )
-        self._load(buf.getvalue())
-        return self
-
-    def version(self) -> str:
-        """``spm-<version>-unigram-v<vocab>-<model hash>`` for a model trained on the references;
-        ``spm-<version>-model-<pieces>p-<model hash>`` for a supplied one (its own type and size, not ours)."""
-        digest = hashlib.sha256(self._model_bytes).hexdigest()[:8] if self._model_bytes else "untrained"
-        if self._supplied:
-            return f"spm-{package_version('sentencepiece')}-model-{self.piece_count()}p-{digest}"
-        return f"spm-{package_version('sentencepiece')}-unigram-v{self.vocab_size}-{digest}"
-
-    def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        if self._processor is None:
-            raise RuntimeError("the SentencePiece level has no model: call fit(references) or supply a model")
-        pieces = self._processor.encode(list(texts), out_type=str)
-        return [[p.replace("\u2581", "") for p in ps if p.replace("\u2581", "")] for ps in pieces]
+    return exit_safe(Kiwi)  # loading the model takes seconds in native code too
 
 
 LEVEL_CLASSES: dict[str, Callable[[], TokenLevel]] = {

@@ -12,7 +12,7 @@ from korean_eval.human_qc.options import QCOptions, detect_columns
 from korean_eval.human_qc.report import QCResult
 from korean_eval.human_qc.run import run_qc
 from korean_eval.tables import Table, parse_number, read_table
-from ui import charts, state, views
+from ui import charts, directions, state, views
 from ui.inputs import (
     TableRoles,
     Upload,
@@ -21,10 +21,12 @@ from ui.inputs import (
     build_from_texts,
     check_sizes,
     default_system_name,
+    given_metric_names,
     guess_table_roles,
     table_head,
     with_human_scores,
 )
+from ui.mtme_panel import mtme_panel, ratings_inputs
 from ui.widgets import chart, human_note, input_error, md_escape
 
 state.enter_page("pages/data.py")
@@ -57,13 +59,32 @@ def _finite_numbers(cells: pd.Series) -> pd.Series:
     return pd.Series([x for x in numbers if x is not None and math.isfinite(x)], dtype=float)
 
 
-def _apply(build, label: str) -> None:
+@st.cache_data(show_spinner=False, max_entries=4)
+def _metric_names(name: str, data: bytes, max_bytes: int) -> list[str]:
+    return given_metric_names(Upload(name, data), max_bytes)
+
+
+def _directions(given) -> dict[str, bool] | None:
+    """The direction prompt for an uploaded own-score file (None without one, or when it cannot be read: the
+    build then names the problem)."""
+    if given is None:
+        return None
+    try:
+        names = _metric_names(given.name, given.getvalue(), LIMIT)
+    except (InputError, ValueError):
+        return None
+    return directions.prompt(names)
+
+
+def _apply(build, label: str, given_directions: dict[str, bool] | None = None) -> None:
     try:
         evalset = build()
     except (InputError, ValueError) as err:
         input_error(err)
         return
     state.use(evalset, label)
+    if given_directions is not None:
+        directions.declare(given_directions)
     st.session_state[FLASH_KEY] = (
         f"Loaded {md_escape(label)}: {len(evalset.systems)} systems × {evalset.n_segments} segments. "
         "Every page now shows these data; the validation report is below."
@@ -100,7 +121,9 @@ def _texts_panel() -> None:
     human = c3.file_uploader("Human scores (system, seg_id, score)", type=TABLE_TYPES, key="up_human")
     given = c4.file_uploader("Your own metric scores (system, seg_id, one column per metric)", type=TABLE_TYPES, key="up_given")
     src = c5.file_uploader("Source file (optional)", key="up_src")
+    ratings, weights = ratings_inputs("txt")
     st.caption("seg_id of text files is the 0-based line number.")
+    given_directions = _directions(given)
     if st.button("Use these files", type="primary", disabled=not (refs and systems), key="use_texts"):
         _apply(
             lambda: build_from_texts(
@@ -111,8 +134,11 @@ def _texts_panel() -> None:
                 _upload(given),
                 _upload(src),
                 max_bytes=LIMIT,
+                ratings=[Upload.of(f) for f in ratings or []],
+                mqm_weights=weights,
             ),
             f"{refs[0].name} + {len(systems)} system file{'s' if len(systems) > 1 else ''}",
+            given_directions,
         )
 
 
@@ -155,6 +181,7 @@ def _table_panel() -> None:
         c7, c8 = st.columns(2)
         human = c7.file_uploader("Or a separate human-score file (system, seg_id, score)", type=TABLE_TYPES, key="up_human_t")
         given = c8.file_uploader("Your own metric scores (optional)", type=TABLE_TYPES, key="up_given_t")
+        given_directions = _directions(given)
         roles = TableRoles(
             system=sys_col,
             seg_id=tuple(seg_cols),
@@ -164,7 +191,9 @@ def _table_panel() -> None:
             score=None if score_col == NONE else score_col,
         )
         if st.button("Use this table", type="primary", key="use_table"):
-            _apply(lambda: build_from_table(up, roles, _upload(human), _upload(given), max_bytes=LIMIT), up.name)
+            _apply(
+                lambda: build_from_table(up, roles, _upload(human), _upload(given), max_bytes=LIMIT), up.name, given_directions
+            )
 
 
 def _scores_panel() -> None:
@@ -177,10 +206,12 @@ def _scores_panel() -> None:
         "Your metric scores (system, seg_id, one column per metric)", type=TABLE_TYPES, key="up_scores_only"
     )
     human = c2.file_uploader("Human scores (system, seg_id, score)", type=TABLE_TYPES, key="up_scores_human")
+    given_directions = _directions(given)
     if st.button("Use these scores", type="primary", disabled=not (given and human), key="use_scores"):
         _apply(
             lambda: build_from_scores(Upload.of(given), Upload.of(human), max_bytes=LIMIT),
             f"{given.name} + {human.name} (scores only)",
+            given_directions,
         )
 
 
@@ -335,7 +366,8 @@ def _report() -> None:
 
 st.title("Data")
 st.caption(
-    "Load references and one file per system, one long table, or (Scores only) just your metric scores; add "
+    "Load references and one file per system, one long table, a .zip of a test set in mt-metrics-eval's layout, or "
+    "(Scores only) just your metric scores; add "
     "human scores (or quality-control raw judgments below) and, if you have them, your own metric scores (e.g. "
     "COMET computed elsewhere). Files are decoded (UTF-8 with or without BOM, CP949/EUC-KR, UTF-16), "
     "NFC-normalised and checked; anything dropped is listed with its reason. Files of up to "
@@ -348,13 +380,15 @@ if FLASH_KEY in st.session_state:
 
 mode = st.segmented_control(
     "Source",
-    ["Text files", "One long table", "Scores only", "Bundled sample"],
+    ["Text files", "One long table", "Scores only", "mt-metrics-eval (.zip)", "Bundled sample"],
     key="data_mode",
     required=True,
     default="Text files",
     persist_state="session",
 )
-{"Text files": _texts_panel, "One long table": _table_panel, "Scores only": _scores_panel}.get(mode, _sample_panel)()
+panels = {"Text files": _texts_panel, "One long table": _table_panel, "Scores only": _scores_panel,
+          "mt-metrics-eval (.zip)": lambda: mtme_panel(LIMIT, _apply)}
+panels.get(mode, _sample_panel)()
 st.divider()
 _qc_panel()
 st.divider()

@@ -17,11 +17,18 @@ import pandas as pd
 from korean_eval import data as kdata
 from korean_eval.columns import ColumnMap, detect_table_columns
 from korean_eval.data import EvalSet, evalset_from_texts
+from korean_eval.mtme_files import ZipTree
+from korean_eval.mtme_layout import MtmeContents, scan
+from korean_eval.mtme_load import MtmeLoaded, MtmeOptions, load_mtme
+from korean_eval.spans.attach import attach_ratings
+from korean_eval.spans.reading import read_ratings
+from korean_eval.spans.weights import parse_weights
 from korean_eval.table_inputs import (
     attach_given_scores,
     attach_human,
     attach_human_frame,
     evalset_from_table,
+    given_metric_columns,
     given_only_evalset,
 )
 from korean_eval.tables import read_table
@@ -72,17 +79,27 @@ def build_from_texts(
     given: Upload | None = None,
     src: Upload | None = None,
     max_bytes: int | None = None,
+    ratings: Sequence[Upload] = (),
+    mqm_weights: str | None = None,
 ) -> EvalSet:
-    """Reference file(s) + one file per system (+ human scores, own metric scores, sources) → EvalSet.
+    """Reference file(s) + one file per system (+ human scores, own metric scores, sources, error-span ratings)
+    → EvalSet.
 
+    ``ratings``: one rater group per file (:func:`korean_eval.spans.reading.read_ratings`; MQM penalties with
+    ``mqm_weights``, :func:`korean_eval.spans.weights.parse_weights`), instead of ``human``.
     ``max_bytes``: refuse any file bigger than this first (:func:`check_sizes`)."""
-    check_sizes([*refs, *systems, human, given, src], max_bytes)
+    check_sizes([*refs, *systems, human, given, src, *ratings], max_bytes)
+    if ratings and human is not None:
+        raise kdata.InputError(human.name, "give human scores or error-span ratings, not both (one would be ignored)")
     evalset = evalset_from_texts(
         [(u.name, u.data) for u in refs],
         [(u.name, u.data) for u in systems],
         system_names=list(names) if names is not None else None,
         src=(src.name, src.data) if src is not None else None,
     )
+    if ratings:
+        reads = [read_ratings(u.data, u.name, evalset.n_segments) for u in ratings]
+        attach_ratings(evalset, reads, parse_weights(mqm_weights))
     return _attach(evalset, human, given)
 
 
@@ -93,6 +110,12 @@ def build_from_scores(given: Upload, human: Upload, max_bytes: int | None = None
     (level ``given``). Human rows for other systems or segments are excluded and reported as usual."""
     check_sizes([given, human], max_bytes)
     return given_only_evalset((human.name, human.data), (given.name, given.data))
+
+
+def given_metric_names(upload: Upload, max_bytes: int | None = None) -> list[str]:
+    """The metric columns of an uploaded own-score table, as the builders will read them (InputError if none)."""
+    check_sizes([upload], max_bytes)
+    return given_metric_columns(read_table(upload.data, upload.name).columns, upload.name)
 
 
 def table_head(upload: Upload, rows: int = 20, max_bytes: int | None = None) -> pd.DataFrame:
@@ -156,6 +179,19 @@ def _attach(evalset: EvalSet, human: Upload | None, given: Upload | None) -> Eva
     if given is not None:
         attach_given_scores(evalset, given.data, given.name)
     return evalset
+
+
+def mtme_contents(upload: Upload, max_bytes: int | None = None) -> MtmeContents:
+    """What an uploaded ``.zip`` of a folder in mt-metrics-eval's layout holds (names only; the archive's safety
+    checks: :mod:`korean_eval.mtme_files`)."""
+    check_sizes([upload], max_bytes)
+    return scan(ZipTree(upload.data, upload.name))
+
+
+def build_from_mtme(upload: Upload, options: MtmeOptions, max_bytes: int | None = None) -> MtmeLoaded:
+    """One language pair of an uploaded mt-metrics-eval ``.zip`` (:func:`korean_eval.mtme_load.load_mtme`)."""
+    check_sizes([upload], max_bytes)
+    return load_mtme(ZipTree(upload.data, upload.name), options)
 
 
 def with_human_scores(evalset: EvalSet, item_scores: pd.DataFrame, source: str) -> EvalSet:

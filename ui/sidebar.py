@@ -9,7 +9,7 @@ import streamlit as st
 from korean_eval.config import EvalConfig
 from korean_eval.metrics import METRIC_NAMES, declaration, metric_group
 from korean_eval.tokenizers import FAMILIES, SpmLevel, level_table
-from ui import state
+from ui import directions, state
 from ui.state import Settings
 from ui.views import CHOSEN_STATISTICS, FAMILY_LABELS, GROUPING_LABELS, STATISTIC_LABELS, metric_label
 from ui.widgets import md_escape
@@ -20,7 +20,6 @@ LEVEL_PREFIX = "level|"
 METRIC_PREFIX = "metrics|"
 OVERRIDE_PREFIX = "ovr|"
 SPM_UPLOAD_KEY = "spm_model_upload"
-GIVEN_LOWER_KEY = "given_lower_is_better"
 
 
 @st.cache_resource(show_spinner="Checking which tokenizers are installed…")
@@ -112,15 +111,7 @@ def _given_directions() -> tuple[str, ...]:
     data = state.evalset()
     if data is None or data.given is None or data.given.empty:
         return ()
-    names = sorted(data.given["metric"].unique())
-    chosen = st.multiselect(
-        "Your metrics where lower is better",
-        names,
-        key=GIVEN_LOWER_KEY,
-        help="Error-rate metrics you computed elsewhere (MetricX, TER, WER …): ranked lowest-first, and their "
-        "correlations read as agreement when negative, like TER.",
-    )
-    return tuple(sorted(str(n) for n in chosen if n in names))
+    return directions.sidebar_choice(sorted(data.given["metric"].unique()))
 
 
 def _metrics() -> tuple[str, ...]:

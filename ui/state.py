@@ -27,6 +27,7 @@ from korean_eval.data import EvalSet
 from korean_eval.pipeline import evaluate, prepare_level
 from korean_eval.results import Results
 from korean_eval.sample import load_sample
+from ui import directions
 from ui.widgets import input_error, md_escape
 
 EVALSET_KEY = "ke_evalset"
@@ -233,6 +234,8 @@ def context() -> Context:
     res = results(data, cfg.config)
     if res is None:
         st.stop()
+    if data.given is not None:
+        directions.warning(res)
     return Context(data, cfg, res, results_key(data, cfg.config))
 
 
@@ -300,21 +303,74 @@ def significance(ctx: Context, statistic: str, granularity: str, grouping: str, 
     key = _stats_key(ctx, "significance", statistic, granularity, grouping, test)
 
     def compute():
+        n = len(ctx.results.segment_matrices)
+        bar = st.progress(0.0, text=f"Testing {n * (n - 1) // 2:,} pairs of configurations ({N_RESAMPLES} "
+                                    "permutations each)…")
         table = sig.significance_table(
-            ctx.results, statistic, granularity, grouping, n_permutations=N_RESAMPLES, seed=SEED, tests=(test,), jobs=None
+            ctx.results, statistic, granularity, grouping, n_permutations=N_RESAMPLES, seed=SEED, tests=(test,),
+            jobs=None, progress=lambda fraction, message: bar.progress(fraction, text=message),
         )
+        bar.empty()
         clusters = sig.rank_clusters_table(
             ctx.results, statistic, granularity, grouping, test=test, alpha=ALPHA, seed=SEED, table=table
         )
         return table, clusters
 
-    n = len(ctx.results.segment_matrices)
-    return _cached_stat(
-        key,
-        f"Testing {n * (n - 1) // 2:,} pairs of configurations ({N_RESAMPLES} permutations each)…",
-        f"significance_{statistic}_{granularity}_{grouping}_{test}",
-        compute,
-    )
+    return _cached_stat(key, "Ranking the configurations…", f"significance_{statistic}_{granularity}_{grouping}_{test}",
+                        compute)
+
+
+#: The test behind the headline's top cluster: valid for every correlation, granularity and grouping.
+HEADLINE_TEST = "perm-inputs"
+
+
+def top_cluster(ctx: Context, statistic: str, granularity: str, grouping: str):
+    """The rank clusters the headline needs (``significance.top_cluster_table``, test :data:`HEADLINE_TEST`):
+    cluster 1 in full, then at most the first configuration below it. Taken from the full significance matrix of
+    the same settings when that was computed already; else computed with a progress bar and cached."""
+    from korean_eval.metaeval import significance as sig
+    from korean_eval.metaeval.names import grouping_used
+
+    grouping = grouping_used(granularity, grouping)
+    full = _stats_store().get(_stats_key(ctx, "significance", statistic, granularity, grouping, HEADLINE_TEST))
+    if full is not None:
+        return full[1][1]
+    key = _stats_key(ctx, "top-cluster", statistic, granularity, grouping, HEADLINE_TEST)
+    store = _stats_store()
+    hit = store.get(key)
+    if hit is None:
+        bar = st.progress(0.0, text=f"Finding the top significance cluster, {granularity} level…")
+
+        def progress(fraction: float, message: str) -> None:
+            bar.progress(fraction, text=f"Top significance cluster, {granularity} level: {message}")
+
+        value = sig.top_cluster_table(ctx.results, statistic, granularity, grouping, test=HEADLINE_TEST, alpha=ALPHA,
+                                      n_permutations=N_RESAMPLES, seed=SEED, jobs=None, progress=progress)
+        bar.empty()
+        hit = (f"significance_top_{statistic}_{granularity}_{grouping}_{HEADLINE_TEST}", value)
+        store.put(key, hit)
+    return hit[1][1]
+
+
+@st.cache_resource(show_spinner=False)
+def _comparison_store() -> _Store:
+    return _Store(16 * MAX_RESULTS)
+
+
+def comparison(ctx: Context, config_a: str, config_b: str, statistic: str, granularity: str, grouping: str,
+               tests: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """``compare_two`` of two configurations with the dashboard's resampling settings, cached by content hash +
+    settings."""
+    from korean_eval.metaeval.compare import compare_two
+
+    key = _stats_key(ctx, "compare", config_a, config_b, statistic, granularity, grouping, tests)
+    store = _comparison_store()
+    hit = store.get(key)
+    if hit is None:
+        hit = compare_two(ctx.results, config_a, config_b, statistic=statistic, granularity=granularity,
+                          grouping=grouping, n_permutations=N_RESAMPLES, seed=SEED, alpha=ALPHA, tests=tests)
+        store.put(key, hit)
+    return hit
 
 
 def system_pairs(ctx: Context, metric: str, human_test: str):
@@ -342,6 +398,28 @@ def ranking_view(ctx: Context, metric: str, human_test: str):
     return sp.ranking_view(ctx.results, pairs=system_pairs(ctx, metric, human_test), configs=configs)
 
 
+def cached_table(ctx: Context, kind: str, message: str, compute):
+    """``compute()`` for these results, once (the statistics store, keyed by the result and ``kind``; what it
+    returns is listed on the Downloads page under ``kind``)."""
+    return _cached_stat(_stats_key(ctx, kind), message, kind, compute)
+
+
+def human_ceiling(ctx: Context, with_ci: bool = False):
+    """The human ceiling of the results (:func:`korean_eval.spans.ceiling.human_ceiling`): the pipeline's (no
+    intervals), or with bootstrap intervals on the dashboard's resamples (cached per result); None without ratings."""
+    res = ctx.results
+    if res.human_ceiling is None or not with_ci:
+        return res.human_ceiling
+    from korean_eval.spans.ceiling import human_ceiling as compute
+
+    cfg = res.settings
+    return _cached_stat(
+        _stats_key(ctx, "human_ceiling"), f"Bootstrapping the human ceiling ({N_RESAMPLES} resamples)…", "human_ceiling",
+        lambda: compute(res.human_ratings, res.systems, res.seg_ids, cfg["statistics"], cfg["groupings"],
+                        resamples=N_RESAMPLES, seed=SEED, spa_permutations=cfg["spa_permutations"], spa_seed=cfg["seed"]),
+    )
+
+
 def pairwise_accuracy(ctx: Context):
     from korean_eval.metaeval import system_pairs as sp
 
@@ -353,7 +431,9 @@ def computed_statistics(ctx: Context) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for _key, (name, value) in _stats_store().items_with_prefix(ctx.key + "|"):
         stem = re.sub(r"[^0-9A-Za-z_.+-]+", "-", name)
-        if isinstance(value, tuple):
+        if isinstance(value, dict):  # several files (e.g. the error-span tables)
+            out.update(value)
+        elif isinstance(value, tuple):
             out[f"{stem}.csv"] = value[0]
             out[f"{stem.replace('significance_', 'clusters_', 1)}.csv"] = value[1]
         else:
