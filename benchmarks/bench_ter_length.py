@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for length in args.lengths:
         rows.append(measure(length, [paragraph_pair(refs, systems, length, k) for k in range(args.pairs)], args))
-        print(f"{length:,} tokens done (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+        print(f"{table(rows[-1:]).splitlines()[-1]}  (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
     load_after = os.getloadavg()
     text = "\n".join([
         table(rows), "",
