@@ -1,0 +1,91 @@
+"""Paragraph- and document-length segments in bounded memory (issue #21 class 5; ``docs/design.md §3``).
+
+One segment of Korean text (the sample set's hand-written sentences drawn at random until the size is reached) and
+a hypothesis that is that text with a few local edits (substituted, dropped and swapped words) are scored at the
+jamo level through the public API, the path the pipeline takes (``get_level("jamo").tokenize``, tokens joined by
+spaces, ``make_metric(name).segment_statistics`` and ``segment_scores``). Each run is a child process that reports
+its own peak resident memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``); these are memory tests, not timed
+tests.
+
+* TER on a 5 MB segment (≈ 3.6 million jamo tokens per side): the banded kernel keeps ``O(n · beam)`` cells
+  (:mod:`korean_eval.metrics.ter_kernels`); full ``(n+1) × (m+1)`` matrices would need ~10^13 bytes.
+* CharacTER on a 28 kB segment (≈ 20,800 jamo tokens per side) with substituted and swapped words only: its
+  word-shift search costs ``Θ(n · m)`` time per round (every word match is a candidate,
+  :mod:`korean_eval.metrics.character_kernels`) and its final character distance ``n · m / 64`` word operations,
+  so 5 MB (≈ 10^11 operations per round) cannot finish. A dropped or inserted word is worse: behind it every
+  position matches the reference one word off, with a phrase running to the next edit, and each such candidate
+  carries its whole phrase (thousands of tokens) through the bit-parallel columns — minutes at 20,000 tokens.
+  Full int32 forward/backward matrices would need 3.5 GB here; the bounded search keeps ~64 MB of checkpoint
+  columns and 2 × 32 MB of decoded rows. Its score is far from 0 although the texts are nearly identical: the
+  reference's search picks shifts by their gain in edit distance alone, and at the jamo level a gain of one edit
+  may move a token across thousands of positions, each costing about one character of shift cost (the reference
+  definition, reproduced exactly: 22.6 here). Its run time depends on where the edits fall (47 s of CPU for this
+  segment, over two minutes for the 22 kB one of another seed), which is why the size is fixed with its seed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import ROOT
+
+CHILD = """
+import json, random, resource, sys
+from sample_data.sentences_ko import SENTENCES
+from korean_eval.metrics import make_metric
+from korean_eval.tokenizers import get_level
+
+name, size, edits = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rng = random.Random(f"long-segment:{size}")
+sentences = [korean for _, _, korean in SENTENCES]
+parts, total = [], 0
+while total < size:
+    parts.append(rng.choice(sentences))
+    total += len(parts[-1].encode("utf-8")) + 1
+ref_words = " ".join(parts).split()
+hyp_words = list(ref_words)
+for kind in edits * 2:  # local edits: s a substituted word, d a dropped word, w two neighbours swapped
+    i = rng.randrange(len(hyp_words) - 1)
+    if kind == "s":
+        hyp_words[i] = rng.choice(ref_words)
+    elif kind == "d":
+        del hyp_words[i]
+    else:
+        hyp_words[i], hyp_words[i + 1] = hyp_words[i + 1], hyp_words[i]
+hyp, ref = " ".join(hyp_words), " ".join(ref_words)
+tokens = get_level("jamo").tokenize([hyp, ref]).tokens
+metric = make_metric(name, n_jobs=1)
+stats = metric.segment_statistics([" ".join(tokens[0])], [[" ".join(tokens[1])]])
+score = float(metric.segment_scores(stats)[0])
+print(json.dumps({"bytes": len(ref.encode("utf-8")), "hyp_tokens": len(tokens[0]), "ref_tokens": len(tokens[1]),
+                  "score": score, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def _run_child(metric: str, size: int, edits: str) -> dict:
+    """Score the generated segment of ``size`` bytes with ``metric`` in a child process (``edits``: the kinds of
+    local edits, see :data:`CHILD`); its JSON report."""
+    result = subprocess.run([sys.executable, "-c", CHILD, metric, str(size), edits], cwd=ROOT, capture_output=True,
+                            text=True, timeout=3600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(("metric", "size", "edits", "min_tokens", "max_score", "max_peak_mb"), [
+    ("ter", 5_000_000, "sdw", 3_000_000, 0.01, 2048),
+    ("character", 28_000, "sw", 19_000, 100.0, 1024),
+])
+def test_long_segment_in_bounded_memory(metric: str, size: int, edits: str, min_tokens: int, max_score: float,
+                                        max_peak_mb: float) -> None:
+    """The segment is scored (no MemoryError), the score is above 0 (the texts differ) and at most ``max_score``
+    on the 0-100 scale (TER: a few edits in millions of tokens), and the child's peak memory stays under a generous
+    bound far below what ``O(n · m)`` matrices would take."""
+    got = _run_child(metric, size, edits)
+    assert got["bytes"] >= size and got["ref_tokens"] >= min_tokens
+    assert abs(got["hyp_tokens"] - got["ref_tokens"]) < 100
+    assert 0.0 < got["score"] < max_score
+    assert got["peak_mb"] < max_peak_mb, got
