@@ -6,7 +6,7 @@ from korean_eval.metaeval import names as vocab
 from korean_eval.metaeval.compare import compare_two
 from ui import charts, state, views
 from ui import significance_views as sig_views
-from ui.widgets import chart, human_note, md_escape
+from ui.widgets import chart, fit_table, human_note, md_escape
 
 state.enter_page("pages/correlations.py")
 ctx = state.context()
@@ -191,15 +191,7 @@ elif sig_on:
             )
         with h2:
             st.markdown("**Rank clusters**")
-            st.dataframe(
-                sig_views.cluster_table(res, clusters, s.statistic),
-                hide_index=True,
-                height=min(35 * (len(clusters) + 1) + 3, 160 + 26 * len(clusters)),
-                column_config={
-                    "agreement": st.column_config.NumberColumn(format="%.3f"),
-                    f"{symbol} as computed": st.column_config.NumberColumn(format="%.3f"),
-                },
-            )
+            fit_table(sig_views.cluster_table(res, clusters), break_anywhere=["configurations (agreement)"])
         if matrix.isna().to_numpy().sum() > len(matrix):
             st.caption(
                 "Empty cells: p undefined — the Williams test does not apply to grouped correlations, or a correlation "
@@ -250,10 +242,6 @@ with st.expander("Overview grid and numbers"):
                 st.caption(f"{gran.capitalize()} level: undefined (see above).")
             else:
                 chart(charts.correlation_heatmap(view, gran, views.system_statistic(s.statistic) if gran == "system" else s.statistic), f"correlation-grid-{gran}")
-    st.dataframe(
-        views.numbers_table(view),
-        hide_index=True,
-        column_config={"value": st.column_config.NumberColumn(format="%.4f")},
-    )
+    fit_table(views.numbers_table(view), height=560, break_anywhere=["signature"])
 for note in res.notes:
     st.caption(md_escape(note))
