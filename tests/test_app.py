@@ -354,8 +354,10 @@ def test_segments_page():
     at = run_app("pages/segments.py")
     fig = figures(at)[0]
     assert fig["data"] and all(t["mode"] == "markers" for t in fig["data"])
-    table = at.dataframe[0].value
-    assert (table["difference"].abs().diff().dropna() <= 1e-12).all()  # largest disagreement first
+    table = tables(at)[0]
+    assert (table["difference"].astype(float).abs().diff().dropna() <= 1e-12).all()  # largest disagreement first
+    assert table["difference"].str.match(r"^[+-]\d\.\d\d$").all() and table["human"].str.match(r"^-?\d+\.\d\d$").all()
+    assert (table["reference"].str.replace(r"\s", "", regex=True).str.len() >= 10).all()  # the default minimum length
     at.selectbox(key="seg_metric").set_value("ter").run()
     assert_clean(at)
     assert "TER" in figures(at)[0]["layout"]["title"]["text"]
