@@ -380,13 +380,14 @@ def test_disagreement_definition():
 
 def test_tokens_page_side_by_side_and_typed_sentence():
     at = run_app("pages/tokens.py")
-    table = at.table[0].value
+    table = tables(at)[0]
     assert len(table) == 3 and [lv.split(" ·")[0].strip("*") for lv in table["level"]] == ["word", "kiwi", "char"]
     assert len(figures(at)) >= 2  # tokens per word, metric timings
     at.segmented_control(key="tok_mode").set_value("Type a sentence").run()
     at.text_input(key="tok_text").set_value("나는 학교에 갔다.").run()
     assert_clean(at)
-    counts = dict(zip([lv.split(" ·")[0].strip("*") for lv in at.table[0].value["level"]], at.table[0].value["count"], strict=True))
+    side = tables(at)[0]
+    counts = dict(zip([lv.split(" ·")[0].strip("*") for lv in side["level"]], side["count"].astype(int), strict=True))
     assert counts["char"] == len("나는학교에갔다.")
     assert counts["word"] == 4  # 13a splits the final full stop off
 
