@@ -3,6 +3,8 @@
 
     python benchmarks/make_data.py                      # writes benchmarks/results/data/ (gitignored)
     python benchmarks/make_data.py --pairs 2048 --out DIR
+    python benchmarks/make_data.py --wmt                # 24 systems × 2,000 segments, a third paragraphs
+                                                        # (benchmarks/wmt_data.py) → benchmarks/results/data_wmt/
 
 Nothing generated here is committed. The text is built at run time from
 
@@ -408,24 +410,36 @@ def build(pairs: int = 8192, seed: str = SEED) -> Dataset:
     for name in SYSTEMS:
         hyps: list[str] = []
         for seg_id, ref in enumerate(refs):
-            seg = ms.Segment(ref, random.Random(f"{seed}:{name}:{seg_id}"))
-            MAKERS[name](seg)
-            rewrite(seg, vocab, REWRITE[name])
-            tries = 0
-            while seg.text() in seen or not seg.text().strip():
-                _one_more_edit(seg)
-                tries += 1
-                if tries > 50:  # cannot happen with real sentences; keeps the loop finite regardless
-                    seg.words.append(f"({tries})")
-            hyp = seg.text()
-            seen.add(hyp)
-            hyps.append(hyp)
-            edits.append((name, seg_id, ms.penalty(seg.edits), " | ".join(f"{k}:{w}" for k, w, _ in seg.edits)))
+            seg = hypothesis(ref, f"{seed}:{name}:{seg_id}", MAKERS[name], REWRITE[name], vocab, seen)
+            hyps.append(seg.text())
+            edits.append((name, seg_id, ms.penalty(seg.edits), edit_log(seg.edits)))
             rng = random.Random(f"{seed}:human:{name}:{seg_id}")
             if rng.random() >= MISSING_RATE:
                 human.append((name, seg_id, ms.human_score(seg.edits, rng)))
         systems[name] = hyps
     return Dataset(refs, systems, human, edits)
+
+
+def hypothesis(ref: str, key: str, maker, strength: Rewrite, vocab: Vocabulary, seen: set[str]):
+    """One system's output for ``ref`` (an ``ms.Segment``): the system's errors (``maker``), then :func:`rewrite`
+    with ``strength``, with every random choice from ``random.Random(key)``; distinct from every text in ``seen``
+    (light edits added until it is), and added to it."""
+    seg = ms.Segment(ref, random.Random(key))
+    maker(seg)
+    rewrite(seg, vocab, strength)
+    tries = 0
+    while seg.text() in seen or not seg.text().strip():
+        _one_more_edit(seg)
+        tries += 1
+        if tries > 50:  # cannot happen with real sentences; keeps the loop finite regardless
+            seg.words.append(f"({tries})")
+    seen.add(seg.text())
+    return seg
+
+
+def edit_log(edits: list[tuple[str, str, int]]) -> str:
+    """The edits of a hypothesis as one ``kind:what | …`` cell of ``edits.tsv``."""
+    return " | ".join(f"{k}:{w}" for k, w, _ in edits)
 
 
 def write(dataset: Dataset, out: Path) -> dict[str, Path]:
@@ -544,7 +558,19 @@ def main(argv: list[str] | None = None) -> None:
         "--calibrate", type=int, metavar="N", default=0,
         help="print the TER/chrF profile of N random generated pairs next to the study's document 1 (no files)",
     )
+    parser.add_argument("--wmt", action="store_true",
+                        help="the WMT-shaped set instead (benchmarks/wmt_data.py): --systems × --segments, a third paragraphs")
+    parser.add_argument("--systems", type=int, default=24, help="with --wmt: number of systems (graded quality)")
+    parser.add_argument("--segments", type=int, default=2000, help="with --wmt: number of segments")
     args = parser.parse_args(argv)
+    if args.wmt:
+        wmt = _load("_ke_bench_wmt_data", HERE / "wmt_data.py")
+        dataset = wmt.build_wmt(args.systems, args.segments, seed=args.seed if args.seed != SEED else wmt.WMT_SEED)
+        out = args.out if args.out != HERE / "results" / "data" else HERE / "results" / "data_wmt"
+        write(dataset, out)
+        print(json.dumps(dataset.summary(), ensure_ascii=False, indent=2))
+        print(f"wrote {out}")
+        return
     dataset = build(args.pairs, args.seed)
     if args.calibrate:
         rng = random.Random(f"{args.seed}:calibrate")

@@ -6,8 +6,9 @@ Keys are content hashes, never user-controlled paths:
 * statistics: (metric key = level key + metric signature/options, SHA-1 of hypothesis tokens + reference tokens)
   → the statistics vector (float64) and the segment score;
 * blobs: (a string key built by the caller from content hashes) → bytes; the pipeline keeps trained SentencePiece
-  models (:func:`korean_eval.pipeline.prepare_level`) and whole evaluation results (:mod:`korean_eval.result_store`)
-  here, at most :data:`MAX_RESULTS` results, least recently used dropped first.
+  models (:func:`korean_eval.pipeline.prepare_level`), whole evaluation results (:mod:`korean_eval.result_store`)
+  and their statistics tables (:mod:`korean_eval.statistics_stage`) here, at most :data:`MAX_RESULTS` of each of
+  the last two kinds, least recently used dropped first.
 
 Location: ``$KOREAN_EVAL_CACHE_DIR`` if set, else the user's cache directory (platformdirs), unless the caller gives
 a directory; numba's compiled kernels go to its ``numba`` subdirectory (:func:`configure_numba_cache`).
@@ -34,6 +35,7 @@ import numpy as np
 ENV_VAR = "KOREAN_EVAL_CACHE_DIR"
 _CHUNK = 30_000  # keys per SELECT … IN (…) (SQLite allows 250,000 variables since 3.32)
 MAX_RESULTS = 8
+BOUNDED_KINDS = ("result", "statistics")  # blob kinds of which only the MAX_RESULTS most recently used are kept
 # Cached values are selected so that a malformed row cannot make the whole query fail (text that is not UTF-8
 # raises in sqlite3): token text as bytes (decoded per row), statistics only when stored as a blob and a number.
 _TOKENS_AS_BYTES = "CASE WHEN typeof(v) = 'text' THEN CAST(v AS BLOB) END"
@@ -57,15 +59,43 @@ def configure_numba_cache() -> Path:
     reads ``NUMBA_CACHE_DIR`` when it is imported and fixes a kernel's cache location when the kernel is decorated
     (numba docs, "Environment variables: NUMBA_CACHE_DIR"), so :mod:`korean_eval` calls this on import, before any
     kernel module; the variable is set in the environment so that worker processes use the same place, and in
-    ``numba.config`` when numba was imported already. ``run --cache-dir`` comes too late for the kernels of the
-    running process: they follow ``$KOREAN_EVAL_CACHE_DIR``.
+    ``numba.config`` when numba was imported already. ``run --cache-dir`` moves them later (:func:`use_cache_dir`).
     """
-    directory = os.environ.get("NUMBA_CACHE_DIR") or str(default_cache_dir() / "numba")
+    global _USERS_NUMBA_CACHE_DIR
+    if _USERS_NUMBA_CACHE_DIR is None:
+        _USERS_NUMBA_CACHE_DIR = os.environ.get("NUMBA_CACHE_DIR", "")
+    directory = _USERS_NUMBA_CACHE_DIR or str(default_cache_dir() / "numba")
     os.environ["NUMBA_CACHE_DIR"] = directory
     config = sys.modules.get("numba.core.config")
     if config is not None:
         config.CACHE_DIR = directory
     return Path(directory)
+
+
+_USERS_NUMBA_CACHE_DIR: str | None = None  # $NUMBA_CACHE_DIR as the user set it ("" = not set), read once
+
+
+def use_cache_dir(directory: str | os.PathLike[str]) -> Path:
+    """Make ``directory`` the cache directory of this process and its workers (``run --cache-dir``), incl. numba's
+    kernels (``<directory>/numba`` unless the user set ``$NUMBA_CACHE_DIR``). Returns numba's directory.
+
+    A kernel's cache location is fixed when it is decorated (numba's ``Dispatcher.enable_caching`` creates its
+    ``FunctionCache``) and the kernel modules are imported with :mod:`korean_eval`, so every loaded kernel of the
+    package with caching on gets a new ``FunctionCache`` here, before it runs. When numba is not imported yet,
+    nothing is loaded (a warm run that only reads stored results never imports numba).
+    """
+    os.environ[ENV_VAR] = str(directory)
+    numba_dir = configure_numba_cache()
+    if "numba.core.dispatcher" not in sys.modules:
+        return numba_dir  # no kernel is loaded yet: each will be decorated with the new directory
+    from numba.core.caching import NullCache as NumbaNullCache
+    from numba.core.dispatcher import Dispatcher
+
+    modules = [m for name, m in list(sys.modules.items()) if name.startswith("korean_eval.") and m is not None]
+    for kernel in (k for m in modules for k in vars(m).values() if isinstance(k, Dispatcher)):
+        if not isinstance(kernel._cache, NumbaNullCache):
+            kernel.enable_caching()
+    return numba_dir
 
 
 def text_key(text: str) -> bytes:
@@ -280,17 +310,18 @@ class DiskCache(NullCache):
         return None if row is None else bytes(row[0])
 
     def put_blob(self, key: str, value: bytes, kind: str = "") -> None:
-        """Store ``value``; of the blobs of ``kind`` "result" only the :data:`MAX_RESULTS` most recently used stay."""
+        """Store ``value``; of the blobs of a kind in :data:`BOUNDED_KINDS` only the :data:`MAX_RESULTS` most
+        recently used stay."""
         if not self.enabled:
             return
         try:
             con = self._con()
             con.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?, ?, ?)", (key, kind, time.time(), value))
-            if kind == "result":
+            if kind in BOUNDED_KINDS:
                 con.execute(
-                    "DELETE FROM blobs WHERE kind = 'result' AND k NOT IN "
-                    "(SELECT k FROM blobs WHERE kind = 'result' ORDER BY used DESC LIMIT ?)",
-                    (MAX_RESULTS,),
+                    "DELETE FROM blobs WHERE kind = ? AND k NOT IN "
+                    "(SELECT k FROM blobs WHERE kind = ? ORDER BY used DESC LIMIT ?)",
+                    (kind, kind, MAX_RESULTS),
                 )
             con.commit()
         except sqlite3.Error as err:

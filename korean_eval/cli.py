@@ -1,12 +1,14 @@
-"""Command line: ``python -m korean_eval {run,qc,levels}``.
+"""Command line: ``python -m korean_eval {run,qc,profile,levels}``.
 
 ``run`` scores systems at token levels with metrics, meta-evaluates them against human scores and writes the tidy
 tables (``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv`` …) into ``--out``.
 Inputs: ``--ref FILE`` (repeatable: several references) with ``--sys NAME=FILE`` (repeatable) or ``--sys-dir DIR``;
 or ``--table FILE`` (long table; ``--table-cols system=Sys,seg_id=DocID+SentID,hyp=Hyp,ref=Ref``); human scores
 with ``--human FILE`` (``--human-cols``), ``--human-from-table COL``, or raw judgments through quality control
-(``--judgments FILE`` and the ``qc`` flags); bring-your-own metric scores with ``--scores FILE``. Without any input,
-the bundled sample data is used. Options are checked before any file is read (:mod:`korean_eval.cli_checks`). A
+(``--judgments FILE`` and the ``qc`` flags); bring-your-own metric scores with ``--scores FILE``; or one language
+pair of a folder in mt-metrics-eval's layout (``--mtme DIR --lp en-ko``, :mod:`korean_eval.cli_mtme`; with
+documents, per-domain tables too). ``--human-direction lower`` declares human scores lower-is-better. Without any
+input, the bundled sample data is used. Options are checked before any file is read (:mod:`korean_eval.cli_checks`). A
 progress bar goes to stderr, a summary to stdout; bad input exits with status 2 and one line
 ``error: <file or option>, line <n>: <problem>``.
 """
@@ -14,46 +16,38 @@ progress bar goes to stderr, a summary to stdout; bad input exits with status 2 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 
-from korean_eval.cache import ENV_VAR, open_cache
+from korean_eval.cache import ENV_VAR, open_cache, use_cache_dir
 from korean_eval.cli_checks import (
     check_input_files,
     check_names,
     check_option_combinations,
     check_run_numbers,
-    sys_dir_files,
-    system_spec_path,
 )
-from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command
-from korean_eval.columns import ColumnMap
+from korean_eval.cli_inputs import (
+    ProgressBar,
+    add_input_options,
+    build_evalset,
+    print_validation_report,
+    split_names,
+)
+from korean_eval.cli_mtme import add_mtme_options, domain_summary, load_from_args, register_list_command
+from korean_eval.cli_profile import register_profile_command
+from korean_eval.cli_qc import register_qc_command
 from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet, InputError, evalset_from_texts
-from korean_eval.human_qc.run import run_qc
-from korean_eval.metaeval.names import GRANULARITIES, STATISTICS
-from korean_eval.metrics import METRIC_NAMES, metric_group, validate_options
-from korean_eval.pipeline import evaluate
+from korean_eval.data import InputError
+from korean_eval.metaeval.names import STATISTICS
+from korean_eval.metrics import METRIC_NAMES, validate_options
+from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
+from korean_eval.result_store import stored_evaluation
 from korean_eval.results import Results
-from korean_eval.sample import SAMPLE_NOTE, load_sample
-from korean_eval.table_inputs import (
-    attach_given_scores,
-    attach_human,
-    attach_human_frame,
-    evalset_from_table,
-    given_only_evalset,
-)
-from korean_eval.tables import read_table
+from korean_eval.statistics_stage import StatisticsSettings, statistics_tables
 from korean_eval.textio import read_input_file
 from korean_eval.tokenizers import LEVEL_NAMES, available_levels, level_table
-
-SACREBLEU_METRICS = tuple(m for m in METRIC_NAMES if metric_group(m) == "sacrebleu")
-CLUSTER_FILE_COLUMNS = ["granularity", "statistic", "level", "metric", "value", "correlation", "cluster"]
 
 
 def _read_spm_model(path: str) -> bytes:
@@ -66,10 +60,6 @@ def _read_spm_model(path: str) -> bytes:
     except ValueError as err:
         raise InputError(path, str(err)) from None
     return data
-
-
-def _split(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, dict[str, int]]]:
@@ -91,77 +81,6 @@ def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, dict[str, int]]
             raise InputError("--override", f"{item!r}: {err}") from None
         out.setdefault(level, {}).setdefault(metric, {})[option] = number
     return out
-
-
-def build_evalset(args: argparse.Namespace) -> EvalSet:
-    """Load and validate the inputs named on the command line (raises InputError)."""
-    if args.scores and not (args.ref or args.table):
-        if not (args.human or args.judgments):
-            raise InputError("--scores", "given scores without texts need human scores too (--human or --judgments)")
-        if args.human:
-            return given_only_evalset(
-                read_input_file(args.human, "human score"), read_input_file(args.scores, "metric score"),
-                ColumnMap.parse(args.scores_cols), ColumnMap.parse(args.human_cols),
-            )
-    if args.table:
-        name, data = read_input_file(args.table, "table")
-        evalset = evalset_from_table(data, name, ColumnMap.parse(args.table_cols), args.human_from_table)
-    elif args.ref:
-        refs = [read_input_file(r, "reference") for r in args.ref]
-        systems: list[tuple[str, bytes]] = []
-        names: list[str] = []
-        for spec in args.sys or []:
-            name, sep, _ = spec.partition("=")
-            systems.append(read_input_file(system_spec_path(spec), "system"))
-            names.append(name if sep else Path(spec).stem)
-        if args.sys_dir:
-            files, skipped_note = sys_dir_files(args.sys_dir)
-            if skipped_note:
-                print(f"note: {skipped_note}", file=sys.stderr)
-            for p in files:
-                systems.append(read_input_file(p, "system"))
-                names.append(p.stem)
-            if not systems:
-                raise InputError(args.sys_dir, "no *.txt system files in this directory")
-        evalset = evalset_from_texts(refs, systems, names)
-    elif args.scores:
-        raise InputError("--scores", "given scores without texts need --human (or add --ref/--table)")
-    else:
-        print(f"note: no input given, using the bundled sample data. {SAMPLE_NOTE}", file=sys.stderr)
-        evalset = load_sample()
-    if args.human:
-        name, data = read_input_file(args.human, "human score")
-        attach_human(evalset, data, name, ColumnMap.parse(args.human_cols))
-    if args.judgments:
-        name, data = read_input_file(args.judgments, "judgments")
-        table = read_table(data, name)
-        try:
-            qc = run_qc(table.frame(), qc_options_from_args(args), lines=table.lines)
-        except ValueError as err:
-            raise InputError(name, str(err)) from None
-        for line in qc.report.summary_lines():
-            print(f"qc: {line}", file=sys.stderr)
-        attach_human_frame(evalset, qc.item_scores, f"{name} (after quality control)")
-    if args.scores:
-        name, data = read_input_file(args.scores, "metric score")
-        attach_given_scores(evalset, data, name, ColumnMap.parse(args.scores_cols))
-    return evalset
-
-
-class ProgressBar:
-    """A one-line text progress bar on stderr."""
-
-    def __init__(self, stream=sys.stderr, width: int = 30):
-        self.stream, self.width, self.start = stream, width, time.perf_counter()
-
-    def __call__(self, fraction: float, message: str) -> None:
-        filled = int(round(fraction * self.width))
-        bar = "█" * filled + "·" * (self.width - filled)
-        elapsed = time.perf_counter() - self.start
-        self.stream.write(f"\r[{bar}] {fraction:4.0%} {elapsed:6.1f}s  {message[:60]:<60}")
-        if fraction >= 1.0:
-            self.stream.write("\n")
-        self.stream.flush()
 
 
 def summary_text(results: Results, statistic: str = "pearson") -> str:
@@ -204,46 +123,41 @@ def _pairwise_summary(corr: pd.DataFrame) -> list[str]:
             "and soft pairwise accuracy of the system scores):", table.round(4).to_string(), ""]
 
 
-def _significance(results: Results, args: argparse.Namespace) -> dict[str, pd.DataFrame]:
-    """CIs, significance and system pairs (when there are human scores and --bootstrap > 0)."""
-    if args.bootstrap <= 0 or results.human_matrix.size == 0 or not pd.notna(results.human_matrix).any():
+def _statistics(results: Results, args: argparse.Namespace, cache) -> dict[str, pd.DataFrame]:
+    """CIs, significance and system pairs (when there are human scores and --bootstrap > 0), from the cache when an
+    identical run stored them (:mod:`korean_eval.statistics_stage`); ``results.correlations`` gets the CIs."""
+    settings = StatisticsSettings(resamples=args.bootstrap, seed=args.seed, statistic=args.statistic)
+    found = statistics_tables(results, settings, cache)
+    if found is None:
         return {}
-    from korean_eval.metaeval.intervals import add_confidence_intervals
-    from korean_eval.metaeval.significance import rank_clusters_table, significance_table
-    from korean_eval.metaeval.system_pairs import system_pairs_table
-
-    results.correlations = add_confidence_intervals(results, n_resamples=args.bootstrap, seed=args.seed)
-    tables: dict[str, pd.DataFrame] = {}
-    frames = [
-        significance_table(results, statistic=args.statistic, granularity=g, n_permutations=args.bootstrap, seed=args.seed)
-        for g in GRANULARITIES
-    ]
-    tables["significance.csv"] = pd.concat(frames, ignore_index=True)
-    clusters = []
-    for granularity, table in zip(GRANULARITIES, frames, strict=True):
-        found = rank_clusters_table(results, statistic=args.statistic, granularity=granularity, table=table)
-        clusters.append(found.assign(granularity=granularity, statistic=args.statistic))
-    tables["clusters.csv"] = pd.concat(clusters, ignore_index=True)[CLUSTER_FILE_COLUMNS]
-    tables["system_pairs.csv"] = system_pairs_table(results, n_resamples=args.bootstrap, seed=args.seed)
-    return tables
+    results.correlations = found.correlations
+    return dict(found.tables)
 
 
 def check_run_args(args: argparse.Namespace) -> None:
     """Every check of the ``run`` options that needs no file contents (:mod:`korean_eval.cli_checks`); raises
     :class:`InputError` naming the option, before any input is read."""
     check_option_combinations(args)
+    if args.scheduler is not None and args.jobs is not None:
+        raise InputError("--jobs", "is ignored with --scheduler (the Dask cluster's workers do the work); give one of them")
     check_run_numbers(args)
-    check_names("--levels", _split(args.levels), LEVEL_NAMES, "token level")
-    check_names("--metrics", _split(args.metrics), METRIC_NAMES, "metric")
+    check_names("--levels", split_names(args.levels), LEVEL_NAMES, "token level")
+    check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
     check_input_files(args)
 
 
 def run_command(args: argparse.Namespace) -> int:
     check_run_args(args)
-    evalset = build_evalset(args)
-    levels = _split(args.levels) or available_levels()
+    loaded = load_from_args(args) if args.mtme else None
+    evalset = loaded.evalset if loaded else build_evalset(args)
+    given_lower = tuple(split_names(args.lower_is_better))
+    if loaded and loaded.lower_is_better and not given_lower:
+        given_lower = loaded.lower_is_better
+        print(f"note: lower is better (read from the scores): {', '.join(given_lower)}; --lower-is-better "
+              "NAMES replaces this choice", file=sys.stderr)
+    levels = split_names(args.levels) or available_levels()
     levels = [lv for lv in levels if lv != "khaiii"] if not args.levels else levels
-    metrics = _split(args.metrics) or list(SACREBLEU_METRICS)
+    metrics = split_names(args.metrics) or list(SACREBLEU_METRIC_NAMES)
     config = EvalConfig(
         levels=tuple(levels),
         metrics=tuple(metrics),
@@ -252,29 +166,37 @@ def run_command(args: argparse.Namespace) -> int:
         spm_vocab=args.spm_vocab,
         spm_model=_read_spm_model(args.spm_model) if args.spm_model else None,
         ter_implementation=args.ter_impl,
-        given_lower_is_better=tuple(_split(args.lower_is_better)),
+        given_lower_is_better=given_lower,
         jobs=args.jobs,
+        scheduler=args.scheduler,
         spa_permutations=args.spa_permutations,
         replace_nans_with_zeros=args.replace_nans_with_zeros,
         seed=args.seed,
     )
     if args.cache_dir:
-        os.environ[ENV_VAR] = args.cache_dir
+        use_cache_dir(args.cache_dir)
     cache = open_cache(args.cache_dir, enabled=not args.no_cache)
-    for note in evalset.report.notes:
-        print(f"note: {note}", file=sys.stderr)
-    if evalset.report.excluded:
-        print(f"note: {len(evalset.report.excluded)} input row(s) excluded:", file=sys.stderr)
-        print(evalset.report.excluded_summary().to_string(index=False), file=sys.stderr)
-    results = evaluate(evalset, config, progress=None if args.quiet else ProgressBar(), cache=cache)
-    extra = _significance(results, args)
-    if args.out:
-        from korean_eval.report import write_tables
+    print_validation_report(evalset)
+    progress = None if args.quiet else ProgressBar()
+    results, _key = stored_evaluation(evalset, config, cache)
+    if results is None:  # the pipeline (scipy, numba, the metrics) is imported only when something is computed
+        from korean_eval.pipeline import evaluate
 
+        results = evaluate(evalset, config, progress=progress, cache=cache)
+    elif progress is not None:
+        progress(1.0, "done (stored result of an identical evaluation)")
+    extra = _statistics(results, args, cache)
+    from korean_eval.report import domain_tables, write_tables
+
+    extra.update(domain_tables(results, evalset))
+    if args.out:
         extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
         paths = write_tables(results, args.out, evalset, extra, extra_meta)
         print(f"wrote {len(paths)} files to {args.out}", file=sys.stderr)
-    print(summary_text(results, args.statistic))
+    summary = summary_text(results, args.statistic)
+    if "domain_correlations.csv" in extra:
+        summary += "\n" + "\n".join(domain_summary(extra["domain_correlations.csv"], args.statistic))
+    print(summary)
     return 0
 
 
@@ -299,28 +221,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m korean_eval", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="score, meta-evaluate and write the tables")
-    src = run.add_argument_group("texts")
-    src.add_argument("--ref", action="append", metavar="FILE", help="reference file (repeat for several references)")
-    src.add_argument("--sys", action="append", metavar="NAME=FILE", help="system output file (repeatable)")
-    src.add_argument("--sys-dir", metavar="DIR", help="directory of system files (*.txt, name = file stem)")
-    src.add_argument("--table", metavar="FILE", help="long table (CSV/TSV/JSONL) with system, seg_id, hyp, ref")
-    src.add_argument("--table-cols", metavar="MAP", help="column mapping, e.g. system=Sys,seg_id=DocID+SentID,hyp=Hyp,ref=Ref")
-    hum = run.add_argument_group("human scores")
-    hum.add_argument("--human", metavar="FILE", help="per-item human scores: system, seg_id, score")
-    hum.add_argument("--human-cols", metavar="MAP", help="column mapping for --human, e.g. system=Sys,seg_id=DocID+SentID,score=Z")
-    hum.add_argument("--human-from-table", metavar="COL", help="take human scores from this column of --table")
-    add_qc_options(run)
+    add_input_options(run)
     given = run.add_argument_group("bring-your-own metric scores")
     given.add_argument("--scores", metavar="FILE", help="system, seg_id, one column per metric (level 'given')")
     given.add_argument(
         "--lower-is-better",
         metavar="NAMES",
-        help="comma-separated --scores metrics where lower is better (e.g. MetricX); the others: higher is better",
+        help="comma-separated --scores/--mtme-metrics metrics where lower is better (e.g. MetricX); the others: "
+        "higher is better (with --mtme-metrics, replaces the choice read from the scores)",
     )
     given.add_argument("--scores-cols", metavar="MAP", help="column mapping for --scores (system=…,seg_id=…)")
+    add_mtme_options(run)
     cfg = run.add_argument_group("levels and metrics")
     cfg.add_argument("--levels", help="comma-separated token levels (default: all available)")
-    cfg.add_argument("--metrics", help=f"comma-separated metrics (default: {','.join(SACREBLEU_METRICS)}); all: {','.join(METRIC_NAMES)}")
+    cfg.add_argument("--metrics", help=f"comma-separated metrics (default: {','.join(SACREBLEU_METRIC_NAMES)}); all: {','.join(METRIC_NAMES)}")
     cfg.add_argument("--override", action="append", metavar="LEVEL:METRIC:OPTION=N", help="per-level option, e.g. char:bleu:max_ngram_order=6 (LEVEL * = all)")
     cfg.add_argument("--ter-cap", action="store_true", help="cap segment TER at 100 before correlating")
     cfg.add_argument("--ter-impl", choices=("fast", "sacrebleu"), default="fast", help="TER statistics implementation (identical results)")
@@ -337,12 +251,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help="permutations of the soft pairwise accuracy's tests (0 = no SPA)")
     perf = run.add_argument_group("performance")
     perf.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    perf.add_argument("--scheduler", metavar="ADDRESS",
+                      help="run the worker tasks on the Dask cluster of this scheduler (e.g. tcp://10.0.0.5:8786) "
+                      "instead of local processes; identical numbers")
     perf.add_argument("--cache-dir", metavar="DIR", help=f"cache directory (default: ${ENV_VAR} or the user cache dir)")
     perf.add_argument("--no-cache", action="store_true", help="bypass the persistent cache")
     run.add_argument("--out", metavar="DIR", help="write the tables into this directory")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=run_command)
     register_qc_command(sub)
+    register_profile_command(sub)
+    register_list_command(sub)
     lv = sub.add_parser("levels", help="list token levels, their versions and availability")
     lv.set_defaults(func=levels_command)
     return parser

@@ -4,7 +4,8 @@ Each check raises :class:`InputError` whose "file" part is the option at fault, 
 ``error: --seed: must be between 0 and 4294967295 (numpy's seed range), got -1`` and exits with status 2:
 
 - :func:`check_option_combinations`: two options where one would silently be ignored (``--table`` with ``--ref``;
-  ``--human`` with ``--judgments``; ``--sys`` without ``--ref`` …), named both.
+  ``--human`` with ``--judgments``; ``--mtme`` with any other text, human or score input; ``--sys`` without
+  ``--ref``; ``--lp`` without ``--mtme`` …), named both.
 - :func:`check_run_numbers`: numeric options out of range (``--bootstrap`` < 0, ``--jobs`` < 1, ``--seed`` outside
   0 … 2**32−1, …).
 - :func:`check_names`: ``--levels``/``--metrics`` entries unknown or named twice.
@@ -33,6 +34,7 @@ CONFLICTING_OPTIONS: tuple[tuple[str, str], ...] = (
     ("human", "judgments"),
     ("human_from_table", "human"),
     ("human_from_table", "judgments"),
+    *(("mtme", other) for other in ("table", "ref", "sys", "sys_dir", "human", "human_from_table", "judgments", "scores")),
 )
 """Pairs of ``run`` options (argparse destinations) that cannot be given together: one would be ignored."""
 
@@ -43,18 +45,35 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("human_from_table", "table"),
     ("human_cols", "human"),
     ("scores_cols", "scores"),
-    ("lower_is_better", "scores"),
+    ("lower_is_better", "scores|mtme_metrics"),
+    ("human_direction", "human|human_from_table|judgments|mtme"),
+    ("lp", "mtme"),
+    ("mtme_set", "mtme"),
+    ("mtme_ref", "mtme"),
+    ("mtme_human", "mtme"),
+    ("mtme_refs_as_systems", "mtme"),
+    ("mtme_metrics", "mtme"),
     ("rater_col", "judgments"),
     ("system_col", "judgments"),
     ("item_cols", "judgments"),
     ("score_cols", "judgments"),
+    ("drop_first", "judgments"),
+    ("iqr", "judgments"),
+    ("no_fences", "judgments"),
+    ("no_zscore", "judgments"),
+    ("average_repeats", "judgments"),
+    ("flag_outlier_systems", "judgments"),
+    ("outlier_threshold", "judgments"),
 )
-"""(option, the option it needs): without the second, the first would be ignored."""
+"""(option, the option it needs — or one of several, separated by ``|``): without it, the first would be ignored."""
+
+
+_FLAGS_OF_OTHER_NAME = {"average_repeats": "--no-average-repeats"}
 
 
 def option_name(dest: str) -> str:
-    """``"sys_dir"`` → ``"--sys-dir"``."""
-    return "--" + dest.replace("_", "-")
+    """``"sys_dir"`` → ``"--sys-dir"`` (the flag that sets an argparse destination)."""
+    return _FLAGS_OF_OTHER_NAME.get(dest) or "--" + dest.replace("_", "-")
 
 
 def _given(args: argparse.Namespace, dest: str) -> bool:
@@ -69,16 +88,18 @@ def check_option_combinations(args: argparse.Namespace) -> None:
             raise InputError(option_name(first), f"cannot be combined with {option_name(second)} "
                              f"({option_name(second)} would be ignored); give one of them")
     for option, needed in REQUIRED_WITH:
-        if _given(args, option) and not _given(args, needed):
-            raise InputError(option_name(option), f"needs {option_name(needed)} (without it, "
-                             f"{option_name(option)} would be ignored)")
+        alternatives = needed.split("|")
+        if _given(args, option) and not any(_given(args, n) for n in alternatives):
+            names = " or ".join(option_name(n) for n in alternatives)
+            raise InputError(option_name(option), f"needs {names} (without it, {option_name(option)} would be ignored)")
 
 
 def check_run_numbers(args: argparse.Namespace) -> None:
-    """Range checks of the ``run`` command's numeric options (each message names its option)."""
+    """Range checks of the numeric options of ``run`` (and of ``profile``, which has some of them; each message names
+    its option)."""
     bounds = (("bootstrap", 0), ("spa_permutations", 0), ("spm_vocab", 1), ("jobs", 1))
     for dest, low in bounds:
-        value = getattr(args, dest)
+        value = getattr(args, dest, None)
         if value is not None and value < low:
             raise InputError(option_name(dest), f"must be {low} or more, got {value}")
     if not 0 <= args.seed <= SEED_MAX:
@@ -130,9 +151,12 @@ def _input_paths(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
 
 
 def check_input_files(args: argparse.Namespace) -> None:
-    """:func:`check_regular_file` for every input file option of ``args``."""
+    """:func:`check_regular_file` for every input file option of ``args``; ``--mtme`` may also be a directory."""
     for path, option in _input_paths(args):
         check_regular_file(path, option)
+    folder = getattr(args, "mtme", None)
+    if folder and not Path(folder).is_dir():
+        check_regular_file(folder, "--mtme")
 
 
 def sys_dir_files(directory: str) -> tuple[list[Path], str | None]:

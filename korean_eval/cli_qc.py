@@ -72,13 +72,19 @@ def _split_cols(text: str | None) -> tuple[str, ...] | None:
     return cols
 
 
+QC_DEFAULTS: dict[str, float] = {"drop_first": 10, "iqr": 1.5, "outlier_threshold": 2.5}
+"""The QC flags' defaults (the kor_sacrebleu study's procedure), applied by :func:`qc_options_from_args`."""
+
+
 def add_qc_options(parser: argparse.ArgumentParser, *, judgments_required: bool = False) -> None:
     """Add the human-judgment QC flags to ``parser`` (an argument group "human judgments QC").
 
     Destinations: ``judgments``, ``rater_col``, ``system_col``, ``item_cols``, ``score_cols`` (comma-separated
     text or ``None`` = auto-detect), ``drop_first`` (int, default 10), ``iqr`` (float, default 1.5), ``no_fences``,
     ``no_zscore``, ``average_repeats`` (False with ``--no-average-repeats``), ``flag_outlier_systems``,
-    ``outlier_threshold`` (default 2.5). Defaults reproduce the kor_sacrebleu study's procedure.
+    ``outlier_threshold`` (default 2.5). Defaults reproduce the kor_sacrebleu study's procedure; every destination
+    is ``None`` unless the flag is given (so ``run`` can refuse QC flags without ``--judgments``), and
+    :func:`qc_options_from_args` applies the defaults.
     """
     g = parser.add_argument_group("human judgments QC")
     g.add_argument("--judgments", metavar="FILE", required=judgments_required, default=None,
@@ -89,18 +95,18 @@ def add_qc_options(parser: argparse.ArgumentParser, *, judgments_required: bool 
                    help="item-key columns, joined by '-' into seg_id (default: auto-detect, e.g. DocID,SentID)")
     g.add_argument("--score-cols", metavar="C1,C2", default=None,
                    help="score columns; the first gives the item score (default: auto-detect, e.g. Adequacy,Fluency)")
-    g.add_argument("--drop-first", metavar="N", type=_nonneg_int, default=10,
+    g.add_argument("--drop-first", metavar="N", type=_nonneg_int, default=None,
                    help="drop each rater's first N judgments in file order (warm-up; default 10; 0 = off)")
-    g.add_argument("--iqr", metavar="K", type=_pos_float, default=1.5,
+    g.add_argument("--iqr", metavar="K", type=_pos_float, default=None,
                    help="Tukey fence multiplier k: keep Q1-k*IQR <= z <= Q3+k*IQR on every score column (default 1.5)")
-    g.add_argument("--no-fences", action="store_true", help="skip the Tukey fences")
-    g.add_argument("--no-zscore", action="store_true",
+    g.add_argument("--no-fences", action="store_true", default=None, help="skip the Tukey fences")
+    g.add_argument("--no-zscore", action="store_true", default=None,
                    help="skip per-rater z-scores (fences and item scores then use raw scores)")
-    g.add_argument("--no-average-repeats", dest="average_repeats", action="store_false",
+    g.add_argument("--no-average-repeats", dest="average_repeats", action="store_false", default=None,
                    help="keep each judgment of a repeated (system, item) as its own item-score row")
-    g.add_argument("--flag-outlier-systems", action="store_true",
+    g.add_argument("--flag-outlier-systems", action="store_true", default=None,
                    help="flag systems whose mean human score has |robust z| > threshold (Mathur et al., 2020)")
-    g.add_argument("--outlier-threshold", metavar="T", type=_pos_float, default=2.5,
+    g.add_argument("--outlier-threshold", metavar="T", type=_pos_float, default=None,
                    help="robust-z threshold for --flag-outlier-systems (default 2.5)")
 
 
@@ -111,12 +117,12 @@ def qc_options_from_args(args: argparse.Namespace) -> QCOptions:
         system_col=args.system_col,
         item_cols=_split_cols(args.item_cols),
         score_cols=_split_cols(args.score_cols),
-        drop_first=args.drop_first,
+        drop_first=QC_DEFAULTS["drop_first"] if args.drop_first is None else args.drop_first,
         zscore=not args.no_zscore,
-        iqr_k=None if args.no_fences else args.iqr,
-        average_repeats=args.average_repeats,
-        flag_outlier_systems=args.flag_outlier_systems,
-        outlier_threshold=args.outlier_threshold,
+        iqr_k=None if args.no_fences else QC_DEFAULTS["iqr"] if args.iqr is None else args.iqr,
+        average_repeats=args.average_repeats is not False,
+        flag_outlier_systems=bool(args.flag_outlier_systems),
+        outlier_threshold=QC_DEFAULTS["outlier_threshold"] if args.outlier_threshold is None else args.outlier_threshold,
     )
 
 

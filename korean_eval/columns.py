@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from korean_eval.textio import InputError
+from korean_eval.textio import InputError, identifier
 
 __all__ = ["ColumnMap", "detect_table_columns", "resolve_columns", "seg_key"]
 
@@ -120,5 +120,6 @@ def detect_table_columns(columns: Sequence[str]) -> dict[str, tuple[str, ...]]:
 
 
 def seg_key(row: Mapping[str, str], cols: Sequence[str]) -> str:
-    """The item key of a row: the stripped values of the seg_id columns joined by ``-``."""
-    return "-".join(row[c].strip() for c in cols)
+    """The item key of a row: the values of the seg_id columns as identifiers
+    (:func:`korean_eval.textio.identifier`: NFC, invisible characters removed, stripped) joined by ``-``."""
+    return "-".join(identifier(row[c]) for c in cols)

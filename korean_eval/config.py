@@ -25,6 +25,9 @@ class EvalConfig:
         spm_vocab: SentencePiece vocabulary size (upper bound); spm_model: a user-supplied model (bytes).
         ter_implementation: "fast" (exact reimplementation) or "sacrebleu" (reference implementation).
         jobs: worker processes/threads (None = all cores).
+        scheduler: address of a Dask distributed scheduler (e.g. ``tcp://10.0.0.5:8786``): the worker tasks run on
+            that cluster instead of local processes (:mod:`korean_eval.dask_backend`); None = the local pool. Like
+            ``jobs`` it changes where the numbers are computed, never what they are (not in :meth:`as_dict`).
         given_lower_is_better: names of the user's own metric scores (level ``given``) where lower is better
             (error rates such as MetricX); the others count as higher-is-better.
         spa_permutations: permutations of the soft pairwise accuracy's tests (0 = no SPA); seed: their seed.
@@ -42,6 +45,7 @@ class EvalConfig:
     spm_model: bytes | None = None
     ter_implementation: str = "fast"
     jobs: int | None = None
+    scheduler: str | None = None
     given_lower_is_better: tuple[str, ...] = ()
     spa_permutations: int = 1000
     seed: int = 12345
@@ -67,6 +71,8 @@ class EvalConfig:
             raise ValueError(f"spa_permutations must be 0 or more, got {self.spa_permutations}")
         if self.ter_implementation not in ("fast", "sacrebleu"):
             raise ValueError("ter_implementation must be 'fast' or 'sacrebleu'")
+        if self.scheduler is not None and not self.scheduler.strip():
+            raise ValueError("scheduler must be the address of a Dask scheduler (e.g. tcp://host:8786) or None")
 
     @property
     def spm_model_id(self) -> str | None:

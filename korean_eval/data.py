@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from korean_eval.textio import InputError, read_text_lines
+from korean_eval.textio import InputError, identifier, line_list, read_text_lines
 
 __all__ = ["EvalSet", "ExcludedRow", "InputError", "ValidationReport", "evalset_from_texts", "system_name"]
 
@@ -57,6 +57,18 @@ class ValidationReport:
             return pd.DataFrame(columns=["file", "reason", "rows"])
         return df.groupby(["file", "reason"], sort=False).size().reset_index(name="rows")
 
+    def excluded_brief(self, file: str, shown: int = 3) -> str:
+        """``12 rows excluded: unknown system (10; lines 2, 3, 5, …), …`` for the rows of ``file``."""
+        rows = [e for e in self.excluded if e.file == file]
+        by_reason: dict[str, list[int | None]] = {}
+        for e in rows:
+            by_reason.setdefault(e.reason, []).append(e.line)
+        parts = [
+            f"{reason} ({len(lines)}; line{'s' if len(lines) > 1 else ''} {line_list([n for n in lines if n], shown)})"
+            for reason, lines in by_reason.items()
+        ]
+        return f"{len(rows)} row(s) excluded: " + "; ".join(parts) if rows else "no row excluded"
+
     def merge(self, other: ValidationReport) -> None:
         self.notes.extend(other.notes)
         self.excluded.extend(other.excluded)
@@ -75,6 +87,14 @@ class EvalSet:
         given: bring-your-own metric scores ``system, seg_id, metric, score``, or None.
         src: source segments, if known.
         report: the validation report.
+        human_note: a note shown wherever the human scores are (e.g. the sample's: simulated).
+        human_lower_is_better: the human scores' input declared lower = better (error penalties such as MQM);
+            ``human`` then holds them negated (``score_raw`` = as read), so that higher is better everywhere, as
+            mt-metrics-eval stores MQM (``converters/score_mqm.py``).
+        human_system: system-level human scores given directly (``system, score``; e.g. an mt-metrics-eval
+            ``sys`` file), used at the system level instead of the mean of segment scores; or None.
+        human_domain: per-domain system-level human scores given directly (``domain, system, score``), or None.
+        segment_info: per-segment attributes aligned with ``seg_ids`` (``seg_id, document, domain``), or None.
     """
 
     seg_ids: list[str]
@@ -85,6 +105,10 @@ class EvalSet:
     src: list[str] | None = None
     report: ValidationReport = field(default_factory=ValidationReport)
     human_note: str = ""
+    human_lower_is_better: bool = False
+    human_system: pd.DataFrame | None = None
+    human_domain: pd.DataFrame | None = None
+    segment_info: pd.DataFrame | None = None
 
     @property
     def n_segments(self) -> int:
@@ -105,6 +129,9 @@ class EvalSet:
             h.update(json.dumps(part, ensure_ascii=False).encode())
         for frame in (self.human, self.given):
             h.update(b"|" + (frame.to_csv(index=False).encode() if frame is not None else b"-"))
+        for frame in (self.human_system, self.human_domain, self.segment_info):  # only when given: old hashes stay
+            if frame is not None:
+                h.update(b"|" + frame.to_csv(index=False).encode())
         return h.hexdigest()
 
     def pair_problem(self, system: str, seg_id: str) -> str:
@@ -137,6 +164,13 @@ class EvalSet:
         """Counts a person checks first: segments, systems, references, human coverage, NFC changes, exclusions."""
         pairs = self.system_pairs() if self.refs else len(self.seg_ids) * len(self.systems)
         covered = 0 if self.human is None else len(self.human)
+        extra: dict[str, object] = {}
+        if self.human_lower_is_better:
+            extra["human scores"] = "lower is better in the input (negated)"
+        if self.human_system is not None:
+            extra["system-level human scores"] = f"given ({len(self.human_system)} systems)"
+        if self.segment_info is not None and "domain" in self.segment_info:
+            extra["domains"] = int(self.segment_info["domain"].nunique())
         return {
             "segments": self.n_segments,
             "systems": len(self.systems),
@@ -146,6 +180,7 @@ class EvalSet:
             "human coverage": f"{covered / pairs:.0%}" if pairs else "–",
             "segments changed by NFC": self.report.nfc_changed_segments,
             "excluded rows": len(self.report.excluded),
+            **extra,
         }
 
 
@@ -219,7 +254,7 @@ def _read_systems(
     seen: dict[str, str] = {}
     hyps: dict[str, list[str]] = {}
     for (fname, data), sys_name in zip(systems, names, strict=True):
-        sys_name = sys_name.strip()
+        sys_name = identifier(sys_name)
         if not sys_name:
             raise InputError(fname, "system name is empty")
         if sys_name in seen:

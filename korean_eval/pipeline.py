@@ -26,8 +26,9 @@ straightforward computation (every statistic is still computed by sacrebleu's ow
   is tokenised and handed to a pool of worker processes in chunks of :data:`korean_eval.workers.CHUNK_PAIRS` pairs,
   so the workers score one level while the main process tokenises the next. Only when a level needs at least
   :data:`korean_eval.workers.PARALLEL_MIN_PAIRS` pairs computed; smaller inputs run in the calling process. The fast
-  TER runs in the main process on threads (its numba kernel releases the GIL); the model-free levels (word, char,
-  jamo) are tokenised by the workers while the main process runs MeCab and Kiwi. The workers are *spawned*, so a
+  TER runs in the main process on threads (its numba kernel releases the GIL). Every level but SentencePiece is
+  tokenised by the workers too, its distinct texts in chunks of about equal length, so the analyzers (MeCab,
+  Kiwi, KoNLPy's) use every core; each worker loads an analyzer once and keeps it. The workers are *spawned*, so a
   script that calls :func:`evaluate` on a large input must guard its entry point with
   ``if __name__ == "__main__":`` (Python's rule for process pools; the CLI and the dashboard do); inside a worker no
   further pool is ever started.
@@ -86,11 +87,11 @@ from korean_eval.planning import (
     plan_run,
     tokenize_texts,
 )
-from korean_eval.result_store import digest, load_result, result_key, store_result
+from korean_eval.result_store import digest, store_result, stored_evaluation
 from korean_eval.results import GIVEN_LEVEL, Results, higher_is_better
 from korean_eval.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
 from korean_eval.tokenizers import SpmLevel, TokenLevel, get_level, level_availability, package_version
-from korean_eval.workers import PORTABLE_LEVELS, Job, Scheduler, task_tokenize, worker_count
+from korean_eval.workers import POOL_LEVELS, Job, Scheduler, task_tokenize, text_chunks, worker_count
 
 Progress = Callable[[float, str], None]
 
@@ -152,19 +153,13 @@ def evaluate(
     """
     config = config or EvalConfig()
     cache = cache or NullCache()
-    key = None
-    if cache.enabled and getattr(cache, "store_results", False):
-        start = time.perf_counter()
-        key = result_key(evalset, config)
-        results = load_result(cache, key)
-        if isinstance(results, Results):
-            loaded = {"stage": "cached result", "level": "", "metric": "", "seconds": time.perf_counter() - start}
-            results.timings = pd.concat([results.timings, pd.DataFrame([loaded])], ignore_index=True)
-            results.notes = results.notes + ([cache.problem] if cache.problem else [])
-            Ticker(progress, 1).report("done (stored result of an identical evaluation)", 1.0)
-            return results
+    stored, key = stored_evaluation(evalset, config, cache)
+    if stored is not None:
+        Ticker(progress, 1).report("done (stored result of an identical evaluation)", 1.0)
+        return stored
     results = run_stages(evalset, config, progress, cache)
     if key is not None and cache.enabled:
+        results.result_key = key
         store_result(cache, key, results)
     results.notes = results.notes + ([cache.problem] if cache.problem else [])
     return results
@@ -175,12 +170,14 @@ def evaluate(
 
 @dataclass(frozen=True)
 class HumanScores:
-    """The human scores as the meta-evaluation uses them: ``(systems, segments)`` matrix, per-system means, and the
-    human side of the soft pairwise accuracy (None when it is off or there are no human scores)."""
+    """The human scores as the meta-evaluation uses them: ``(systems, segments)`` matrix, per-system scores (the
+    means of the matrix's rows, or the system-level scores given directly when ``declared``), and the human side of
+    the soft pairwise accuracy (None when it is off or there are no human scores)."""
 
     matrix: np.ndarray
     system_means: np.ndarray
     pairwise: HumanPairwise | None = None
+    declared: bool = False
 
 
 @dataclass
@@ -208,13 +205,14 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     """plan → tokenise → score → collect → meta-evaluate, interleaved per level (see the module docstring)."""
     run = plan_run(evalset, config)  # 1. plan
     ticker = Ticker(progress, run.steps)
-    sched = Scheduler(worker_count(config.jobs))
+    sched = make_scheduler(config)
     systems, seg_ids = evalset.system_names, evalset.seg_ids
     human = tidy.human_matrix(evalset.human, systems, seg_ids)
-    human_sys = system_means(human)
+    declared = evalset.human_system is not None
+    human_sys = tidy.declared_system_scores(evalset.human_system, systems) if declared else system_means(human)
     with_spa = config.spa_permutations > 0 and bool(np.isfinite(human).any())
     pairwise = human_pairwise(human, config.spa_permutations, config.seed) if with_spa else None
-    humans = HumanScores(human, human_sys, pairwise)
+    humans = HumanScores(human, human_sys, pairwise, declared)
     # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
     started = tokenise_and_start_scoring(run, evalset, config, cache, sched, ticker)
     # 3.-5. per level × metric: score → collect → meta-evaluate; then the user's own scores: collect → meta-evaluate
@@ -226,10 +224,24 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     notes = [started[lv].tokenised.fallback_note for lv in run.levels if started[lv].tokenised.fallbacks] + notes
     if evalset.human is None:
         notes.append("no human scores: correlations and rankings against humans are empty")
+    if declared:
+        notes.append("system-level human scores are the ones given at system level (not the mean of segment scores):"
+                     " system-level correlations, rankings and pairwise accuracy use them")
     scored = [[s for s, _ in cells] for cells in per_level]
     results = assemble(evalset, run, started, scored, finished, sched.seconds, humans, config, notes)
     ticker.report("done", 1.0)
     return results
+
+
+def make_scheduler(config: EvalConfig) -> Scheduler:
+    """The task scheduler of a run: the local worker processes (``config.jobs``), or the Dask cluster at
+    ``config.scheduler`` (:mod:`korean_eval.dask_backend`, imported only then)."""
+    if config.scheduler is None:
+        return Scheduler(worker_count(config.jobs))
+    from korean_eval.dask_backend import connect
+
+    executor = connect(config.scheduler)
+    return Scheduler(executor.workers, executor=executor)
 
 
 def tokenise_and_start_scoring(
@@ -296,6 +308,7 @@ def assemble(
         metrics={(s.cell.level, s.cell.metric): s.metric for s in cells},
         segment_matrices={(f.cell.level, f.cell.metric): f.evaluation.matrix for f in finished},
         human_matrix=humans.matrix,
+        human_system=humans.system_means if humans.declared else None,
         settings=config.as_dict(),
         notes=notes,
         tokens={lv: started[lv].tokenised.tokens for lv in run.levels},
@@ -307,83 +320,85 @@ def assemble(
 
 @dataclass
 class _WorkerTokens:
-    """A level handed to the worker processes for tokenising: its cache look-up, the job (None: all cached), and
-    this process's seconds on it so far."""
+    """A level handed to the worker processes for tokenising: its cache look-up, one job per chunk of the missing
+    texts (:func:`korean_eval.workers.text_chunks`), and this process's seconds on it so far."""
 
     level: TokenLevel
     lookup: TokenLookup
-    job: Job | None
+    jobs: list[Job]
     seconds: float
 
 
 def tokenise(
     run: RunPlan, evalset: EvalSet, config: EvalConfig, cache: NullCache, sched: Scheduler, ticker: Ticker
 ) -> Iterator[TokenisedLevel]:
-    """The tokenise stage: yield every level as soon as it is tokenised, in :attr:`RunPlan.work_order` except that
-    when the run is large enough to start the worker processes, the model-free levels (:data:`PORTABLE_LEVELS`)
-    go to them first; meanwhile this process loads the other levels' analyzers (Kiwi's model, a JVM) and
-    tokenises the first of them, then collects the workers' levels, then tokenises the rest.
+    """The tokenise stage: yield every level as soon as it is tokenised, in :attr:`RunPlan.work_order`.
+
+    When the run is large enough to start the worker processes, the distinct texts missing from the token cache of
+    every level but SentencePiece (:data:`POOL_LEVELS`) are handed to them at once, in chunks of about equal length
+    (each worker loads an analyzer once and keeps it), so that every core tokenises; a level is yielded when its
+    chunks are back. SentencePiece, and every level of a small run, is tokenised in this process.
     """
     pool = sched.pool(evalset.system_pairs()) if run.levels else None
-    in_workers = _start_worker_tokenising(run, evalset, config, cache, sched, pool) if pool is not None else {}
-    in_main = [lv for lv in run.work_order if lv not in in_workers]
-    prepared = {lv: _timed_prepare(lv, evalset, config, cache) for lv in (in_main if in_workers else in_main[:1])}
-    for n, name in enumerate(in_main):
-        yield _tokenise_here(name, prepared.pop(name, None), run.texts, evalset, config, cache, ticker)
-        if n == 0:
-            yield from _collect_worker_tokens(in_workers, cache, sched, ticker)
-    if not in_main:
-        yield from _collect_worker_tokens(in_workers, cache, sched, ticker)
+    in_workers = _start_worker_tokenising(run, cache, sched, pool) if pool is not None else {}
+    for name in run.work_order:
+        if name in in_workers:
+            yield _collect_worker_tokens(name, in_workers.pop(name), cache, sched, ticker)
+        else:
+            yield _tokenise_here(name, run.texts, evalset, config, cache, ticker)
 
 
-def _timed_prepare(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCache) -> tuple[TokenLevel, float]:
-    """(:func:`prepare_level`, its seconds)."""
-    start = time.perf_counter()
-    return prepare_level(name, evalset, config, cache), time.perf_counter() - start
+def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, pool) -> dict[str, _WorkerTokens]:
+    """Hand the texts of every pool level missing from the token cache to the workers, chunk by chunk.
 
-
-def _start_worker_tokenising(
-    run: RunPlan, evalset: EvalSet, config: EvalConfig, cache: NullCache, sched: Scheduler, pool
-) -> dict[str, _WorkerTokens]:
-    """Hand the texts of every model-free level missing from the token cache to the worker processes."""
+    The level's analyzer is never loaded here: a worker checks its availability when it tokenises (an unavailable
+    level raises ``RuntimeError`` naming the reason).
+    """
     out: dict[str, _WorkerTokens] = {}
     for name in run.work_order:
-        if name in PORTABLE_LEVELS:
+        if name in POOL_LEVELS:
             start = time.perf_counter()
-            level = prepare_level(name, evalset, config, cache)
+            level = get_level(name)
             lookup = lookup_tokens(level, run.texts, cache)
-            job = sched.submit(task_tokenize, (name, lookup.missing), (name, ""), pool) if lookup.missing else None
-            out[name] = _WorkerTokens(level, lookup, job, time.perf_counter() - start)
+            jobs = [
+                sched.submit(task_tokenize, (name, chunk), (name, ""), pool)
+                for chunk in text_chunks(lookup.missing, sched.workers)
+            ]
+            out[name] = _WorkerTokens(level, lookup, jobs, time.perf_counter() - start)
     return out
 
 
 def _tokenise_here(
-    name: str, prepared: tuple[TokenLevel, float] | None, texts: Sequence[str], evalset: EvalSet,
-    config: EvalConfig, cache: NullCache, ticker: Ticker,
+    name: str, texts: Sequence[str], evalset: EvalSet, config: EvalConfig, cache: NullCache, ticker: Ticker
 ) -> TokenisedLevel:
-    """Tokenise one level in this process (``prepared``: the level already instantiated, and its seconds)."""
+    """Tokenise one level in this process."""
     ticker.report(f"tokenising at level {name}")
     start = time.perf_counter()
-    level, prepare_seconds = prepared or (prepare_level(name, evalset, config, cache), 0.0)
+    level = prepare_level(name, evalset, config, cache)
     tok, tok_seconds, fallbacks = tokenize_texts(level, texts, cache)
     ticker.advance()
-    return TokenisedLevel(name, level, tok, tok_seconds, fallbacks, time.perf_counter() - start + prepare_seconds)
+    return TokenisedLevel(name, level, tok, tok_seconds, fallbacks, time.perf_counter() - start)
 
 
 def _collect_worker_tokens(
-    in_workers: dict[str, _WorkerTokens], cache: NullCache, sched: Scheduler, ticker: Ticker
-) -> Iterator[TokenisedLevel]:
-    """The levels tokenised by the worker processes, in work order (their new tokens stored in the cache)."""
-    for name, w in in_workers.items():
-        ticker.report(f"tokenising at level {name}")
-        start, waited = time.perf_counter(), sched.waited
-        tokens, tok_seconds, fallbacks = w.lookup.tokens, 0.0, 0
-        if w.job is not None:
-            joined, tok_seconds, fallbacks = w.job.result()
-            tokens = w.lookup.complete(cache, joined)
-        seconds = w.seconds + (time.perf_counter() - start) - (sched.waited - waited) + tok_seconds
-        ticker.advance()
-        yield TokenisedLevel(name, w.level, tokens, tok_seconds, fallbacks, seconds)
+    name: str, w: _WorkerTokens, cache: NullCache, sched: Scheduler, ticker: Ticker
+) -> TokenisedLevel:
+    """A level tokenised by the worker processes (its new tokens stored in the cache). Its seconds: this process's
+    set-up and cache seconds plus the workers' tokenizer seconds."""
+    ticker.report(f"tokenising at level {name}")
+    start, waited = time.perf_counter(), sched.waited
+    tokens, tok_seconds, fallbacks = w.lookup.tokens, 0.0, 0
+    if w.jobs:
+        joined: list[str] = []
+        for job in w.jobs:
+            chunk, seconds, chunk_fallbacks = job.result()
+            joined += chunk
+            tok_seconds += seconds
+            fallbacks += chunk_fallbacks
+        tokens = w.lookup.complete(cache, joined)
+    seconds = w.seconds + (time.perf_counter() - start) - (sched.waited - waited) + tok_seconds
+    ticker.advance()
+    return TokenisedLevel(name, w.level, tokens, tok_seconds, fallbacks, seconds)
 
 
 # ---- meta-evaluate ---------------------------------------------------------------------------------------------
@@ -412,10 +427,11 @@ def meta_evaluate_cell(cell: Cell, systems: list[str], humans: HumanScores, conf
     seg_mat = cell.segment_scores
     corr_mat = np.minimum(seg_mat, 100.0) if (config.ter_cap and name == "ter") else seg_mat
     correlations = tidy.correlation_rows(
-        level, name, corr_mat, human, sys_scores, config.statistics, config.groupings, config.replace_nans_with_zeros
+        level, name, corr_mat, human, sys_scores, config.statistics, config.groupings, config.replace_nans_with_zeros,
+        human_sys,
     )
     if np.isfinite(human).any():
-        correlations += tidy.pairwise_rows(level, name, corr_mat, human, sys_scores, hib, humans.pairwise)
+        correlations += tidy.pairwise_rows(level, name, corr_mat, human, sys_scores, hib, humans.pairwise, human_sys)
     return CellMeta(
         corr_mat,
         correlations,
@@ -454,7 +470,8 @@ def correlation_table(rows: list[dict], config: EvalConfig) -> pd.DataFrame:
 
 
 def human_system_table(systems: list[str], humans: HumanScores) -> pd.DataFrame:
-    """The ``human_systems`` table: each system's mean human score, its rank and how many segments were scored."""
+    """The ``human_systems`` table: each system's human score (``human_mean``: the mean over its scored segments, or
+    the system-level score given directly), its rank and how many segments were scored."""
     human, human_sys = humans.matrix, humans.system_means
     return pd.DataFrame(
         {

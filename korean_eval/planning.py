@@ -103,8 +103,8 @@ def tokenize_texts(level: TokenLevel, texts: Sequence[str], cache: NullCache) ->
     lookup = lookup_tokens(level, texts, cache)
     if not lookup.missing:
         return lookup.tokens, 0.0, 0
-    result = level.tokenize(lookup.missing)
-    return lookup.complete(cache, [" ".join(toks) for toks in result.tokens]), result.seconds, result.fallbacks
+    result = level.tokenize_joined(lookup.missing)
+    return lookup.complete(cache, result.joined), result.seconds, result.fallbacks
 
 
 @dataclass

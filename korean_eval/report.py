@@ -2,7 +2,7 @@
 
 Files (docs/design.md §2): ``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv``,
 ``flipped_pairs.csv``, ``human_systems.csv``, ``token_stats.csv``, ``timings.csv``, plus any extra tables given
-(e.g. ``significance.csv``, ``system_pairs.csv``), and ``run.json`` (settings, signatures, data summary, notes).
+(e.g. ``significance.csv``, ``system_pairs.csv``, the per-domain tables of :func:`domain_tables`), and ``run.json`` (settings, signatures, data summary, notes).
 All CSVs are UTF-8 with a header row; no index column; text cells that a spreadsheet would run as a formula are
 prefixed with ``'`` (see :func:`to_csv_bytes`).
 """
@@ -37,6 +37,18 @@ def result_tables(results: Results, extra: Mapping[str, pd.DataFrame] | None = N
     for name, frame in (extra or {}).items():
         tables[name if name.endswith(".csv") else f"{name}.csv"] = frame
     return tables
+
+
+def domain_tables(results: Results, evalset: EvalSet) -> dict[str, pd.DataFrame]:
+    """``domain_scores.csv`` and ``domain_correlations.csv`` (:func:`korean_eval.metaeval.domains.domain_results`)
+    when the segments have domains (``evalset.segment_info``), else nothing."""
+    info = evalset.segment_info
+    if info is None or "domain" not in info or results.system_scores.empty:
+        return {}
+    from korean_eval.metaeval.domains import domain_results  # scipy, numba: only when there are domains
+
+    found = domain_results(results, list(info["domain"]), evalset.human_domain)
+    return {"domain_scores.csv": found.system_scores, "domain_correlations.csv": found.correlations}
 
 
 def run_metadata(results: Results, evalset: EvalSet | None = None, extra: Mapping[str, object] | None = None) -> dict:
@@ -77,8 +89,18 @@ def to_csv_bytes(frame: pd.DataFrame) -> bytes:
     safe = frame.copy()
     for col in safe.columns:
         if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
-            safe[col] = safe[col].map(_defuse)
+            safe[col] = _defused_column(safe[col])
     return safe.to_csv(index=False).encode("utf-8")
+
+
+def _defused_column(values: pd.Series) -> pd.Series:
+    """``values.map(_defuse)``, looking at each distinct value once (tables repeat system names, levels, metrics)."""
+    try:
+        changed = {v: _defuse(v) for v in pd.unique(values) if isinstance(v, str) and v.startswith(_FORMULA_START)}
+    except TypeError:  # an unhashable cell
+        return values.map(_defuse)
+    changed = {v: d for v, d in changed.items() if d != v}
+    return values.map(lambda v: changed.get(v, v) if isinstance(v, str) else v) if changed else values
 
 
 def write_tables(

@@ -9,16 +9,22 @@ from a directory other users can write, and an unreadable entry is treated as ab
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import io
 import json
 import pickle
+import time
 import zlib
 from pathlib import Path
+
+import pandas as pd
 
 from korean_eval import __version__
 from korean_eval.cache import NullCache
 from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
+from korean_eval.results import Results
 from korean_eval.tokenizers import get_level, package_version
 
 RESULT_CACHE_VERSION = 1
@@ -31,8 +37,10 @@ def digest(payload: object) -> str:
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
+@functools.cache
 def source_digest() -> str:
-    """SHA-256 over this package's Python source: any code change makes earlier stored results unusable."""
+    """SHA-256 over this package's Python source: any code change makes earlier stored results unusable (read
+    once per process)."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
@@ -65,22 +73,93 @@ def result_key(evalset: EvalSet, config: EvalConfig) -> str:
     )
 
 
-def load_result(cache: NullCache, key: str) -> object | None:
-    """The stored object under ``key``, or None when absent or unreadable (the caller checks its type)."""
-    blob = cache.get_blob(f"result:{key}")
+class _Inflating(io.RawIOBase):
+    """A readable stream of the zlib data in ``data`` (decompressed piece by piece, never whole)."""
+
+    PIECE = 1 << 20
+
+    def __init__(self, data: memoryview):
+        self._data, self._pos, self._z, self._pending = data, 0, zlib.decompressobj(), b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        size = len(buffer)
+        while not self._pending:
+            if self._z.unconsumed_tail:
+                self._pending = self._z.decompress(self._z.unconsumed_tail, size)
+            elif self._pos < len(self._data):
+                piece = self._data[self._pos : self._pos + self.PIECE]
+                self._pos += len(piece)
+                self._pending = self._z.decompress(piece, size)
+            else:
+                self._pending = self._z.flush()
+                if not self._pending:
+                    return 0
+        n = min(size, len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
+class _Deflating(io.RawIOBase):
+    """A writable stream that zlib-compresses (level 1) what is written into :attr:`out`, after ``head``."""
+
+    def __init__(self, head: bytes):
+        self.out, self._z = bytearray(head), zlib.compressobj(1)
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        view = memoryview(data)  # pickle also writes PickleBuffer objects (numpy arrays, protocol 5)
+        self.out += self._z.compress(view)
+        return view.nbytes
+
+    def finish(self) -> bytearray:
+        self.out += self._z.flush()
+        return self.out
+
+
+def load_result(cache: NullCache, key: str, kind: str = "result") -> object | None:
+    """The stored object of ``kind`` under ``key``, or None when absent or unreadable (the caller checks its
+    type). The pickle is unpacked as it is decompressed (a large result never exists uncompressed as bytes)."""
+    blob = cache.get_blob(f"{kind}:{key}")
     if blob is None or not blob.startswith(MAGIC):
         return None
     try:
-        return pickle.loads(zlib.decompress(blob[len(MAGIC) :]))
+        return pickle.load(io.BufferedReader(_Inflating(memoryview(blob)[len(MAGIC) :])))
     except Exception:  # noqa: BLE001 - an unreadable entry is recomputed
         return None
 
 
-def store_result(cache: NullCache, key: str, results: object) -> None:
-    """Store ``results`` under ``key`` (zlib level 1: ~5× smaller, 52 → 11 MB at 8,192 pairs × 25 cells, ~0.1 s
-    to unpack); an object that cannot be pickled is simply not stored."""
+def store_result(cache: NullCache, key: str, results: object, kind: str = "result") -> None:
+    """Store ``results`` of ``kind`` under ``key`` as ``MAGIC + zlib(pickle)`` (level 1: ~5× smaller, 52 → 11 MB at
+    8,192 pairs × 25 cells, ~0.1 s to unpack), compressed as it is pickled, so that only the compressed bytes are
+    ever held; an object that cannot be pickled is simply not stored."""
+    stream = _Deflating(MAGIC)
     try:
-        blob = MAGIC + zlib.compress(pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL), 1)
+        pickle.dump(results, stream, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001
         return
-    cache.put_blob(f"result:{key}", blob, "result")
+    cache.put_blob(f"{kind}:{key}", stream.finish(), kind)
+
+
+def stored_evaluation(evalset: EvalSet, config: EvalConfig, cache: NullCache) -> tuple[Results | None, str | None]:
+    """(the stored result of this evaluation or None, its key; None when the cache does not store results).
+
+    A loaded result gets a ``cached result`` row in its timings and the cache's problem, if any, in its notes.
+    Nothing of the pipeline is imported here, so a warm run loads neither scipy nor numba.
+    """
+    if not (cache.enabled and getattr(cache, "store_results", False)):
+        return None, None
+    start = time.perf_counter()
+    key = result_key(evalset, config)
+    results = load_result(cache, key)
+    if not isinstance(results, Results):
+        return None, key
+    loaded = {"stage": "cached result", "level": "", "metric": "", "seconds": time.perf_counter() - start}
+    results.timings = pd.concat([results.timings, pd.DataFrame([loaded])], ignore_index=True)
+    results.notes = results.notes + ([cache.problem] if cache.problem else [])
+    return results, key

@@ -16,7 +16,11 @@ GIVEN_LEVEL = "given"  # the level of the user's own metric scores (computed els
 
 @dataclass
 class Results:
-    """The tidy tables of one evaluation (docs/design.md §2) plus what the statistics layer needs."""
+    """The tidy tables of one evaluation (docs/design.md §2) plus what the statistics layer needs.
+
+    ``human_system``: system-level human scores given directly (in ``systems`` order, NaN where missing), which
+    the system level uses instead of the means of ``human_matrix``'s rows; None when there are none
+    (:func:`korean_eval.metaeval.configs.human_system_scores` reads either)."""
 
     segment_scores: pd.DataFrame
     system_scores: pd.DataFrame
@@ -35,6 +39,8 @@ class Results:
     settings: dict
     notes: list[str] = field(default_factory=list)
     tokens: dict[str, dict[str, str]] = field(default_factory=dict)
+    human_system: np.ndarray | None = None
+    result_key: str = ""  # the key it is stored under in the cache (korean_eval.result_store); "" when not stored
 
     def higher_is_better(self, metric: str, level: str | None = None) -> bool:
         """Whether a higher score of ``metric`` (at ``level``) is better: see :func:`higher_is_better`."""

@@ -11,7 +11,8 @@ system's present segments). How the work is cut (docs/design.md §2):
   level with the same characters (keyed by the whitespace-free hypothesis and reference), and word blocks once per
   level by ``CHRF(char_order=0, word_order=W)`` for the largest W; chrF+ and chrF++ take the first 3·w word
   columns (``task_chrf``);
-* the fast TER in this process on threads (its numba kernel releases the GIL);
+* the fast TER in this process on threads (its numba kernel releases the GIL), or in chunks of pairs on a Dask
+  cluster (``EvalConfig.scheduler``);
 * any other metric: all its pairs in one task (``task_generic``), prepared with the reference corpus if it needs it.
 """
 
@@ -53,7 +54,9 @@ def dispatch_level(
         elif isinstance(p.metric, BleuMetric):
             sources.append(_dispatch_bleu(plan, p, config, sched, pool))
         elif isinstance(p.metric, TerMetric) and p.metric.implementation == "fast":
-            sources.append(partial(_compute_here, p, plan.hyps, plan.refs, sched, (plan.name, p.name)))
+            remote = pool is not None and pool is sched.executor  # a Dask cluster: TER in chunks there
+            here = partial(_compute_here, p, plan.hyps, plan.refs, sched, (plan.name, p.name))
+            sources.append(_dispatch_ter_chunks(plan, p, config, sched, pool) if remote else here)
         else:
             sources.append(_dispatch_generic(plan, p, config, sched, pool))
     return sources
@@ -79,6 +82,18 @@ def _dispatch_bleu(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Sc
         rows.add(job, [int(i) for i in chunk])
     assert isinstance(p.metric, BleuMetric)
     return partial(rows.gather, p.todo, 2 + 2 * p.metric.max_ngram_order)
+
+
+def _dispatch_ter_chunks(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Scheduler, pool) -> StatisticsSource:
+    """The fast TER's statistics (per pair, two columns) in chunks of pairs (``task_generic``, one thread each):
+    on a remote cluster the chunks spread over its workers instead of this process's threads."""
+    rows = Rows()
+    options = tuple(sorted(config.options_for(plan.name, p.name).items()))
+    runtime = (("implementation", config.ter_implementation), ("n_jobs", 1))
+    for chunk in chunks(p.todo, plan.ref_ids, pool is not None):
+        args = (p.name, options, runtime, [plan.hyps[i] for i in chunk], [[s[i] for i in chunk] for s in plan.refs])
+        rows.add(sched.submit(task_generic, args, (plan.name, p.name), pool), [int(i) for i in chunk])
+    return partial(rows.gather, p.todo, 2)
 
 
 def _dispatch_generic(
@@ -241,10 +256,7 @@ def score_cell(
     if len(pos):
         stats_cube[pos[:, 0], pos[:, 1]] = stats
         seg_mat[pos[:, 0], pos[:, 1]] = scores
-    present = np.isfinite(seg_mat)
-    sys_scores = np.array(
-        [p.metric.corpus_score(stats_cube[s][present[s]]) if present[s].any() else np.nan for s in range(shape[0])]
-    )
+    sys_scores = p.metric.system_scores(stats_cube, np.isfinite(seg_mat))
     signature = f"{p.metric.signature(n_refs)}|level:{plan.level.version()}"
     seconds = (time.perf_counter() - start) - (sched.waited - waited)
     cell = Cell(plan.name, p.name, seg_mat, sys_scores, signature, p.metric.info.higher_is_better)

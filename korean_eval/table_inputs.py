@@ -27,16 +27,23 @@ import pandas as pd
 from korean_eval.columns import ColumnMap, resolve_columns, seg_key
 from korean_eval.data import EvalSet, ValidationReport
 from korean_eval.tables import DECIMAL_COMMA_RULE, Table, read_number, read_table
-from korean_eval.textio import InputError, clean_segment, invisible_note
+from korean_eval.textio import InputError, clean_segment, identifier, invisible_note
 
 __all__ = [
     "attach_given_scores",
     "attach_human",
     "attach_human_frame",
+    "declare_human_lower_is_better",
     "evalset_from_table",
     "given_metric_columns",
     "given_only_evalset",
 ]
+
+#: Why human scores declared lower-is-better are negated (the note every such input gets).
+HUMAN_NEGATED_NOTE = (
+    "human scores declared lower-is-better (error penalties, e.g. MQM): negated on reading, so that higher is "
+    "better everywhere (as mt-metrics-eval stores MQM); score_raw keeps the values as read"
+)
 
 
 def evalset_from_table(data: bytes, name: str, mapping: ColumnMap | None = None, human_col: str | None = None) -> EvalSet:
@@ -111,7 +118,7 @@ def _read_long_rows(
     first_line: dict[tuple[str, str], int] = {}
     nfc = invisible = 0
     for row, line in zip(table.rows, table.lines, strict=True):
-        system = row[sys_col].strip()
+        system = identifier(row[sys_col])
         seg = seg_key(row, seg_cols)
         if not system or not seg.replace("-", ""):
             report.exclude(name, line, "empty system or seg_id")
@@ -155,7 +162,7 @@ def _score_rows(
     out = []
     decimal_commas = 0
     for row, line in zip(table.rows, table.lines, strict=True):
-        system = row[sys_col].strip()
+        system = identifier(row[sys_col])
         seg = seg_key(row, seg_cols)
         problem = evalset.pair_problem(system, seg)
         if problem:
@@ -180,11 +187,23 @@ def _score_rows(
     return out
 
 
+def _unusable(report: ValidationReport, table: Table, sys_col: str, evalset: EvalSet) -> str:
+    """Why no row of a score table was usable: the excluded rows by reason, and the system names on both sides when
+    none matches (names are compared as :func:`korean_eval.textio.identifier`: NFC, invisible characters removed)."""
+    brief = report.excluded_brief(table.name)
+    names = sorted({identifier(row[sys_col]) for row in table.rows} - {""})
+    if names and not set(names) & set(evalset.systems):
+        brief += (f"; systems in this file: {', '.join(map(repr, names[:8]))}{', …' if len(names) > 8 else ''}; "
+                  f"systems of the evaluation set: {', '.join(map(repr, list(evalset.systems)[:8]))}")
+    return brief
+
+
 def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | None = None) -> EvalSet:
     """Read per-item human scores and attach them (tidy ``system, seg_id, score, n_ratings``) to ``evalset``.
 
     Rows for unknown systems or segments, and rows whose score is empty, non-numeric or non-finite, are excluded
-    and counted. Several rows of one (system, seg_id) — e.g. several raters — are averaged (count in a note).
+    and counted. Several rows of one (system, seg_id) — e.g. several raters — are averaged (count in a note). They
+    replace any human scores attached before, with their system- and domain-level scores and declared direction.
     """
     mapping = mapping or ColumnMap()
     table = read_table(data, name)
@@ -197,7 +216,7 @@ def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | 
     rows = _score_rows(table, sys_col, seg_cols, [score_col], evalset, report)
     if not rows:
         evalset.report.merge(report)
-        raise InputError(name, "no usable human score rows (see the excluded rows: unknown systems/segments or bad scores)")
+        raise InputError(name, "no usable human score rows: " + _unusable(report, table, sys_col, evalset))
     df = pd.DataFrame([(s, g, v[score_col]) for s, g, v, _ in rows], columns=["system", "seg_id", "score"])
     agg = df.groupby(["system", "seg_id"], sort=False).agg(score=("score", "mean"), n_ratings=("score", "size")).reset_index()
     repeated = int((agg["n_ratings"] > 1).sum())
@@ -205,7 +224,7 @@ def attach_human(evalset: EvalSet, data: bytes, name: str, mapping: ColumnMap | 
         report.note(name, f"{repeated} item(s) had several scores; their mean is used")
     if float(agg["score"].std(ddof=0) or 0.0) == 0.0:
         report.note(name, "all human scores are equal: correlations are undefined")
-    evalset.human = agg
+    _replace_human(evalset, agg)
     evalset.report.merge(report)
     return evalset
 
@@ -214,6 +233,7 @@ def attach_human_frame(evalset: EvalSet, frame: pd.DataFrame, name: str) -> Eval
     """Attach per-item human scores from a DataFrame ``system, seg_id, score`` (e.g. quality control's output).
 
     Rows for unknown systems or segments and non-finite scores are excluded and counted (``line`` = row number + 1).
+    They replace any human scores attached before, as in :func:`attach_human`.
     """
     report = ValidationReport()
     keep = []
@@ -230,9 +250,40 @@ def attach_human_frame(evalset: EvalSet, frame: pd.DataFrame, name: str) -> Eval
     if not keep:
         raise InputError(name, "no human score matches a system and segment of the evaluation set")
     df = pd.DataFrame(keep, columns=["system", "seg_id", "score"])
-    evalset.human = (
-        df.groupby(["system", "seg_id"], sort=False).agg(score=("score", "mean"), n_ratings=("score", "size")).reset_index()
+    _replace_human(
+        evalset,
+        df.groupby(["system", "seg_id"], sort=False).agg(score=("score", "mean"), n_ratings=("score", "size")).reset_index(),
     )
+    return evalset
+
+
+def _replace_human(evalset: EvalSet, human: pd.DataFrame) -> None:
+    """New per-item human scores replace the old ones and whatever came with them (system- and domain-level scores,
+    a declared direction): those described other judgments."""
+    evalset.human = human
+    evalset.human_system = evalset.human_domain = None
+    evalset.human_lower_is_better = False
+
+
+def declare_human_lower_is_better(evalset: EvalSet, source: str) -> EvalSet:
+    """Declare the attached human scores (per item, and at system or domain level where given) lower-is-better:
+    each ``score`` becomes its negation, ``score_raw`` keeps the value as read (unless it already holds the raw
+    judgments, e.g. after quality control), ``human_lower_is_better`` is set and a note names ``source``. Every
+    statistic then reads the human side as higher-is-better (docs/design.md §4). Declaring twice changes nothing."""
+    if evalset.human_lower_is_better:
+        return evalset
+    if evalset.human is not None:
+        human = evalset.human.copy()
+        if "score_raw" not in human:
+            human.insert(human.columns.get_loc("score") + 1, "score_raw", human["score"])
+        human["score"] = -human["score"]
+        evalset.human = human
+    for attr in ("human_system", "human_domain"):
+        frame = getattr(evalset, attr)
+        if frame is not None:
+            setattr(evalset, attr, frame.assign(score=-frame["score"]))
+    evalset.human_lower_is_better = True
+    evalset.report.note(source, HUMAN_NEGATED_NOTE)
     return evalset
 
 
@@ -269,7 +320,7 @@ def attach_given_scores(evalset: EvalSet, data: bytes, name: str, mapping: Colum
             records.append((system, seg, metric, values[metric]))
     if not records:
         evalset.report.merge(report)
-        raise InputError(name, "no usable metric score rows")
+        raise InputError(name, "no usable metric score rows: " + _unusable(report, table, sys_col, evalset))
     df = pd.DataFrame(records, columns=["system", "seg_id", "metric", "score"])
     dup = df.duplicated(["system", "seg_id", "metric"], keep="first")
     if dup.any():
@@ -294,7 +345,7 @@ def given_only_evalset(
     systems: list[str] = []
     segs: list[str] = []
     for row in table.rows:
-        s, g = row[sys_col].strip(), seg_key(row, seg_cols)
+        s, g = identifier(row[sys_col]), seg_key(row, seg_cols)
         if s and s not in systems:
             systems.append(s)
         if g and g not in segs:

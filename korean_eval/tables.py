@@ -3,7 +3,9 @@
 Reading rules (docs/design.md §4), the same for every kind of table:
 
 * **Bytes → text** by :func:`korean_eval.textio.decode_bytes` (byte-order marks incl. UTF-16/32, UTF-8, CP949/EUC-KR,
-  BOM-less UTF-16; refused above :data:`korean_eval.textio.MAX_FILE_BYTES`); CRLF and CR line ends become LF.
+  BOM-less UTF-16; refused above :data:`korean_eval.textio.MAX_FILE_BYTES`); line ends by
+  :func:`korean_eval.textio.normalise_line_ends` (CRLF and LF; a stray CR inside a line is read as a space and its
+  lines are named in a note).
 * **Format.** JSON Lines when the name ends in ``.jsonl``, ``.ndjson`` or ``.json`` or the text starts with ``{``;
   otherwise a delimited table whose first line is the header.
 * **Delimiter.** The extension names the expected delimiter: ``.tsv``/``.tab`` → tab, ``.csv`` → comma. It is used
@@ -13,8 +15,12 @@ Reading rules (docs/design.md §4), the same for every kind of table:
   ``.csv`` is read as semicolon-separated, and a tab-separated ``.csv`` as tab-separated.
 * **Tab-separated: no quoting.** Each line is one row, split at every tab; a cell holds no tab or line break and
   quote characters are ordinary text.
-* **Other delimiters: CSV as in RFC 4180.** A double-quoted cell may hold delimiters, line breaks and doubled
-  quotes (``""`` → ``"``).
+* **Other delimiters: CSV as in RFC 4180, strictly.** A double-quoted cell may hold delimiters, line breaks and
+  doubled quotes (``""`` → ``"``); a quote inside an unquoted cell is ordinary text. A quoted cell must end at a
+  delimiter or the line end (``"경제가 회복된다" 정부 발표`` is refused naming its line, never read without its
+  quotes), and a quote that is never closed is refused naming the line where it opens (it would swallow every
+  following row). Rows whose quoted cell holds a line break are kept (the break becomes a space in text) and listed
+  with their line ranges in a note.
 * **Header.** Names are NFC-normalised, stripped of invisible characters and surrounding whitespace; an empty name
   becomes ``column_<i>`` (0-based position, listed in :attr:`Table.unnamed`); a duplicate name is refused.
 * **Rows.** Every cell is a string exactly as in the file: nothing is stripped, normalised or guessed (``NA``,
@@ -22,7 +28,8 @@ Reading rules (docs/design.md §4), the same for every kind of table:
   is skipped; a row with another number of cells than the header is refused naming its line; a header without
   rows is refused.
 * **JSON Lines.** One JSON object per line (blank lines skipped); ``null`` → ``""``, any other value → ``str(value)``;
-  the columns are the keys in order of first appearance, a key missing from a line is ``""``.
+  the columns are the keys in order of first appearance, a key missing from a line is ``""``. An unpaired surrogate
+  (``"\ud800"``, no character) is refused naming its line.
 
 Every problem raises :class:`~korean_eval.textio.InputError` naming the file and, where known, the line; a row's
 line is the file line where the row starts.
@@ -40,7 +47,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from korean_eval.textio import InputError, clean_segment, decode_bytes, split_lines
+from korean_eval.textio import (
+    MAX_FILE_BYTES,
+    InputError,
+    clean_segment,
+    decode_bytes,
+    line_list,
+    normalise_line_ends,
+    split_lines,
+)
 
 __all__ = ["DECIMAL_COMMA_RULE", "NumberCell", "Table", "choose_delimiter", "parse_number", "read_number", "read_table"]
 
@@ -86,13 +101,17 @@ def read_table(data: bytes, name: str) -> Table:
     if not data:
         raise InputError(name, "file is empty")
     text, _encoding, notes = decode_bytes(data, name)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text, ends = normalise_line_ends(text)
+    notes.extend(ends.notes())
     if name.lower().endswith(JSONL_SUFFIXES) or text.lstrip().startswith("{"):
         table = _read_jsonl(text, name)
     else:
         delimiter = choose_delimiter(text.split("\n", 1)[0], name)
-        records = _tab_records(text) if delimiter == "\t" else _csv_records(text, name, delimiter)
+        spans: list[tuple[int, int]] = []
+        records = _tab_records(text) if delimiter == "\t" else _csv_records(text, name, delimiter, spans)
         table = _table_from_records(records, name)
+        if spans:
+            notes.append(_spans_note(spans))
     table.notes.extend(notes)
     return table
 
@@ -104,16 +123,39 @@ def _tab_records(text: str) -> Iterator[tuple[int, list[str]]]:
         yield number, line.split("\t")
 
 
-def _csv_records(text: str, name: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
-    """(first line, cells) per RFC 4180 record."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+_QUOTING_HELP = (
+    'in CSV (RFC 4180) a cell that starts with " must end with " before the next delimiter, and a quote inside a '
+    'quoted cell is written twice (""); or save the table as TSV, which has no quoting'
+)
+
+
+def _csv_records(
+    text: str, name: str, delimiter: str, spans: list[tuple[int, int]]
+) -> Iterator[tuple[int, list[str]]]:
+    """(first line, cells) per RFC 4180 record, read strictly; records spanning lines are appended to ``spans``."""
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE_BYTES))  # one cell may be a whole long segment
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     start = 1
     try:
         for record in reader:
+            if reader.line_num > start:
+                spans.append((start, reader.line_num))
             yield start, record
             start = reader.line_num + 1
     except csv.Error as err:
-        raise InputError(name, f"cannot parse: {err}", line=start) from None
+        if "unexpected end of data" in str(err):
+            raise InputError(name, f"a quoted cell that starts on this line is never closed; {_QUOTING_HELP}",
+                             line=start) from None
+        if "expected after" in str(err):
+            raise InputError(name, f"text follows the closing quote of a quoted cell; {_QUOTING_HELP}",
+                             line=reader.line_num) from None
+        raise InputError(name, f"cannot parse: {err}", line=reader.line_num) from None
+
+
+def _spans_note(spans: list[tuple[int, int]]) -> str:
+    shown = line_list([f"{a}–{b}" for a, b in spans])
+    return (f"{len(spans)} row(s) hold a quoted cell with a line break (RFC 4180), kept as one row each "
+            f"(lines {shown}); in text the break is read as a space")
 
 
 def _header(cells: list[str], name: str) -> tuple[list[str], tuple[str, ...]]:
@@ -148,6 +190,9 @@ def _table_from_records(records: Iterable[tuple[int, list[str]]], name: str) -> 
     return Table(name, header, rows, lines, unnamed=unnamed)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _read_jsonl(text: str, name: str) -> Table:
     lines_text, _ = split_lines(text)
     rows: list[dict[str, str]] = []
@@ -163,6 +208,8 @@ def _read_jsonl(text: str, name: str) -> Table:
         if not isinstance(obj, dict):
             raise InputError(name, "each line must be a JSON object", line=no)
         row = {str(k): "" if v is None else str(v) for k, v in obj.items()}
+        if any(_SURROGATE.search(k) or _SURROGATE.search(v) for k, v in row.items()):
+            raise InputError(name, "an unpaired UTF-16 surrogate escape (\\ud800–\\udfff) is no character", line=no)
         for key in row:
             if key not in columns:
                 columns.append(key)

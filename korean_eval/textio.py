@@ -16,9 +16,14 @@ Decoding rules (unambiguous cases only; everything done is reported as a note):
 4. Otherwise UTF-16 LE/BE without a BOM when the code units clearly fit.
 5. Anything else is refused with the first line that is not valid UTF-8.
 
-Line ends: CRLF, CR and LF are all line ends (mixed ends are counted); a final line end does not start a new line.
-Only these characters split lines — not U+2028, form feeds or other characters ``str.splitlines`` would split on,
-which would silently shift line alignment.
+Line ends (:func:`normalise_line_ends`): CRLF and LF are line ends (mixed ends are counted); a final line end does
+not start a new line. A lone CR is a line end only in a file with no CRLF or LF at all (classic Mac OS); anywhere
+else it is a stray carriage return inside a line, read as a space and reported with its line numbers, so that it
+cannot shift line alignment. No other character splits lines — not U+2028, form feeds or the others
+``str.splitlines`` would split on.
+
+Problems are reported with the line where they are: the first NUL byte of a binary file, the first byte that is not
+valid UTF-8, an unpaired UTF-16 surrogate in a file with a UTF-16 byte-order mark.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import codecs
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -157,15 +163,24 @@ def decode_bytes(data: bytes, name: str) -> tuple[str, str, list[str]]:
         raise InputError(name, "this is a zip archive; upload the text files inside it instead")
     for bom, encoding, label in _BOMS:
         if data.startswith(bom):
+            body = data[len(bom):]
             try:
-                return data[len(bom):].decode(encoding), encoding, [f"decoded as {label}"]
+                return body.decode(encoding), encoding, [f"decoded as {label}"]
             except UnicodeDecodeError as err:
-                raise InputError(name, f"starts with a {label} mark but is not valid {encoding}: {err.reason}") from None
+                line = body[: err.start].decode(encoding, errors="replace").count("\n") + 1
+                raise InputError(
+                    name, f"starts with a {label} mark but is not valid {encoding}: {err.reason} at byte offset "
+                    f"{len(bom) + err.start}", line=line,
+                ) from None
     if b"\x00" in data:  # NUL bytes: UTF-16 without a BOM (ASCII-only UTF-16 is also valid UTF-8) or binary
         decoded = _decode_utf16_guess(data)
         if decoded:
             return decoded[0], decoded[1], [f"decoded as {decoded[1].upper()} (no byte-order mark)"]
-        raise InputError(name, "binary data (NUL bytes), not a text file")
+        nul = data.index(b"\x00")
+        raise InputError(
+            name, f"binary data, not a text file: a NUL byte (0x00) at byte offset {nul}",
+            line=data.count(b"\n", 0, nul) + 1,
+        )
     try:
         return data.decode("utf-8"), "utf-8", []
     except UnicodeDecodeError:
@@ -183,27 +198,75 @@ def decode_bytes(data: bytes, name: str) -> tuple[str, str, list[str]]:
     return text, "cp949", ["decoded as CP949/EUC-KR (not valid UTF-8)"]
 
 
-def split_lines(text: str) -> tuple[list[str], dict[str, int]]:
-    """Split on CRLF, CR or LF only; return the lines and a count of each line-end kind."""
+@dataclass(frozen=True)
+class LineEnds:
+    """What :func:`normalise_line_ends` found: line ends of each kind and the lines holding stray CRs."""
+
+    crlf: int = 0
+    cr: int = 0  # CR used as the line end (a file without CRLF or LF)
+    lf: int = 0
+    stray_cr_lines: tuple[int, ...] = ()  # 1-based lines (after normalisation) with a CR inside, read as a space
+
+    def kinds(self) -> dict[str, int]:
+        return {"CRLF": self.crlf, "CR": self.cr, "LF": self.lf}
+
+    def notes(self) -> list[str]:
+        """Notes on mixed line ends and stray CRs (plain LF, CRLF or CR files need none)."""
+        used = [f"{n} {k}" for k, n in self.kinds().items() if n]
+        notes = [f"mixed line ends ({', '.join(used)}), all treated as line ends"] if len(used) > 1 else []
+        if self.stray_cr_lines:
+            notes.append(
+                f"carriage returns (CR) inside {len(self.stray_cr_lines)} line(s) read as spaces "
+                f"(line {line_list(self.stray_cr_lines)}): a lone CR ends a line only in a file without CRLF or LF"
+            )
+        return notes
+
+
+def line_list(lines: Sequence[object], shown: int = 10) -> str:
+    """``3, 7, 12`` — the first ``shown`` lines (numbers or ranges), then ``… (N in all)``."""
+    text = ", ".join(str(n) for n in lines[:shown])
+    return text + (f", … ({len(lines)} in all)" if len(lines) > shown else "")
+
+
+def normalise_line_ends(text: str) -> tuple[str, LineEnds]:
+    """Text with LF as its only line end, by the line-end rule of the module docstring."""
     crlf = text.count("\r\n")
     cr = text.count("\r") - crlf
     lf = text.count("\n") - crlf
-    lines = re.split(r"\r\n|\r|\n", text)
+    if not cr:
+        return text.replace("\r\n", "\n"), LineEnds(crlf=crlf, lf=lf)
+    if not (crlf or lf):
+        return text.replace("\r", "\n"), LineEnds(cr=cr)
+    text = text.replace("\r\n", "\n")
+    stray = sorted({text.count("\n", 0, m.start()) + 1 for m in re.finditer("\r", text)})
+    return text.replace("\r", " "), LineEnds(crlf=crlf, lf=lf, stray_cr_lines=tuple(stray))
+
+
+def split_lines(text: str) -> tuple[list[str], LineEnds]:
+    """The lines of ``text`` by the line-end rule of the module docstring, and what :func:`normalise_line_ends` found."""
+    text, ends = normalise_line_ends(text)
+    lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return lines, {"CRLF": crlf, "CR": cr, "LF": lf}
+    return lines, ends
 
 
 def clean_segment(text: str) -> tuple[str, bool, int]:
     """NFC-normalise one segment, remove invisible characters (controls and Unicode format characters, category Cf,
-    incl. the soft hyphen), turn tabs into spaces.
+    incl. the soft hyphen), turn tabs and line breaks (inside a quoted CSV cell) into spaces.
 
     Returns (clean text, whether NFC changed it, number of invisible characters removed).
     """
     nfc = unicodedata.normalize("NFC", text)
     changed = nfc != text
     cleaned, removed = _INVISIBLE.subn("", nfc)
-    return cleaned.replace("\t", " "), changed, removed
+    return cleaned.replace("\t", " ").replace("\n", " "), changed, removed
+
+
+def identifier(text: str) -> str:
+    """A system name, segment id or rater id as compared everywhere: :func:`clean_segment` (NFC, invisible characters
+    removed) and stripped, so names that differ only in Unicode normalisation or invisible marks are one name."""
+    return clean_segment(text)[0].strip()
 
 
 def invisible_note(removed: int) -> str:
@@ -235,11 +298,10 @@ def read_text_lines(data: bytes, name: str) -> DecodedText:
         raise InputError(name, "file is empty")
     text, encoding, notes = decode_bytes(data, name)
     lines, ends = split_lines(text)
-    kinds = [k for k, v in ends.items() if v]
-    if len(kinds) > 1:
-        notes.append("mixed line ends (" + ", ".join(f"{ends[k]} {k}" for k in kinds) + "), all treated as line ends")
-    elif kinds and kinds[0] != "LF":
+    kinds = [k for k, v in ends.kinds().items() if v]
+    if len(kinds) == 1 and kinds[0] != "LF":
         notes.append(f"{kinds[0]} line ends")
+    notes.extend(ends.notes())
     if not lines or all(not line.strip() for line in lines):
         raise InputError(name, "file has no text (only blank lines)" if lines else "file is empty")
     clean, nfc_changed, removed = clean_segments(lines)

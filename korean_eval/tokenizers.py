@@ -26,10 +26,13 @@ import hashlib
 import importlib.metadata
 import io
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+
+from korean_eval.daemon_threads import exit_safe
 
 FAMILIES: tuple[str, ...] = ("word", "morpheme", "subword", "character", "jamo")
 
@@ -56,6 +59,16 @@ class TokenizeResult:
     seconds: float
     fallbacks: int = 0
     fallback_examples: list[str] = field(default_factory=list)
+
+
+@dataclass
+class JoinedTokens:
+    """Each text's tokens joined by single spaces, the tokenizer's seconds, and how many texts fell back to
+    whitespace tokens."""
+
+    joined: list[str]
+    seconds: float
+    fallbacks: int = 0
 
 
 class TokenLevel:
@@ -85,27 +98,54 @@ class TokenLevel:
     def _tokenize_one(self, text: str) -> list[str]:
         return self._tokenize_batch([text])[0]
 
-    def tokenize(self, texts: Sequence[str]) -> TokenizeResult:
-        """Tokenise ``texts`` (each distinct text once); never raises for a single bad sentence."""
+    def _joined_batch(self, texts: Sequence[str]) -> list[str]:
+        """The tokens of each text joined by single spaces, whitespace inside a token splitting it (as
+        :func:`_clean_tokens`): ``" ".join(" ".join(tokens).split())``. Levels override it with a faster path that
+        gives the same strings."""
+        return [" ".join(" ".join(toks).split()) for toks in self._tokenize_batch(texts)]
+
+    def _joined_one(self, text: str) -> str:
+        return self._joined_batch([text])[0]
+
+    def _analyse(self, unique: list[str], batch: Callable, one: Callable, fallback: Callable) -> tuple[list, list[str]]:
+        """``batch(unique)``; when it raises, ``one(text)`` per text, and ``fallback(text)`` (whitespace tokens) for
+        a text that raises alone. Returns (outputs, texts that fell back)."""
         ok, reason = self.availability()
         if not ok:
             raise RuntimeError(f"token level {self.name!r} is unavailable: {reason}")
-        unique = list(dict.fromkeys(texts))
-        start = time.perf_counter()
         fallbacks: list[str] = []
         try:
-            raw = self._tokenize_batch(unique)
+            return batch(unique), fallbacks
         except Exception:  # noqa: BLE001 - analyzers raise arbitrary errors; retry one by one
             raw = []
             for text in unique:
                 try:
-                    raw.append(self._tokenize_one(text))
+                    raw.append(one(text))
                 except Exception:  # noqa: BLE001
                     fallbacks.append(text)
-                    raw.append(text.split())
+                    raw.append(fallback(text))
+            return raw, fallbacks
+
+    def tokenize(self, texts: Sequence[str]) -> TokenizeResult:
+        """Tokenise ``texts`` (each distinct text once); never raises for a single bad sentence."""
+        unique = list(dict.fromkeys(texts))
+        start = time.perf_counter()
+        raw, fallbacks = self._analyse(unique, self._tokenize_batch, self._tokenize_one, str.split)
         seconds = time.perf_counter() - start
         table = {text: _clean_tokens(toks) for text, toks in zip(unique, raw, strict=True)}
         return TokenizeResult([table[t] for t in texts], seconds, len(fallbacks), fallbacks[:5])
+
+    def tokenize_joined(self, texts: Sequence[str]) -> JoinedTokens:
+        """The tokens of each of ``texts`` joined by single spaces: ``" ".join(tokens)`` of :meth:`tokenize`'s
+        tokens, computed without building token lists (the pipeline's form; each distinct text analysed once)."""
+        unique = list(dict.fromkeys(texts))
+        start = time.perf_counter()
+        raw, fallbacks = self._analyse(unique, self._joined_batch, self._joined_one, lambda t: " ".join(t.split()))
+        seconds = time.perf_counter() - start
+        if len(unique) == len(texts):
+            return JoinedTokens(raw, seconds, len(fallbacks))
+        table = dict(zip(unique, raw, strict=True))
+        return JoinedTokens([table[t] for t in texts], seconds, len(fallbacks))
 
     def tokenize_one(self, text: str) -> list[str]:
         return self.tokenize([text]).tokens[0]
@@ -142,17 +182,74 @@ class CharLevel(TokenLevel):
         return "char-1"
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        return [[c for c in t if not c.isspace()] for t in texts]
+        return [list("".join(t.split())) for t in texts]
+
+    def _joined_batch(self, texts: Sequence[str]) -> list[str]:
+        return [" ".join("".join(t.split())) for t in texts]
 
 
 class JamoLevel(TokenLevel):
+    """``jamo.j2hcj(jamo.h2j(text))`` without whitespace, one token per character.
+
+    Both functions of the ``jamo`` package map a string character by character, so their composition is a
+    per-character table (:func:`jamo_letters`): ``str.translate`` with it gives the same string at C speed. A text
+    with a character the package cannot convert (:func:`jamo_table`'s second part: jamo of the Extended-A/B blocks,
+    on which ``j2hcj`` raises) goes through the package itself, so it raises there exactly as before.
+    """
+
     name, family, label, library = "jamo", "jamo", "Jamo (consonant/vowel)", "jamo"
     description = "every non-whitespace character of jamo.j2hcj(jamo.h2j(text)): Hangul syllables split into letters"
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
+        return [list("".join(jamo_letters(t).split())) for t in texts]
+
+    def _joined_batch(self, texts: Sequence[str]) -> list[str]:
+        return [" ".join("".join(jamo_letters(t).split())) for t in texts]
+
+
+# Code points where jamo.h2j or jamo.j2hcj may change a character: conjoining jamo, compatibility jamo, Jamo
+# Extended-A, Hangul syllables, Jamo Extended-B (tests/test_tokenize_parallel.py checks that no other code point
+# changes).
+_JAMO_RANGES: tuple[tuple[int, int], ...] = ((0x1100, 0x11FF), (0x3130, 0x318F), (0xA960, 0xA97F), (0xAC00, 0xD7FF))
+
+
+@functools.cache
+def jamo_table() -> tuple[dict[int, str], re.Pattern[str]]:
+    """(``str.translate`` table of ``jamo.j2hcj(jamo.h2j(c))`` for every character it changes, a pattern matching
+    the characters on which the package raises).
+
+    jamo 0.4.1 raises (``InvalidJamoError``, which prints the character to stderr) on a character that ``is_jamo``
+    accepts but that has no name in its tables; those are found from the tables, without calling it on them.
+    """
+    import jamo
+    from jamo import jamo as jamo_impl
+
+    named = jamo_impl._JAMO_TO_NAME.keys() | jamo_impl._HCJ_TO_NAME.keys()
+    table: dict[int, str] = {}
+    raising: list[str] = []
+    for code in (c for low, high in _JAMO_RANGES for c in range(low, high + 1)):
+        char = chr(code)
+        if jamo.is_jamo(char) and char not in named:
+            raising.append(char)
+            continue
+        try:
+            out = jamo.j2hcj(jamo.h2j(char))
+        except Exception:  # noqa: BLE001 - any other refusal of the package
+            raising.append(char)
+            continue
+        if out != char:
+            table[code] = out
+    return table, re.compile("[" + "".join(re.escape(c) for c in raising) + "]" if raising else "(?!)")
+
+
+def jamo_letters(text: str) -> str:
+    """``jamo.j2hcj(jamo.h2j(text))`` (docs/design.md §3), by :func:`jamo_table`."""
+    table, raising = jamo_table()
+    if raising.search(text):
         import jamo
 
-        return [[c for c in jamo.j2hcj(jamo.h2j(t)) if not c.isspace()] for t in texts]
+        return jamo.j2hcj(jamo.h2j(text))
+    return text.translate(table)
 
 
 class MecabLevel(TokenLevel):
@@ -170,8 +267,7 @@ class MecabLevel(TokenLevel):
         return True, ""
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        m = _mecab()
-        return [m.morphs(t) if t.strip() else [] for t in texts]
+        return [mecab_morphs(t) if t.strip() else [] for t in texts]
 
 
 @functools.cache
@@ -179,6 +275,21 @@ def _mecab():
     from mecab import MeCab
 
     return MeCab()
+
+
+def mecab_morphs(text: str) -> list[str]:
+    """``MeCab().morphs(text)`` (python-mecab-ko 1.3.7: ``[m.surface for m in self.parse(text)]``, where ``parse``
+    runs the tagger on a lattice and builds a ``Morpheme(surface=node.surface, feature=…)`` per node) without
+    parsing each node's feature string, which ``morphs`` does not use: the surfaces of the same lattice's nodes.
+    tests/test_tokenize_parallel.py checks the equality with ``morphs``."""
+    from mecab.mecab import MeCabError
+    from mecab.utils import create_lattice
+
+    tagger = _mecab()._tagger
+    lattice = create_lattice(text)
+    if not tagger.parse(lattice):
+        raise MeCabError(tagger.what())
+    return [node.surface for _span, node in lattice]
 
 
 class KiwiLevel(TokenLevel):
@@ -190,20 +301,31 @@ class KiwiLevel(TokenLevel):
 
     def availability(self) -> tuple[bool, str]:
         try:
-            _kiwi()
+            kiwi_analyzer()
         except Exception as err:  # noqa: BLE001
             return False, f"kiwipiepy cannot start: {err}"
         return True, ""
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
-        return [[t.form for t in res] for res in _kiwi().tokenize(list(texts))]
+        """Batch mode, :data:`KIWI_CHUNK` texts per call, each call kept out of the interpreter's exit
+        (:func:`korean_eval.daemon_threads.exit_safe`); the tokens do not depend on the chunking."""
+        kiwi, out = kiwi_analyzer(), []
+        for lo in range(0, len(texts), KIWI_CHUNK):
+            chunk = list(texts[lo : lo + KIWI_CHUNK])
+            out += exit_safe(lambda chunk=chunk: [[t.form for t in res] for res in kiwi.tokenize(chunk)])
+        return out
+
+
+KIWI_CHUNK = 256  # texts per call into Kiwi: a fraction of a second, which is what an exit may wait for
 
 
 @functools.cache
-def _kiwi():
+def kiwi_analyzer():
+    """The process's one ``kiwipiepy.Kiwi()`` (default options; its model ships with the package): the ``kiwi``
+    level's tokenizer and the Korean lens's analyzer (:mod:`korean_eval.lens.analysis`), loaded once."""
     from kiwipiepy import Kiwi
 
-    return Kiwi()
+    return exit_safe(Kiwi)  # loading the model takes seconds in native code too
 
 
 def jvm_status() -> tuple[bool, str]:

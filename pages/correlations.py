@@ -3,10 +3,10 @@
 import streamlit as st
 
 from korean_eval.metaeval import names as vocab
-from korean_eval.metaeval.compare import compare_two
-from ui import charts, state, views
+from ui import correlation_sections as sections
+from ui import grid_charts, state, views
 from ui import significance_views as sig_views
-from ui.widgets import chart, fit_table, human_note, md_escape
+from ui.widgets import fit_table, human_note, md_escape
 
 state.enter_page("pages/correlations.py")
 ctx = state.context()
@@ -15,8 +15,8 @@ res, s = ctx.results, ctx.settings
 st.title("Correlation with human judgments")
 st.caption(
     "How closely each metric follows the human scores when the Korean text is cut into tokens in different ways. "
-    "Bars are coloured by token family; ★ marks each metric's best level. Hover a bar for its value, "
-    "n and signature."
+    "Bars are coloured by token family; few configurations are drawn as bars, many as a metric × level grid. "
+    "Outlined, with bold values: the top significance cluster. Hover for the value, its CI, n and signature."
 )
 human_note(ctx.evalset)
 if state.is_sample():
@@ -41,45 +41,24 @@ ci = st.toggle(
     help="Percentile bootstrap: segments are resampled with all their systems; system scores are recomputed from the "
     "summed statistics of each resample. Takes a few seconds the first time.",
 )
+form = st.segmented_control(
+    "Chart",
+    list(grid_charts.CHART_FORMS),
+    default="auto",
+    required=True,
+    format_func=grid_charts.CHART_FORMS.get,
+    key="corr_form",
+    persist_state="session",
+    help=f"Automatic: bars up to {grid_charts.BAR_LIMIT} configurations (metric × level), a grid with the value in every "
+    "cell beyond.",
+)
 with_ci = state.correlations_with_ci(ctx) if ci else None
 view = views.correlation_view(res, s.statistic, s.grouping, agreement=agree, correlations=with_ci)
-top = views.headline(view)
-symbol = views.SYMBOLS[s.statistic]
-cards = st.columns(3)
-for col, gran in zip(cards[:2], vocab.GRANULARITIES, strict=True):
-    if gran in top:
-        t = top[gran]
-        col.metric(
-            f"Best agreement, {gran} level",
-            f"{md_escape(t['metric'])} at {t['level']}",
-            delta=f"{views.SYMBOLS[views.system_statistic(s.statistic)] if gran == 'system' else symbol} = "
-            f"{t['value']:.3f}",
-            delta_color="off",
-            delta_arrow="off",
-            border=True,
-        )
-if "spread" in top:
-    t = top["spread"]
-    cards[2].metric(
-        "Token level matters most for",
-        md_escape(t["metric"]),
-        delta=f"{symbol} {t['low']:.2f} ({t['low_level']}) → {t['high']:.2f} ({t['high_level']})",
-        delta_color="off",
-        delta_arrow="off",
-        border=True,
-    )
-left, right = st.columns(2, gap="medium")
 undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in vocab.GRANULARITIES}
-with left:
-    if undefined["segment"]:
-        st.warning(f"**Segment level**: {undefined['segment']}", icon=":material/block:")
-    else:
-        chart(charts.correlation_bars(view, "segment", s.statistic, f"grouping: {views.segment_grouping(s.statistic, s.grouping)}"), "correlation-segment")
-with right:
-    if undefined["system"]:
-        st.warning(f"**System level**: {undefined['system']}", icon=":material/block:")
-    else:
-        chart(charts.correlation_bars(view, "system", views.system_statistic(s.statistic)), "correlation-system")
+tops = sections.headline_cards(ctx, view)
+sections.correlation_charts(ctx, view, undefined, form or "auto", tops)
+with st.expander("Numbers behind the charts, with 95% confidence intervals", icon=":material/table:"):
+    fit_table(views.numbers_table(view), height=560, break_anywhere=["signature"])
 partly = view[view["value"].isna() & ~view["granularity"].map(lambda g: bool(undefined[g]))]
 if len(partly):
     st.caption(
@@ -91,7 +70,7 @@ best = views.best_level_sentences(res, s.statistic, s.grouping)
 n_sys = int(res.human_systems["human_mean"].notna().sum())
 b1, b2 = st.columns(2, gap="medium")
 with b1:
-    st.markdown("**Best token level per metric, segment level**")
+    st.markdown("**Highest agreement per metric, segment level** (levels not tested against each other)")
     st.markdown("\n".join(f"- {md_escape(line)}" for line in best["segment"]) or "–")
     seg_n = view.loc[view["granularity"] == "segment", "n"]
     st.caption(
@@ -100,7 +79,7 @@ with b1:
         f"grouping “{s.grouping}”: {views.GROUPING_LABELS[s.grouping]}."
     )
 with b2:
-    st.markdown("**Best token level per metric, system level**")
+    st.markdown("**Highest agreement per metric, system level** (levels not tested against each other)")
     st.markdown("\n".join(f"- {md_escape(line)}" for line in best["system"]) or "–")
     st.caption(
         f"System level: each system's corpus score against its mean human score — {n_sys} systems with human "
@@ -167,44 +146,7 @@ if not views.is_correlation(s.statistic):
 elif n_configs < 2:
     st.info("Significance compares configurations: choose at least two (token levels × metrics) in the sidebar.")
 elif sig_on:
-    grouping_used = vocab.grouping_used(sig_gran, s.grouping)
-    table, clusters = state.significance(ctx, s.statistic, sig_gran, grouping_used, sig_test)
-    if table.empty or clusters.empty:
-        st.info("No significance can be computed for these data (no human scores or fewer than two configurations).")
-    else:
-        matrix = sig_views.significance_pivot(table, clusters, sig_test)
-        labels = [sig_views.config_display(res, c) for c in clusters["config"]]
-        gran_text = f"segment level, grouping {grouping_used}" if sig_gran == "segment" else "system level"
-        h1, h2 = st.columns([5, 2], gap="medium")
-        with h1:
-            chart(
-                charts.significance_heatmap(
-                    matrix,
-                    labels,
-                    list(clusters["cluster"].astype(int)),
-                    list(clusters["correlation"].astype(float)),
-                    f"p that row agrees more with humans than column — {views.STATISTIC_LABELS[s.statistic]}, "
-                    f"{gran_text}",
-                    alpha=state.ALPHA,
-                ),
-                "significance-matrix",
-            )
-        with h2:
-            st.markdown("**Rank clusters**")
-            fit_table(sig_views.cluster_table(res, clusters), break_anywhere=["configurations (agreement)"])
-        if matrix.isna().to_numpy().sum() > len(matrix):
-            st.caption(
-                "Empty cells: p undefined — the Williams test does not apply to grouped correlations, or a correlation "
-                "is undefined (too few points or constant scores)."
-            )
-        n_pts = int(table["n"].max()) if len(table) else 0
-        st.caption(
-            f"{sig_views.SIGNIFICANCE_TESTS[sig_test]}"
-            + f", {table['method'].iloc[0]}" + (f", seed {state.SEED}" if sig_test != "williams" else "")
-            + f"; {n_pts:,} {'(system, segment) pairs' if sig_gran == 'segment' else 'systems'} per comparison; "
-            f"clusters at α = {state.ALPHA:g}. The full table (every ordered pair, r of each side, n) is on the "
-            "Downloads page."
-        )
+    sections.significance_matrix(ctx, s.statistic, sig_gran, sig_test)
 else:
     st.caption("Switch the toggle on to compute the matrix (cached afterwards for these data and settings).")
 
@@ -226,7 +168,7 @@ with st.expander("Is one configuration significantly better than another?", icon
     elif a == b:
         st.caption("Pick two different configurations.")
     else:
-        verdict = compare_two(res, a, b, statistic=s.statistic, granularity=gran, grouping=s.grouping)
+        verdict = state.comparison(ctx, a, b, s.statistic, gran, s.grouping)
         (st.success if verdict["significant"] else st.info)(md_escape(verdict["sentence"]))
         st.caption(
             "One-sided paired permutation test (segments swapped whole; exact when there are at most 16 units), and "
@@ -234,14 +176,5 @@ with st.expander("Is one configuration significantly better than another?", icon
             "their agreement (−r)."
         )
 
-with st.expander("Overview grid and numbers"):
-    grids = st.columns(2)
-    for col, gran in zip(grids, vocab.GRANULARITIES, strict=True):
-        with col:
-            if undefined[gran]:
-                st.caption(f"{gran.capitalize()} level: undefined (see above).")
-            else:
-                chart(charts.correlation_heatmap(view, gran, views.system_statistic(s.statistic) if gran == "system" else s.statistic), f"correlation-grid-{gran}")
-    fit_table(views.numbers_table(view), height=560, break_anywhere=["signature"])
 for note in res.notes:
     st.caption(md_escape(note))

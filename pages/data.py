@@ -26,6 +26,7 @@ from ui.inputs import (
     table_head,
     with_human_scores,
 )
+from ui.mtme_panel import mtme_panel
 from ui.widgets import chart, fit_table, human_note, input_error, md_escape
 
 state.enter_page("pages/data.py")
@@ -369,7 +370,8 @@ def _report() -> None:
 
 st.title("Data")
 st.caption(
-    "Load references and one file per system, one long table, or (Scores only) just your metric scores; add "
+    "Load references and one file per system, one long table, a .zip of a test set in mt-metrics-eval's layout, or "
+    "(Scores only) just your metric scores; add "
     "human scores (or quality-control raw judgments below) and, if you have them, your own metric scores (e.g. "
     "COMET computed elsewhere). Files are decoded (UTF-8 with or without BOM, CP949/EUC-KR, UTF-16), "
     "NFC-normalised and checked; anything dropped is listed with its reason. Files of up to "
@@ -382,13 +384,15 @@ if FLASH_KEY in st.session_state:
 
 mode = st.segmented_control(
     "Source",
-    ["Text files", "One long table", "Scores only", "Bundled sample"],
+    ["Text files", "One long table", "Scores only", "mt-metrics-eval (.zip)", "Bundled sample"],
     key="data_mode",
     required=True,
     default="Text files",
     persist_state="session",
 )
-{"Text files": _texts_panel, "One long table": _table_panel, "Scores only": _scores_panel}.get(mode, _sample_panel)()
+panels = {"Text files": _texts_panel, "One long table": _table_panel, "Scores only": _scores_panel,
+          "mt-metrics-eval (.zip)": lambda: mtme_panel(LIMIT, _apply)}
+panels.get(mode, _sample_panel)()
 st.divider()
 _qc_panel()
 st.divider()

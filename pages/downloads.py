@@ -6,6 +6,13 @@ from korean_eval import report
 from ui import state
 from ui.widgets import csv_button
 
+
+@st.cache_data(show_spinner="Computing every result within each domain…", max_entries=4)
+def _domain_tables(results_key: str, _results, _evalset) -> dict:
+    """Per-domain tables (with documents, e.g. an mt-metrics-eval folder), once per data + settings."""
+    return report.domain_tables(_results, _evalset)
+
+
 state.enter_page("pages/downloads.py")
 ctx = state.context()
 res, data = ctx.results, ctx.evalset
@@ -27,6 +34,7 @@ if data.report.excluded:
 with_ci = state.cached_confidence_intervals(ctx)
 if with_ci is not None:
     extra["correlations_with_ci.csv"] = with_ci
+extra.update(_domain_tables(ctx.key, res, data))
 computed = state.computed_statistics(ctx)
 extra.update(computed)
 tables = report.result_tables(res, extra)

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import charts, display_tables, state, views
+from ui import charts, display_tables, grid_charts, state, views
 from ui import significance_views as sig_views
 from ui.widgets import chart, csv_button, fit_table, human_note, md_escape
 
@@ -130,13 +130,13 @@ else:
 
     st.subheader("Pairwise accuracy")
     accuracy = sig_views.accuracy_view(state.pairwise_accuracy(ctx), res)
-    chart(charts.accuracy_bars(accuracy), "pairwise-accuracy")
+    chart(grid_charts.accuracy_chart(accuracy), "pairwise-accuracy")
     st.caption(
         "Pairwise (system-ranking) accuracy, Kocmi et al. 2021: the share of system pairs a configuration orders as "
         "the humans' mean scores do (sign(Δmetric) = sign(Δhuman): a pair both tie agrees; error rates: lower is "
-        "better). ◆ SPA, soft pairwise accuracy (Thompson et al., WMT24; WMT24–25's system-level statistic): 1 − the "
-        "mean over system pairs of |p_human − p_metric|, each p a one-sided paired permutation test over segments "
-        "that one system beats the other (1,000 seeded permutations; each system's score the mean of its segment "
+        "better). SPA (◆ on the bars, in the hover of the grid), soft pairwise accuracy (Thompson et al., WMT24; "
+        "WMT24–25's system-level statistic): 1 − the mean over system pairs of |p_human − p_metric|, each p a "
+        "one-sided paired permutation test over segments that one system beats the other (1,000 seeded permutations; each system's score the mean of its segment "
         "scores, as in WMT). With "
         f"{n_systems} systems there are {n_systems * (n_systems - 1) // 2} pairs, so one pair moves it by "
         f"{2 / max(n_systems * (n_systems - 1), 1):.2f}. No resampling: deterministic."
@@ -144,7 +144,7 @@ else:
 
     with st.expander("Flipped pairs of every metric at a glance", icon=":material/swap_vert:"):
         counts = views.flip_counts(res)
-        chart(charts.flip_heatmap(counts, n_systems * (n_systems - 1) // 2), "flipped-pairs")
+        chart(grid_charts.flip_heatmap(counts, n_systems * (n_systems - 1) // 2), "flipped-pairs")
         flips = display_tables.flips_text(res.flips)
         if flips.empty:
             st.success("No metric at any level orders a pair of systems against the humans.")

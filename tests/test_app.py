@@ -153,12 +153,16 @@ def test_first_screen_shows_correlation_charts_on_the_sample():
     assert figs[0]["layout"]["yaxis"]["title"]["text"] == "Pearson r with humans"
     # simulated human scores are said to be simulated
     assert any("SIMULATED" in i.value for i in at.info)
-    # best level per metric in words, and TER's sign explained
-    text = " ".join(m.value for m in at.markdown)
-    assert "agrees best with the humans at the" in text
+    # highest level per metric in words (untested: never "best"), and TER's sign explained
+    text = re.sub(r"\\(.)", r"\1", " ".join(m.value for m in at.markdown))
+    assert "highest agreement at the" in text and "agrees best" not in text
     assert "Error rates (TER), lower is better" in text
     assert "Plain chrF ignores whitespace" in text
-    assert len(at.metric) == 3
+    # headline cards: the top significance cluster per level, and the metric whose level matters most
+    captions = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))
+    assert "Segment level" in captions and "System level · 5 systems" in captions
+    assert "Token level matters most for" in captions
+    assert "Only 5 systems: too few to call a winner" in text
     # PNG download configured in the Plotly toolbar
     config = json.loads(at.get("plotly_chart")[0].proto.config)
     assert config["toImageButtonOptions"]["format"] == "png"
@@ -482,7 +486,8 @@ def test_qc_item_scores_replace_the_human_scores():
     assert np.allclose(got.reindex(expected.index), expected)
     at = run_app(**{state.EVALSET_KEY: updated, state.SOURCE_KEY: "QC"})
     sys_fig = figures(at)[1]
-    assert {row[2] for t in sys_fig["data"] for row in t["customdata"]} == {3}  # 3 systems have human scores
+    bars = [t for t in sys_fig["data"] if t.get("name") != "top significance cluster"]  # not its outline
+    assert {row[2] for t in bars for row in t["customdata"]} == {3}  # 3 systems have human scores
 
 
 def test_no_human_scores_is_explained_not_an_error():
@@ -600,10 +605,14 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
             if i != j:
                 assert z[i, j] == pytest.approx(p[(a, b)], abs=1e-12)
     # rank clusters: in the row labels and as a table, best (1) first, never decreasing
-    assert [int(y.split("]")[0][1:]) for y in heat["y"]] == list(clusters["cluster"])
+    rows = fig["layout"]["yaxis"]["ticktext"]  # "<rank>. [<cluster>] <configuration> (<agreement>)", all labelled
+    assert fig["layout"]["yaxis"]["tickmode"] == "array" and len(rows) == n
+    assert [int(y.split("[")[1].split("]")[0]) for y in rows] == list(clusters["cluster"])
+    assert len(fig["layout"]["shapes"]) == clusters["cluster"].nunique()  # each cluster outlined
     shown = next(t for t in tables(at) if "cluster" in t.columns)
     clusters_shown = shown["cluster"].astype(int)
     assert list(clusters_shown) == sorted(clusters_shown) and clusters_shown.iloc[0] == 1
+    assert list(clusters_shown) == sorted(set(clusters["cluster"].astype(int)))  # one row per cluster
     assert any("1000 permutations, seed 12345" in c.value for c in at.caption)
     # settings change → a new matrix; going back is served from the cache
     at.radio(key="sig_gran").set_value("system").run()

@@ -8,85 +8,26 @@ tests skip locally and fail under ``CI=true``.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from korean_eval.sample import sample_files
+from tests.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, idle, require_chromium, upload
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 BARS = ".js-plotly-plot .barlayer .point path"
 NO_EXCEPTION = '[data-testid="stException"]'
 
 
-def _require_chromium() -> None:
-    if not CHROMIUM.exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{CHROMIUM} is required under CI=true (apt-get install -y chromium)")
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    _require_chromium()
-    port = _free_port()
-    tmp = tmp_path_factory.mktemp("e2e")
-    log = open(tmp / "streamlit.log", "w")  # noqa: SIM115 - closed below
-    env = {**os.environ, "KOREAN_EVAL_CACHE_DIR": str(tmp / "cache")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail(f"streamlit did not start:\n{(tmp / 'streamlit.log').read_text()[-3000:]}")
-            time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    require_chromium()
+    with AppServer(tmp_path_factory.mktemp("e2e")) as app:
+        yield app.url
 
 
 @pytest.fixture(scope="module")
@@ -114,45 +55,28 @@ def _shot(pg, name: str, height: int = 1800) -> Path:
     return path
 
 
-def _idle(pg) -> None:
-    """Wait until the script run finished (no running indicator) and the page settled."""
-    pg.wait_for_timeout(500)
-    pg.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000
-    )
-
-
-def _upload(pg, label: str, paths: list[Path]) -> None:
-    """Put files into the uploader whose label starts with ``label`` and wait until each shows as uploaded."""
-    uploader = pg.locator('[data-testid="stFileUploader"]').filter(has_text=label)
-    uploader.locator('input[type="file"]').set_input_files([str(p) for p in paths])
-    for path in paths:
-        uploader.get_by_text(path.name, exact=True).wait_for()
-    _idle(pg)
-
-
 def test_upload_sample_files_then_correlation_bars_are_drawn(server, page):
     files = sample_files()
     # A link straight to a page on a freshly started server still arrives with the shared sidebar.
     page.goto(f"{server}/data")
     page.get_by_role("heading", name="Data", exact=True).wait_for()
     page.get_by_text("Token levels").wait_for()
-    _idle(page)
+    idle(page)
 
-    _upload(page, "Reference file(s)", [files["ref"]])
-    _upload(page, "System outputs", files["systems"])
+    upload(page, "Reference file(s)", [files["ref"]])
+    upload(page, "System outputs", files["systems"])
     page.get_by_text("System names (from the file names").wait_for()
-    _upload(page, "Human scores", [files["human"]])
-    _idle(page)
+    upload(page, "Human scores", [files["human"]])
+    idle(page)
     page.get_by_role("button", name="Use these files").click()
     page.get_by_text("Every page now shows these data").wait_for()
-    _idle(page)
+    idle(page)
     assert page.locator(NO_EXCEPTION).count() == 0
     _shot(page, "data-after-upload", 2600)
 
     page.get_by_role("link", name="Correlations").click()
     page.locator(BARS).first.wait_for(timeout=180_000)
-    _idle(page)
+    idle(page)
     bars = page.locator(BARS).count()
     assert bars >= 2 * 25, bars  # segment and system level, 5 levels × 5 metrics each
     assert page.locator(".js-plotly-plot").count() >= 2
@@ -178,6 +102,6 @@ def test_every_page_renders(server, page, link, ready):
         page.goto(server)
     page.get_by_role("link", name=link).click()
     page.locator(ready).first.wait_for(timeout=120_000)
-    _idle(page)
+    idle(page)
     assert page.locator(NO_EXCEPTION).count() == 0
     _shot(page, link.split()[0].lower(), 2200)

@@ -3,8 +3,8 @@
 Korean sentence pairs (hand-written sentences plus systematic perturbations: particle swaps, dropped, duplicated
 and reordered words, spacing changes) are tokenised at the word, mecab, kiwi, char and jamo levels and compared
 with sacrebleu by exact float equality, together with edge cases (empty sides, identical strings, 400+ tokens,
-heavily repeated tokens, mixed-case Latin, two references, random sequences over a tiny alphabet) and a
-hypothesis property test. sacrebleu is slow on long jamo sequences, so the jamo level uses mostly short
+heavily repeated tokens, mixed-case Latin, two references, random sequences over a tiny alphabet, long pairs of
+very unequal lengths at every checkpoint stride of the banded kernel) and a hypothesis property test. sacrebleu is slow on long jamo sequences, so the jamo level uses mostly short
 fragments and only a few full sentences.
 """
 
@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from korean_eval.metrics.fast_ter import ter_statistics, ter_statistics_sacrebleu
+from korean_eval.metrics.ter_kernels import CHECKPOINT_CELLS, ter_pair
 
 SENTENCES: tuple[str, ...] = (
     "오늘 아침에 나는 동생과 함께 시장에 가서 사과를 샀다.",
@@ -334,6 +335,88 @@ def test_unequal_lengths_and_shift_budget_identical(monkeypatch: pytest.MonkeyPa
     _assert_identical(hyps, [refs])
     assert 1 in exhausted_in_round
     assert any(r > 1 for r in exhausted_in_round)
+
+
+def _moved_blocks(rng: random.Random, tokens: list[str], moves: int) -> list[str]:
+    """``tokens`` with ``moves`` blocks of 1-8 tokens moved elsewhere."""
+    out = tokens[:]
+    for _ in range(moves):
+        if len(out) < 3:
+            break
+        s = rng.randrange(len(out))
+        block = out[s:s + rng.randint(1, 8)]
+        del out[s:s + len(block)]
+        t = rng.randrange(len(out) + 1)
+        out[t:t] = block
+    return out
+
+
+def _subsequence(rng: random.Random, tokens: list[str], k: int) -> list[str]:
+    """``k`` tokens of ``tokens`` in their order (random positions)."""
+    return [tokens[i] for i in sorted(rng.sample(range(len(tokens)), k))]
+
+
+def _long_unequal_pairs(seed: int) -> list[tuple[list[str], list[str]]]:
+    """(hypothesis, reference) token lists of very unequal lengths: the short side is a subsequence of the long
+    one with a few blocks moved. ``m >> n``: ``m >= 51 n``, so the beam widens to ``ceil(m / 2n + 25)``;
+    ``n >> m``: up to 80 times longer hypotheses; and 2-4 times longer pairs of 60-120 tokens on either side."""
+    rng = random.Random(seed)
+    pairs: list[tuple[list[str], list[str]]] = []
+    for kind in ("wide", "tall", "mid") * 3:
+        alphabet = [f"w{i}" for i in range(rng.randint(2, 40) if kind != "mid" else rng.randint(30, 60))]
+        if kind == "wide":
+            n = rng.randint(1, 40)
+            ref = [rng.choice(alphabet) for _ in range(n * rng.randint(51, 200))]
+            pairs.append((_moved_blocks(rng, _subsequence(rng, ref, n), rng.randint(0, 3)), ref))
+        elif kind == "tall":
+            m = rng.randint(1, 40)
+            hyp = [rng.choice(alphabet) for _ in range(m * rng.randint(20, 80))]
+            pairs.append((hyp, _moved_blocks(rng, _subsequence(rng, hyp, m), rng.randint(0, 3))))
+        else:
+            n = rng.randint(60, 120)
+            long = [rng.choice(alphabet) for _ in range(n * rng.randint(2, 4))]
+            short = _moved_blocks(rng, _subsequence(rng, long, n), rng.randint(1, 6))
+            pairs.append((short, long) if rng.random() < 0.5 else (long, short))
+    return pairs
+
+
+def _ids(hyp: list[str], ref: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    vocab = {w: i for i, w in enumerate(sorted(set(hyp) | set(ref)))}
+    return (np.array([vocab[w] for w in hyp], np.int32), np.array([vocab[w] for w in ref], np.int32))
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_long_unequal_lengths_identical(seed: int) -> None:
+    """Long, very unequal pairs (widened beam; rows much wider or much narrower than the diagonal step) equal
+    sacrebleu's ``translation_edit_rate``, for the kernel at every checkpoint stride (all rows kept, every 7th or
+    64th band cell, or no checkpoint at all) and through :func:`ter_statistics`."""
+    from sacrebleu.metrics.lib_ter import translation_edit_rate
+
+    pairs = _long_unequal_pairs(seed)
+    assert any(len(r) > 51 * len(h) for h, r in pairs) and any(len(h) > 20 * len(r) for h, r in pairs)
+    expected = [translation_edit_rate(h, r)[0] for h, r in pairs]
+    for (hyp, ref), edits in zip(pairs, expected, strict=True):
+        h_ids, r_ids = _ids(hyp, ref)
+        for cells in (1, 7, 64, CHECKPOINT_CELLS):
+            assert ter_pair(h_ids, r_ids, cells) == edits, (len(hyp), len(ref), cells)
+    stats = ter_statistics([" ".join(h) for h, _ in pairs], [[" ".join(r) for _, r in pairs]], n_jobs=1)
+    np.testing.assert_array_equal(stats[:, 0], expected)
+
+
+def test_long_similar_pairs_do_not_depend_on_checkpoints() -> None:
+    """Long, nearly identical pairs (block moves and substitutions, so shifts are applied and candidates are scored
+    far from any checkpoint) give the same edits whether every band row is kept or only a few checkpoints."""
+    rng = random.Random(21)
+    for length in (3_000, 12_000):
+        ref = [f"t{rng.randrange(30)}" for _ in range(length)]
+        hyp = _moved_blocks(rng, ref, 6)
+        for _ in range(10):
+            hyp[rng.randrange(len(hyp))] = "x"
+        h_ids, r_ids = _ids(hyp, ref)
+        full = ter_pair(h_ids, r_ids, 10**12)
+        assert 0 < full < length // 10
+        for cells in (1, 1000, 50_000):
+            assert ter_pair(h_ids, r_ids, cells) == full
 
 
 def test_n_jobs_does_not_change_results() -> None:

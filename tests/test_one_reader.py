@@ -106,8 +106,11 @@ def test_the_scores_are_the_same_in_every_input() -> None:
 MALFORMED = {
     "extra field": (write(",", [*rows()[:2], [*rows()[2], "extra"], *rows()[3:]]), 4, "row has 7 fields, the header has 6"),
     "missing field": (write(",", [*rows()[:4], rows()[4][:5], *rows()[5:]]), 6, "row has 5 fields, the header has 6"),
-    # an unterminated quote takes the rest of the file into one cell: the record starting on line 8 is too short
-    "unterminated quote": (write(",") + 'r0,A,"9,x,y,1\n', 8, "row has 3 fields, the header has 6"),
+    # an unterminated quote would take the rest of the file into one cell: refused where it opens
+    "unterminated quote": (write(",") + 'r0,A,"9,x,y,1\n', 8, "a quoted cell that starts on this line is never "
+                           'closed; in CSV (RFC 4180) a cell that starts with " must end with " before the next '
+                           'delimiter, and a quote inside a quoted cell is written twice (""); or save the table as '
+                           "TSV, which has no quoting"),
 }
 
 

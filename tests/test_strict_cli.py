@@ -74,6 +74,12 @@ def char_bleu(hyps: list[str], refs: list[str]) -> float:
         (["--human-from-table", "Z"], "--human-from-table", "--table"),
         (["--ref", "R", "--sys", "a=A", "--scores-cols", "system=S"], "--scores-cols", "--scores"),
         (["--ref", "R", "--sys", "a=A", "--rater-col", "worker"], "--rater-col", "--judgments"),
+        # QC flags with defaults: given without --judgments they would be ignored too (even at their default value)
+        (["--ref", "R", "--sys", "a=A", "--drop-first", "10"], "--drop-first", "--judgments"),
+        (["--ref", "R", "--sys", "a=A", "--no-zscore"], "--no-zscore", "--judgments"),
+        (["--ref", "R", "--sys", "a=A", "--no-average-repeats"], "--no-average-repeats", "--judgments"),
+        (["--ref", "R", "--sys", "a=A", "--iqr", "2"], "--iqr", "--judgments"),
+        (["--ref", "R", "--sys", "a=A", "--flag-outlier-systems"], "--flag-outlier-systems", "--judgments"),
     ],
 )
 def test_option_that_would_be_ignored_is_refused(extra, first, second, capsys, tmp_path):

@@ -45,8 +45,10 @@ def test_binary_and_zip_refused():
 
 def test_line_ends_mixed_and_final_newline():
     lines, ends = split_lines("a\r\nb\rc\nd")
-    assert lines == ["a", "b", "c", "d"]
-    assert ends == {"CRLF": 1, "CR": 1, "LF": 1}
+    assert lines == ["a", "b c", "d"]  # a lone CR in a file with LF/CRLF ends is a stray CR inside line 2
+    assert ends.kinds() == {"CRLF": 1, "CR": 0, "LF": 1} and ends.stray_cr_lines == (2,)
+    lines, ends = split_lines("a\rb\rc")  # CR-only file (classic Mac OS): CR is the line end
+    assert lines == ["a", "b", "c"] and ends.kinds() == {"CRLF": 0, "CR": 2, "LF": 0}
     assert split_lines("a\nb\n")[0] == ["a", "b"]
     # U+2028 and form feed are not line ends (splitlines would shift alignment)
     assert split_lines("a\u2028b\x0cc\n")[0] == ["a\u2028b\x0cc"]

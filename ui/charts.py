@@ -27,6 +27,11 @@ FAMILY_COLORS = {
 }
 SYSTEM_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#EECA3B", "#FF9DA6", "#9D755D", "#BAB0AC"]
 FONT = dict(family="Inter, 'Noto Sans KR', 'Source Sans Pro', sans-serif", size=13)
+#: The smallest text on any chart, in px (tick labels, values on bars and in cells).
+MIN_TEXT = 11
+#: Up to this many bars (the most that stand side by side at half width) their values are written horizontally;
+#: more bars get vertical value labels.
+HORIZONTAL_VALUES = 12
 
 
 def esc(text: object) -> str:
@@ -40,8 +45,31 @@ def wrap(text: object, width: int = 48, lines: int = 4) -> str:
     return "<br>".join(esc(p) for p in parts)
 
 
-def _base(fig: go.Figure, height: int, title: str | None = None, legend: bool = True) -> go.Figure:
-    """Common look; ``legend`` leaves room for a horizontal legend between the title and the plot."""
+def label_every(fig: go.Figure, axis: str, values: Sequence[object], texts: Sequence[str] | None = None,
+                angle: int | None = None) -> None:
+    """Label every category of ``axis`` (``"x"``, ``"y"``, ``"x2"`` …): ``tickmode='array'`` with all ``values``
+    and their ``texts`` (default the values), so Plotly never thins the labels (it does in its automatic mode)."""
+    update: dict[str, object] = dict(
+        tickmode="array", tickvals=list(values), ticktext=[str(t) for t in (texts if texts is not None else values)],
+        tickfont=dict(size=MIN_TEXT + 1), automargin=True,
+    )
+    if angle is not None:
+        update["tickangle"] = angle
+    fig.update_layout({f"{axis[0]}axis{axis[1:]}": update})
+
+
+def label_every_bar(fig: go.Figure, n_bars: int) -> None:
+    """Grouped bars (a two-level "multicategory" x axis): a label under every bar (``tickmode='linear'``, one per
+    category; Plotly's automatic mode drops every other one when they are crowded) and value labels of
+    :data:`MIN_TEXT` px — vertical beyond :data:`HORIZONTAL_VALUES` bars, never shrunk (:func:`base_layout`)."""
+    fig.update_xaxes(tickmode="linear", tick0=0, dtick=1, tickfont=dict(size=MIN_TEXT + 1))
+    fig.update_traces(textfont_size=MIN_TEXT, textangle=0 if n_bars <= HORIZONTAL_VALUES else -90,
+                      selector=dict(type="bar"))
+
+
+def base_layout(fig: go.Figure, height: int, title: str | None = None, legend: bool = True) -> go.Figure:
+    """Common look; ``legend`` leaves room for a horizontal legend between the title and the plot. Text on bars is
+    never shrunk below :data:`MIN_TEXT` px (``uniformtext``)."""
     fig.update_layout(
         template="plotly_white",
         font=FONT,
@@ -51,6 +79,7 @@ def _base(fig: go.Figure, height: int, title: str | None = None, legend: bool = 
         if title
         else None,
         hoverlabel=dict(font_size=12, align="left"),
+        uniformtext=dict(minsize=MIN_TEXT, mode="show"),
         legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0, title_text="", font=dict(size=12)),
     )
     return fig
@@ -80,11 +109,27 @@ def _bar_hover_data(sub: pd.DataFrame) -> np.ndarray:
     )
 
 
-def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, grouping_note: str = "") -> go.Figure:
+def _outline_top(fig: go.Figure, df: pd.DataFrame, top: frozenset[tuple[str, str]]) -> None:
+    """Outline the bars of ``top`` (the top significance cluster) with an empty bar on top of each: one legend
+    entry, "top significance cluster"."""
+    rows = df[[(lv, m) in top for lv, m in zip(df["level"], df["metric"], strict=True)]]
+    if len(rows):
+        fig.add_bar(
+            name="top significance cluster", x=[[esc(x) for x in rows["shown_label"]], list(rows["level"])],
+            y=rows["shown"].to_numpy(float), marker=dict(color="rgba(0,0,0,0)", line=dict(width=2.5, color="#111")),
+            hoverinfo="skip",
+        )
+
+
+def correlation_bars(
+    view: pd.DataFrame, granularity: str, statistic: str, grouping_note: str = "",
+    top: frozenset[tuple[str, str]] = frozenset(),
+) -> go.Figure:
     """Bars of the correlation with humans per metric × token level (one granularity), coloured by family.
 
     ``view`` is :func:`ui.views.correlation_view`; bars are grouped by metric (outer axis) and level (inner axis).
-    Error bars are drawn where ``shown_low``/``shown_high`` are known (bootstrap CIs).
+    Error bars are drawn where ``shown_low``/``shown_high`` are known (bootstrap CIs). Bars of ``top`` (``(level,
+    metric)`` pairs: the top significance cluster) are outlined and their values bold.
     """
     df = view[view["granularity"] == granularity]
     title = f"{'Segment' if granularity == 'segment' else 'System'} level"
@@ -97,17 +142,18 @@ def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, group
         y = sub["shown"].to_numpy(float)
         has_ci = np.isfinite(sub["shown_low"].to_numpy(float)).any()
         custom = _bar_hover_data(sub)
+        in_top = [(lv, m) in top for lv, m in zip(sub["level"], sub["metric"], strict=True)]
         fig.add_bar(
             name=FAMILY_LABELS.get(family, family),
             x=[[o for o, k in zip(outer, mask, strict=True) if k], [i for i, k in zip(inner, mask, strict=True) if k]],
             y=y,
             marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
             text=[
-                ("★" if best else "") + (f"{v:.2f}" if np.isfinite(v) else "n/a")
-                for v, best in zip(y, sub["best"], strict=True)
+                (f"<b>{v:.2f}</b>" if t else f"{v:.2f}") if np.isfinite(v) else "n/a"
+                for v, t in zip(y, in_top, strict=True)
             ],
             textposition="outside",
-            textfont=dict(size=10, color="#444"),
+            textfont=dict(color="#333"),
             cliponaxis=False,
             customdata=custom,
             error_y=dict(
@@ -124,48 +170,26 @@ def correlation_bars(view: pd.DataFrame, granularity: str, statistic: str, group
                 "<b>%{customdata[0]}</b> at level <b>%{customdata[1]}</b><br>"
                 + STATISTIC_LABELS[statistic]
                 + " = %{customdata[3]}  (n = %{customdata[2]})%{customdata[5]}<br>"
-                "<span style='font-size:10px'>%{customdata[4]}</span><extra></extra>"
+                "<span style='font-size:11px'>%{customdata[4]}</span><extra></extra>"
             ),
         )
+    _outline_top(fig, df, top)
     lows = np.append(df["shown_low"].to_numpy(float), df["shown"].to_numpy(float))
     ymin = float(np.nanmin(lows)) if np.isfinite(lows).any() else 0.0
     fig.update_yaxes(
         title_text=f"{STATISTIC_LABELS[statistic]} with humans" if statistic in STATISTICS else f"{SYMBOLS[statistic]} "
         "(agreement with humans)",
-        range=[min(0.0, ymin * 1.15 if np.isfinite(ymin) else 0.0), 1.08],
+        range=[min(0.0, ymin * 1.15 if np.isfinite(ymin) else 0.0), 1.08 if len(df) <= HORIZONTAL_VALUES else 1.2],
         zeroline=True,
         zerolinecolor="#999",
         gridcolor="#eee",
     )
-    fig.update_xaxes(title_text="metric · token level", tickfont=dict(size=11))
+    fig.update_xaxes(title_text="metric · token level")
     fig.update_layout(barmode="overlay", bargap=0.18)
-    _base(fig, 460, title + (f" <span style='font-size:12px;color:#777'>({grouping_note})</span>" if grouping_note else ""))
+    label_every_bar(fig, len(df))
+    base_layout(fig, 460, title + (f" <span style='font-size:12px;color:#777'>({grouping_note})</span>" if grouping_note else ""))
     return fig
 
-
-def correlation_heatmap(view: pd.DataFrame, granularity: str, statistic: str) -> go.Figure:
-    """Metric (rows) × level (columns) grid of the plotted correlation, annotated with its value."""
-    df = view[view["granularity"] == granularity]
-    levels = list(dict.fromkeys(df["level"]))
-    metrics = list(dict.fromkeys(df["shown_label"]))
-    grid = df.pivot_table(index="shown_label", columns="level", values="shown", aggfunc="first").reindex(index=metrics, columns=levels)
-    z = grid.to_numpy(float)
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=levels,
-            y=[esc(m) for m in metrics],
-            colorscale="Blues",
-            zmin=0,
-            zmax=1,
-            text=[[f"{v:.2f}" if np.isfinite(v) else "" for v in row] for row in z],
-            texttemplate="%{text}",
-            hovertemplate="%{y} at %{x}: %{z:.3f}<extra></extra>",
-            colorbar=dict(title=SYMBOLS[statistic], thickness=12),
-        )
-    )
-    fig.update_yaxes(autorange="reversed")
-    return _base(fig, 100 + 38 * len(metrics), f"{granularity.capitalize()} level, {STATISTIC_LABELS[statistic]}", legend=False)
 
 
 def bump_chart(paths: pd.DataFrame, metric_label: str) -> go.Figure:
@@ -205,33 +229,11 @@ def bump_chart(paths: pd.DataFrame, metric_label: str) -> go.Figure:
         autorange=False, range=[n + 0.5, 0.5], dtick=1, title_text="rank (1 = best)", gridcolor="#f0f0f0", zeroline=False
     )
     fig.update_xaxes(showgrid=False, title_text="")
-    _base(fig, 90 + 60 * n, f"System ranking: humans vs {esc(metric_label)} at each token level", legend=False)
+    label_every(fig, "x", stages)
+    base_layout(fig, 90 + 60 * n, f"System ranking: humans vs {esc(metric_label)} at each token level", legend=False)
     fig.update_layout(showlegend=False, margin=dict(l=140, r=140))
     return fig
 
-
-def flip_heatmap(counts: pd.DataFrame, n_pairs: int) -> go.Figure:
-    """Flipped system pairs per metric × level (of ``n_pairs`` pairs)."""
-    z = counts.to_numpy(float)
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=list(counts.columns),
-            y=[esc(m) for m in counts.index],
-            colorscale=[[0, "#f7fbff"], [1, "#d62728"]],
-            zmin=0,
-            zmax=max(1, n_pairs),
-            text=[[f"{int(v)}" for v in row] for row in z],
-            texttemplate="%{text}",
-            textfont=dict(size=14),
-            hovertemplate="%{y} at %{x}: %{z:.0f} of " + str(n_pairs) + " pairs flipped<extra></extra>",
-            colorbar=dict(title="pairs", thickness=12),
-            xgap=2,
-            ygap=2,
-        )
-    )
-    fig.update_yaxes(autorange="reversed")
-    return _base(fig, 110 + 40 * len(counts), f"Flipped system pairs (of {n_pairs}) — metric vs human order", legend=False)
 
 
 def segment_scatter(
@@ -266,7 +268,7 @@ def segment_scatter(
     title = f"{esc(metric_label)} at level {level} vs human, per segment"
     if note:
         title += f" <span style='font-size:12px;color:#777'>({note})</span>"
-    return _base(fig, 520, title)
+    return base_layout(fig, 520, title)
 
 
 def level_bars(df: pd.DataFrame, value: str, title: str, axis_title: str, fmt: str = ".2f") -> go.Figure:
@@ -285,9 +287,10 @@ def level_bars(df: pd.DataFrame, value: str, title: str, axis_title: str, fmt: s
             hovertemplate="%{x}: %{y:" + fmt + "}<extra></extra>",
         )
     fig.update_xaxes(categoryorder="array", categoryarray=list(df["level"]), title_text="token level")
+    label_every(fig, "x", list(df["level"]))
     fig.update_yaxes(title_text=axis_title, gridcolor="#eee")
     fig.update_layout(barmode="overlay")
-    return _base(fig, 360, title)
+    return base_layout(fig, 360, title)
 
 
 def timing_heatmap(seconds: pd.DataFrame) -> go.Figure:
@@ -308,7 +311,9 @@ def timing_heatmap(seconds: pd.DataFrame) -> go.Figure:
         )
     )
     fig.update_yaxes(autorange="reversed")
-    return _base(
+    label_every(fig, "x", list(seconds.columns))
+    label_every(fig, "y", [esc(m) for m in seconds.index])
+    return base_layout(
         fig, 110 + 38 * len(seconds), "Scoring time per metric × level (seconds, this run; cached work is fast)", legend=False
     )
 
@@ -321,62 +326,8 @@ def distribution(before: Sequence[float], after: Sequence[float], label: str) ->
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(title_text=esc(label))
     fig.update_yaxes(title_text="judgments", gridcolor="#eee")
-    return _base(fig, 320, f"{esc(label)}: distribution before and after QC")
+    return base_layout(fig, 320, f"{esc(label)}: distribution before and after QC")
 
-
-def significance_heatmap(
-    matrix: pd.DataFrame, labels: Sequence[str], clusters: Sequence[int], agreement: Sequence[float], title: str,
-    alpha: float = 0.05,
-) -> go.Figure:
-    """One-sided p-values "row agrees with the humans more than column" (configurations in cluster order).
-
-    Colour: dark where p is small, light grey from ``alpha`` up (``zmax = 2·alpha``, so ``alpha`` sits at the
-    middle of the scale); each row label carries its cluster number and its agreement. Lines separate clusters.
-    """
-    z = matrix.to_numpy(float)
-    n = len(labels)
-    names = [f"[{c}] {esc(lab)} ({a:.2f})" if np.isfinite(a) else f"[{c}] {esc(lab)} (n/a)"
-             for lab, c, a in zip(labels, clusters, agreement, strict=True)]
-    cols = [esc(lab) for lab in labels]
-    text = [["" if not np.isfinite(v) else "<.001" if v < 0.001 else f"{v:.3f}".lstrip("0") for v in row] for row in z]
-    hover = [
-        [
-            f"{esc(labels[i])} agrees more with humans than {esc(labels[j])}: p = "
-            + ("n/a (undefined)" if not np.isfinite(z[i, j]) else f"{z[i, j]:.4f}")
-            if i != j else esc(labels[i])
-            for j in range(n)
-        ]
-        for i in range(n)
-    ]
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=cols,
-            y=names,
-            zmin=0,
-            zmax=2 * alpha,
-            colorscale=[[0.0, "#08306B"], [0.1, "#2171B5"], [0.5, "#9ECAE1"], [0.5, "#EEEEEE"], [1.0, "#F7F7F7"]],
-            text=text if n <= 24 else None,
-            texttemplate="%{text}" if n <= 24 else None,
-            textfont=dict(size=10),
-            customdata=hover,
-            hovertemplate="%{customdata}<extra></extra>",
-            colorbar=dict(title="p", thickness=12, tickvals=[0, alpha / 2, alpha, 2 * alpha],
-                          ticktext=["0", f"{alpha / 2:g}", f"{alpha:g}", f"≥ {2 * alpha:g}"]),
-            xgap=1,
-            ygap=1,
-            hoverongaps=False,
-        )
-    )
-    bounds = [k for k in range(1, n) if clusters[k] != clusters[k - 1]]
-    for k in bounds:
-        fig.add_shape(type="line", x0=-0.5, x1=n - 0.5, y0=k - 0.5, y1=k - 0.5, line=dict(color="#C44E52", width=1.2))
-        fig.add_shape(type="line", y0=-0.5, y1=n - 0.5, x0=k - 0.5, x1=k - 0.5, line=dict(color="#C44E52", width=1.2))
-    fig.update_yaxes(autorange="reversed", title_text="row: agrees more…", tickfont=dict(size=11))
-    fig.update_xaxes(title_text="…than column", tickangle=-45, tickfont=dict(size=11), side="bottom")
-    _base(fig, 160 + 26 * n, title, legend=False)
-    fig.update_layout(margin=dict(l=200, r=20, b=140))
-    return fig
 
 
 def accuracy_bars(df: pd.DataFrame) -> go.Figure:
@@ -397,7 +348,7 @@ def accuracy_bars(df: pd.DataFrame) -> go.Figure:
             marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
             text=agreed,
             textposition="outside",
-            textfont=dict(size=10, color="#444"),
+            textfont=dict(color="#333"),
             cliponaxis=False,
             customdata=np.column_stack([[esc(m) for m in sub["metric_label"]], sub["level"], agreed]),
             hovertemplate="<b>%{customdata[0]}</b> at %{customdata[1]}: %{customdata[2]} system pairs ordered as "
@@ -414,7 +365,9 @@ def accuracy_bars(df: pd.DataFrame) -> go.Figure:
             hovertemplate="<b>%{customdata[0]}</b> at %{customdata[1]}: SPA %{y:.4f} (1 − mean |p_human − p_metric| "
             "over system pairs)<extra></extra>",
         )
-    fig.update_yaxes(title_text="pairwise accuracy · SPA", range=[0, 1.1], gridcolor="#eee")
-    fig.update_xaxes(title_text="metric · token level", tickfont=dict(size=11))
+    fig.update_yaxes(title_text="pairwise accuracy · SPA", range=[0, 1.1 if len(df) <= HORIZONTAL_VALUES else 1.25],
+                     gridcolor="#eee")
+    fig.update_xaxes(title_text="metric · token level")
     fig.update_layout(barmode="overlay", bargap=0.18)
-    return _base(fig, 380, "Pairwise accuracy (bars) and SPA (◆): agreement with the humans on system pairs")
+    label_every_bar(fig, len(df))
+    return base_layout(fig, 420, "Pairwise accuracy (bars) and SPA (◆): agreement with the humans on system pairs")

@@ -17,6 +17,9 @@ import pandas as pd
 from korean_eval import data as kdata
 from korean_eval.columns import ColumnMap, detect_table_columns
 from korean_eval.data import EvalSet, evalset_from_texts
+from korean_eval.mtme_files import ZipTree
+from korean_eval.mtme_layout import MtmeContents, scan
+from korean_eval.mtme_load import MtmeLoaded, MtmeOptions, load_mtme
 from korean_eval.table_inputs import (
     attach_given_scores,
     attach_human,
@@ -163,6 +166,19 @@ def _attach(evalset: EvalSet, human: Upload | None, given: Upload | None) -> Eva
     if given is not None:
         attach_given_scores(evalset, given.data, given.name)
     return evalset
+
+
+def mtme_contents(upload: Upload, max_bytes: int | None = None) -> MtmeContents:
+    """What an uploaded ``.zip`` of a folder in mt-metrics-eval's layout holds (names only; the archive's safety
+    checks: :mod:`korean_eval.mtme_files`)."""
+    check_sizes([upload], max_bytes)
+    return scan(ZipTree(upload.data, upload.name))
+
+
+def build_from_mtme(upload: Upload, options: MtmeOptions, max_bytes: int | None = None) -> MtmeLoaded:
+    """One language pair of an uploaded mt-metrics-eval ``.zip`` (:func:`korean_eval.mtme_load.load_mtme`)."""
+    check_sizes([upload], max_bytes)
+    return load_mtme(ZipTree(upload.data, upload.name), options)
 
 
 def with_human_scores(evalset: EvalSet, item_scores: pd.DataFrame, source: str) -> EvalSet:

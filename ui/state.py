@@ -302,21 +302,74 @@ def significance(ctx: Context, statistic: str, granularity: str, grouping: str, 
     key = _stats_key(ctx, "significance", statistic, granularity, grouping, test)
 
     def compute():
+        n = len(ctx.results.segment_matrices)
+        bar = st.progress(0.0, text=f"Testing {n * (n - 1) // 2:,} pairs of configurations ({N_RESAMPLES} "
+                                    "permutations each)…")
         table = sig.significance_table(
-            ctx.results, statistic, granularity, grouping, n_permutations=N_RESAMPLES, seed=SEED, tests=(test,), jobs=None
+            ctx.results, statistic, granularity, grouping, n_permutations=N_RESAMPLES, seed=SEED, tests=(test,),
+            jobs=None, progress=lambda fraction, message: bar.progress(fraction, text=message),
         )
+        bar.empty()
         clusters = sig.rank_clusters_table(
             ctx.results, statistic, granularity, grouping, test=test, alpha=ALPHA, seed=SEED, table=table
         )
         return table, clusters
 
-    n = len(ctx.results.segment_matrices)
-    return _cached_stat(
-        key,
-        f"Testing {n * (n - 1) // 2:,} pairs of configurations ({N_RESAMPLES} permutations each)…",
-        f"significance_{statistic}_{granularity}_{grouping}_{test}",
-        compute,
-    )
+    return _cached_stat(key, "Ranking the configurations…", f"significance_{statistic}_{granularity}_{grouping}_{test}",
+                        compute)
+
+
+#: The test behind the headline's top cluster: valid for every correlation, granularity and grouping.
+HEADLINE_TEST = "perm-inputs"
+
+
+def top_cluster(ctx: Context, statistic: str, granularity: str, grouping: str):
+    """The rank clusters the headline needs (``significance.top_cluster_table``, test :data:`HEADLINE_TEST`):
+    cluster 1 in full, then at most the first configuration below it. Taken from the full significance matrix of
+    the same settings when that was computed already; else computed with a progress bar and cached."""
+    from korean_eval.metaeval import significance as sig
+    from korean_eval.metaeval.names import grouping_used
+
+    grouping = grouping_used(granularity, grouping)
+    full = _stats_store().get(_stats_key(ctx, "significance", statistic, granularity, grouping, HEADLINE_TEST))
+    if full is not None:
+        return full[1][1]
+    key = _stats_key(ctx, "top-cluster", statistic, granularity, grouping, HEADLINE_TEST)
+    store = _stats_store()
+    hit = store.get(key)
+    if hit is None:
+        bar = st.progress(0.0, text=f"Finding the top significance cluster, {granularity} level…")
+
+        def progress(fraction: float, message: str) -> None:
+            bar.progress(fraction, text=f"Top significance cluster, {granularity} level: {message}")
+
+        value = sig.top_cluster_table(ctx.results, statistic, granularity, grouping, test=HEADLINE_TEST, alpha=ALPHA,
+                                      n_permutations=N_RESAMPLES, seed=SEED, jobs=None, progress=progress)
+        bar.empty()
+        hit = (f"significance_top_{statistic}_{granularity}_{grouping}_{HEADLINE_TEST}", value)
+        store.put(key, hit)
+    return hit[1][1]
+
+
+@st.cache_resource(show_spinner=False)
+def _comparison_store() -> _Store:
+    return _Store(16 * MAX_RESULTS)
+
+
+def comparison(ctx: Context, config_a: str, config_b: str, statistic: str, granularity: str, grouping: str,
+               tests: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """``compare_two`` of two configurations with the dashboard's resampling settings, cached by content hash +
+    settings."""
+    from korean_eval.metaeval.compare import compare_two
+
+    key = _stats_key(ctx, "compare", config_a, config_b, statistic, granularity, grouping, tests)
+    store = _comparison_store()
+    hit = store.get(key)
+    if hit is None:
+        hit = compare_two(ctx.results, config_a, config_b, statistic=statistic, granularity=granularity,
+                          grouping=grouping, n_permutations=N_RESAMPLES, seed=SEED, alpha=ALPHA, tests=tests)
+        store.put(key, hit)
+    return hit
 
 
 def system_pairs(ctx: Context, metric: str, human_test: str):

@@ -136,10 +136,6 @@ def correlation_view(
     df["shown_high"] = np.where(flip, low, high)
     df["shown_label"] = np.where(flip, "−" + df["metric_label"], df["metric_label"])
     metric_order = {m: i for i, m in enumerate(ordered_metrics(results))}
-    finite = df["shown"].notna()
-    best = df[finite].groupby(["granularity", "metric"])["shown"].transform("max")
-    df["best"] = False
-    df.loc[finite, "best"] = df.loc[finite, "shown"] == best
     df["_m"] = df["metric"].map(metric_order)
     df["_l"] = _level_rank(df["level"])
     return df.sort_values(["granularity", "_m", "_l"]).drop(columns=["_m", "_l"]).reset_index(drop=True)
@@ -169,35 +165,9 @@ def numbers_table(view: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def headline(view: pd.DataFrame) -> dict[str, dict[str, object]]:
-    """The numbers worth a glance: best configuration per granularity and the metric whose agreement moves most
-    between levels (segment level). Values are the plotted (agreement-signed) correlations."""
-    out: dict[str, dict[str, object]] = {}
-    for granularity in GRANULARITIES:
-        df = view[(view["granularity"] == granularity) & view["shown"].notna()]
-        if df.empty:
-            continue
-        top = df.loc[df["shown"].idxmax()]
-        out[granularity] = {"metric": top["shown_label"], "level": top["level"], "value": float(top["shown"])}
-    seg = view[(view["granularity"] == "segment") & view["shown"].notna() & (view["level"] != GIVEN_LEVEL)]
-    if seg["level"].nunique() > 1:
-        spread = seg.groupby("shown_label")["shown"].agg(lambda v: v.max() - v.min())
-        label = spread.idxmax()
-        rows = seg[seg["shown_label"] == label]
-        lo, hi = rows.loc[rows["shown"].idxmin()], rows.loc[rows["shown"].idxmax()]
-        out["spread"] = {
-            "metric": label,
-            "low_level": lo["level"],
-            "low": float(lo["shown"]),
-            "high_level": hi["level"],
-            "high": float(hi["shown"]),
-        }
-    return out
-
-
 def best_level_sentences(results: Results, statistic: str, grouping: str) -> dict[str, list[str]]:
-    """Plain-English statements of the best token level per metric (``metaeval.tidy.best_levels``), per
-    granularity."""
+    """Plain-English statements of the token level with the highest agreement per metric
+    (``metaeval.tidy.best_levels``), per granularity. Untested: they say "highest", never "best"."""
     out: dict[str, list[str]] = {}
     for granularity in GRANULARITIES:
         shown = system_statistic(statistic) if granularity == "system" else statistic
@@ -209,8 +179,8 @@ def best_level_sentences(results: Results, statistic: str, grouping: str) -> dic
                 continue
             label = metric_label(row.metric)
             error_rate = is_correlation(statistic) and not results.higher_is_better(row.metric, row.level)
-            extra = " (an error rate: the most negative correlation agrees best)" if error_rate else ""
-            lines.append(f"{label} agrees best with the humans at the {row.level} level ({symbol} = {row.value:.3f}){extra}.")
+            extra = " (an error rate: its most negative correlation)" if error_rate else ""
+            lines.append(f"{label}: highest agreement at the {row.level} level ({symbol} = {row.value:.3f}){extra}.")
         out[granularity] = lines
     return out
 

@@ -118,3 +118,22 @@ def human_note(evalset: EvalSet) -> None:
 def input_error(err: Exception) -> None:
     """A backend validation error as a red message (never a traceback)."""
     st.error(md_escape(str(err)), icon=":material/error:")
+
+
+MARK_COLORS = {"extra": "red", "missing": "blue", "edit": "orange"}
+"""Background colour of a highlighted text piece by its mark (:mod:`ui.lens_views`)."""
+
+
+def highlighted(pieces: list[tuple[str, str]]) -> str:
+    """``(text, mark)`` pieces as Markdown: marked pieces on a coloured background (escaped: always shown as text)."""
+    return "".join(f":{MARK_COLORS[mark]}-background[{md_escape(text)}]" if mark else md_escape(text) for text, mark in pieces)
+
+
+def text_pairs(examples: list[dict], first: str, second: str, caption) -> None:
+    """Examples as rows: a caption line (``caption(example)``, Markdown), then the highlighted ``hyp`` and ``ref``
+    pieces labelled ``first`` and ``second``."""
+    for example in examples:
+        with st.container(border=True):
+            st.caption(caption(example))
+            st.markdown(f"**{first}** {highlighted(example['hyp'])}")
+            st.markdown(f"**{second}** {highlighted(example['ref'])}")

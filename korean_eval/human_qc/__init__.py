@@ -13,10 +13,10 @@ below), :mod:`~korean_eval.human_qc.run` (``run_qc``: the steps in order), :mod:
 ``run_qc`` applies, in this order (every step can be switched off or parameterised through ``QCOptions``):
 
 0. **Unusable rows.** A row whose rater, system or any item value is missing (NaN / empty / whitespace only), or
-   whose value in any score column is missing, non-numeric or non-finite (±inf, NaN) is excluded. A text score
-   cell is converted by :func:`korean_eval.tables.parse_number` (an ASCII decimal, or one with a single decimal
-   comma not followed by exactly three digits; nothing is guessed: ``NA``, ``null`` or the locale-ambiguous
-   ``1,000`` is non-numeric). Each such row is listed in
+   whose value in any score column is missing, ambiguous, non-numeric or non-finite (±inf, NaN) is excluded. A text
+   score cell is converted by :func:`korean_eval.tables.read_number` (an ASCII decimal, or one with a single decimal
+   comma not followed by exactly three digits; nothing is guessed: ``NA`` or ``null`` is non-numeric, the
+   locale-ambiguous ``1,000`` is an "ambiguous number"). Each such row is listed in
    ``QCReport.invalid_rows`` with its primary reason (the first failing check in the order rater, system, item
    columns, score columns) and its *line*: the file line where the row starts when ``run_qc`` is given the
    reader's ``lines``, else ``row position + 2`` (the line in a CSV file with one header line and no multi-line

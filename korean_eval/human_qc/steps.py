@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from korean_eval.human_qc.options import QCOptions
-from korean_eval.tables import parse_number
+from korean_eval.tables import NumberCell, read_number
+from korean_eval.textio import identifier
 
 #: Column names of ``QCResult.item_scores`` that a score column's own mean columns must not collide with.
 ITEM_SCORE_BASE_COLUMNS: tuple[str, ...] = ("system", "seg_id", "score", "score_raw", "n_judgments")
@@ -51,7 +52,7 @@ def key_text(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
             if isinstance(v, float | np.floating) and math.isfinite(v) and float(v).is_integer():
                 text = str(int(v))
             else:
-                text = str(v).strip()
+                text = identifier(str(v))
             if text:
                 out[i] = text
             else:
@@ -59,23 +60,36 @@ def key_text(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return out, missing
 
 
-def parse_scores(series: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(float values, missing mask, non-numeric mask, non-finite mask) for one score column.
+@dataclass(frozen=True)
+class ParsedScores:
+    """One score column read as numbers: values (NaN where none) and a mask per kind of unusable cell."""
+
+    values: np.ndarray
+    missing: np.ndarray
+    ambiguous: np.ndarray  # a locale-ambiguous number such as ``1,000`` (thousands separator or decimal comma?)
+    nonnumeric: np.ndarray
+    nonfinite: np.ndarray
+
+
+def parse_scores(series: pd.Series) -> ParsedScores:
+    """One score column as numbers.
 
     A numeric column is taken as it is (NaN = missing), a boolean one as 0/1. In any other column a text cell is
-    converted by :func:`korean_eval.tables.parse_number` (empty or whitespace only = missing, no number =
-    non-numeric), a Python/numpy number is taken as it is, anything else is non-numeric.
+    converted by :func:`korean_eval.tables.read_number` (empty or whitespace only = missing; a value such as
+    ``1,000`` = ambiguous, by its decimal-comma rule; other text = non-numeric), a Python/numpy number is taken as it
+    is, anything else is non-numeric.
     """
     missing = series.isna().to_numpy().copy()
     n = len(series)
     nonnumeric = np.zeros(n, dtype=bool)
+    ambiguous = np.zeros(n, dtype=bool)
     if pd.api.types.is_bool_dtype(series.dtype):
         values = series.astype(float).to_numpy()
     elif pd.api.types.is_numeric_dtype(series.dtype):
         values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     else:
         values = np.full(n, np.nan)
-        parsed: dict[str, float | None] = {}
+        parsed: dict[str, NumberCell] = {}
         for i, v in enumerate(series.to_numpy(dtype=object)):
             if missing[i]:
                 continue
@@ -83,15 +97,17 @@ def parse_scores(series: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                 if not v.strip():
                     missing[i] = True
                     continue
-                x = parsed[v] if v in parsed else parsed.setdefault(v, parse_number(v))
+                cell = parsed[v] if v in parsed else parsed.setdefault(v, read_number(v))
+                x = cell.value
+                ambiguous[i] = cell.problem.startswith("ambiguous")
             else:
                 x = float(v) if isinstance(v, numbers.Real) else None
             if x is None:
-                nonnumeric[i] = True
+                nonnumeric[i] = not ambiguous[i]
             else:
                 values[i] = x
-    nonfinite = ~missing & ~nonnumeric & ~np.isfinite(values)
-    return values, missing, nonnumeric, nonfinite
+    nonfinite = ~missing & ~nonnumeric & ~ambiguous & ~np.isfinite(values)
+    return ParsedScores(values, missing, ambiguous, nonnumeric, nonfinite)
 
 
 def _short(value: Any) -> str:
@@ -140,11 +156,12 @@ def unusable_rows(df: pd.DataFrame, opts: QCOptions, lines: np.ndarray) -> Rows:
         mark(miss, f"missing {c}", c)
     raw: dict[str, np.ndarray] = {}
     for c in opts.score_cols:
-        values, miss, nonnum, nonfin = parse_scores(df[c])
-        raw[c] = values
-        mark(miss, f"missing {c}", c)
-        mark(nonnum, f"non-numeric {c}", c)
-        mark(nonfin, f"non-finite {c}", c)
+        parsed = parse_scores(df[c])
+        raw[c] = parsed.values
+        mark(parsed.missing, f"missing {c}", c)
+        mark(parsed.ambiguous, f"ambiguous number in {c} (thousands separator or decimal comma? write 1000 or 85.5)", c)
+        mark(parsed.nonnumeric, f"non-numeric {c}", c)
+        mark(parsed.nonfinite, f"non-finite {c}", c)
 
     inv_idx = np.flatnonzero(invalid)
     invalid_rows = pd.DataFrame({

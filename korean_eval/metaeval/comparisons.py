@@ -150,13 +150,23 @@ def compare_correlations(
     )
 
 
+def cluster_order(correlations: Mapping[str, float]) -> list[str]:
+    """The order :func:`rank_clusters` walks: by correlation, descending; ties by name; NaN correlations last."""
+
+    def key(name: str) -> tuple[bool, float, str]:
+        r = correlations[name]
+        return (not np.isfinite(r), -r if np.isfinite(r) else 0.0, name)
+
+    return sorted(correlations, key=key)
+
+
 def rank_clusters(
     correlations: Mapping[str, float], pvalues: Mapping[tuple[str, str], float], alpha: float = 0.05
 ) -> dict[str, int]:
     """Significance clusters of configurations (WMT style; mt-metrics-eval ``data.AssignRanks``).
 
-    Configurations are sorted by correlation, descending (ties by name; NaN correlations last). Cluster 1 holds the
-    first one; walking down the list, configuration ``b`` starts a new cluster (number + 1, and the new current
+    Configurations are sorted by :func:`cluster_order` (correlation descending, ties by name, NaN last). Cluster 1
+    holds the first one; walking down the list, configuration ``b`` starts a new cluster (number + 1, and the new current
     cluster is ``{b}``) if ``pvalues[(a, b)] < alpha`` — "a beats b" significantly — for some ``a`` in the current
     cluster; otherwise it joins the current cluster. A missing pair raises ``KeyError``; a NaN p is not significant.
     Returns name → cluster number (1 = best), in the sorted order.
@@ -165,12 +175,7 @@ def rank_clusters(
     the current cluster's members against the next configuration: it counts ``p <= pval`` as significant, this
     function ``p < alpha`` — a p exactly at α splits there, not here.
     """
-
-    def key(name: str) -> tuple[bool, float, str]:
-        r = correlations[name]
-        return (not np.isfinite(r), -r if np.isfinite(r) else 0.0, name)
-
-    order = sorted(correlations, key=key)
+    order = cluster_order(correlations)
     clusters: dict[str, int] = {}
     current: list[str] = []
     number = 1

@@ -65,14 +65,23 @@ def has_human(results: Results) -> bool:
     return h.size > 0 and bool(np.isfinite(h).any())
 
 
+def human_system_scores(results: Results) -> np.ndarray:
+    """Each system's human score at the system level, in ``results.systems`` order: the system-level scores given
+    directly (``results.human_system``, e.g. an mt-metrics-eval ``sys`` file) when there are, else the mean of its
+    scored segments (:func:`korean_eval.metaeval.correlation.system_means`)."""
+    if results.human_system is not None:
+        return np.asarray(results.human_system, dtype=np.float64)
+    return system_means(results.human_matrix)
+
+
 def comparison_data(results: Results, key: tuple[str, str], granularity: str) -> tuple[np.ndarray, np.ndarray]:
     """The signed scores of one configuration and the human scores they are correlated with when configurations are
     compared: segment level — the segment matrix and ``results.human_matrix``; system level — the reported system
-    scores and each system's mean human score (:func:`korean_eval.metaeval.correlation.system_means`). Scores are
+    scores and each system's human score (:func:`human_system_scores`). Scores are
     multiplied by :func:`korean_eval.metaeval.names.direction_sign` (−1 for error rates)."""
     sign = direction_sign(results.higher_is_better(key[1], key[0]))
     if check_choice("granularity", granularity, GRANULARITIES) == "segment":
         return sign * np.asarray(results.segment_matrices[key], dtype=np.float64), np.asarray(
             results.human_matrix, dtype=np.float64
         )
-    return sign * system_scores(results, key), system_means(results.human_matrix)
+    return sign * system_scores(results, key), human_system_scores(results)

@@ -9,8 +9,9 @@ are *absent* — NaN statistics rows contribute zero to the summed statistics, s
 or resample) is computed over its own segments only, exactly as its reported system score, and its human score is
 the mean over its own scored items. A resample that draws none of a system's segments leaves that system out.
 System scores always come from **summed** statistics (``metric.scores_from_sums``), except for bring-your-own
-metrics (no statistics), whose system score is the mean of their segment scores. Intervals keep the raw sign of
-``results.correlations``.
+metrics (no statistics), whose system score is the mean of their segment scores. System-level human scores given
+directly (``results.human_system``) are not resampled: they stay fixed while the metric side is resampled.
+Intervals keep the raw sign of ``results.correlations``.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def bootstrap_correlations(results: Results, counts: np.ndarray, jobs: int | Non
     * segment rows: :func:`korean_eval.metaeval.resampling.bootstrap_segment_correlations` of
       ``results.segment_matrices`` and ``results.human_matrix`` with the row's statistic and grouping;
     * system rows: each system's metric score recomputed from the resampled summed statistics
-      (:func:`resampled_system_scores`) against its resampled mean human score, correlated across the systems
+      (:func:`resampled_system_scores`) against its resampled mean human score (or its system-level human score
+      given directly, ``results.human_system``, fixed), correlated across the systems
       (:func:`korean_eval.metaeval.resampling.system_correlations`).
 
     A row of a pairwise statistic (``acc_eq``, ``pairwise_accuracy``, ``spa``; not a correlation), a row whose
@@ -76,7 +78,10 @@ def bootstrap_correlations(results: Results, counts: np.ndarray, jobs: int | Non
     if corr.empty or not has_human(results):
         return out
     human = np.asarray(results.human_matrix, dtype=np.float64)
-    human_sys = count_weighted_means(counts, human)
+    if results.human_system is None:
+        human_sys = count_weighted_means(counts, human)
+    else:  # given at system level: one row shared by every resample
+        human_sys = np.asarray(results.human_system, dtype=np.float64)
     positions: dict[tuple[str, str], list[int]] = {}
     for pos, (level, metric) in enumerate(zip(corr["level"], corr["metric"], strict=True)):
         positions.setdefault((str(level), str(metric)), []).append(pos)

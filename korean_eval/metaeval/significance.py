@@ -10,14 +10,27 @@ p-value convention: one-sided, "config_a agrees with the humans more than config
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import combinations, permutations
 from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 
-from korean_eval.metaeval.comparisons import PairCorrelations, pair_correlations, rank_clusters, williams_test
-from korean_eval.metaeval.configs import comparison_data, display_label, has_human, selected_configs
+from korean_eval.metaeval.comparisons import (
+    PairCorrelations,
+    cluster_order,
+    pair_correlations,
+    rank_clusters,
+    williams_test,
+)
+from korean_eval.metaeval.configs import (
+    check_config,
+    comparison_data,
+    display_label,
+    has_human,
+    selected_configs,
+)
 from korean_eval.metaeval.correlation import correlation
 from korean_eval.metaeval.names import (
     PERMUTATION_TESTS,
@@ -51,6 +64,8 @@ SIGNIFICANCE_COLUMNS = [
     "sign_b",
     "sign",
 ]
+#: How many times :func:`significance_table` reports its progress (batches of pairs).
+PROGRESS_BATCHES = 50
 CLUSTER_COLUMNS = ["config", "label", "level", "metric", "value", "sign", "correlation", "cluster"]
 
 Key = tuple[str, str]
@@ -78,6 +93,8 @@ def significance_table(
     tests: Sequence[str] | None = None,
     configs: Iterable[Config] | None = None,
     jobs: int | None = 1,
+    pairs: Iterable[tuple[Config, Config]] | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> pd.DataFrame:
     """Pairwise significance of the difference in agreement with the humans, for every ordered pair of configs.
 
@@ -111,11 +128,13 @@ def significance_table(
     (:func:`korean_eval.metaeval.permutation.permutation_method`) or ``"Student t, df = n − 3; assumes independent
     points"`` (Williams).
 
-    ``configs``: a subset (``"level/metric"`` names or tuples; default all). Rows are ordered by config_a, config_b
-    (configuration order), then test. Empty (with the columns) without human scores. Cost of the segment-level
-    permutation test, measured at 4 systems × 500 items and 1000 permutations: ~3 ms per pair for Pearson
-    (0.8 s for 25 configurations = 300 pairs), ~25 ms for Spearman (~8 s) and ~50 ms for Kendall (~15 s); the
-    system level is negligible. ``jobs``: worker threads (1 by default).
+    ``configs``: a subset (``"level/metric"`` names or tuples; default all); ``pairs``: only these unordered pairs
+    of configurations (both orders are reported; default every pair of ``configs``); ``progress(fraction,
+    message)`` is called from the calling thread after each of about 50 batches of pairs. Rows are ordered by
+    config_a, config_b (configuration order), then test. Empty (with the columns) without human scores. Cost of the
+    segment-level permutation test, measured at 4 systems × 500 items and 1000 permutations: ~3 ms per pair for
+    Pearson (0.8 s for 25 configurations = 300 pairs), ~25 ms for Spearman (~8 s) and ~50 ms for Kendall (~15 s);
+    the system level is negligible. ``jobs``: worker threads (1 by default).
     """
     grouping = grouping_used(granularity, grouping)
     tests = default_tests(granularity) if tests is None else tuple(tests)
@@ -136,13 +155,21 @@ def significance_table(
         }
         return _PairTests(pair_correlations(a, b, human, statistic, granularity, grouping), perm)
 
-    pairs = list(combinations(keys, 2))
-    per_pair = dict(zip(pairs, map_threads(one_pair, pairs, jobs), strict=True))
+    tested = list(combinations(keys, 2)) if pairs is None else [(check_config(results, a), check_config(results, b))
+                                                               for a, b in pairs]
+    done: list[_PairTests] = []
+    batch = max(1, len(tested) // PROGRESS_BATCHES) if progress is not None else max(1, len(tested))
+    for start in range(0, len(tested), batch):
+        done += map_threads(one_pair, tested[start:start + batch], jobs)
+        if progress is not None:
+            progress(len(done) / len(tested), f"{len(done):,} of {len(tested):,} pairs of configurations tested")
+    per_pair = dict(zip(tested, done, strict=True))
     signs = {k: direction_sign(results.higher_is_better(k[1], k[0])) for k in keys}
     common = {"granularity": granularity, "grouping": grouping, "statistic": statistic}
     rows = [
         row
         for x, y in permutations(keys, 2)
+        if (x, y) in per_pair or (y, x) in per_pair
         for row in _ordered_rows(x, y, per_pair, tests, signs, common, is_grouped(granularity, grouping))
     ]
     return pd.DataFrame(rows, columns=SIGNIFICANCE_COLUMNS)
@@ -206,6 +233,16 @@ def _point_value(results: Results, key: Key, statistic: str, granularity: str, g
     return sign * correlation(scores, human, statistic, granularity, grouping)[0]
 
 
+def _values_and_signs(
+    results: Results, keys: Sequence[Key], statistic: str, granularity: str, grouping: str
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Per configuration name: its raw correlation (:func:`_point_value`) and its direction sign (−1: error rate)."""
+    names = [config_name(*k) for k in keys]
+    raw = {name: _point_value(results, key, statistic, granularity, grouping) for name, key in zip(names, keys, strict=True)}
+    signs = {name: direction_sign(results.higher_is_better(key[1], key[0])) for name, key in zip(names, keys, strict=True)}
+    return raw, signs
+
+
 def _pvalues(table: pd.DataFrame, test: str, names: Sequence[str]) -> dict[tuple[str, str], float]:
     """``(config_a, config_b)`` → p of ``test`` from a :func:`significance_table`, NaN for every missing pair."""
     sub = table[(table["test"] == test)] if len(table) else table
@@ -246,8 +283,7 @@ def rank_clusters_table(
     if table is None:
         table = significance_table(results, statistic, granularity, grouping, n_permutations, seed, (test,), keys)
     names = [config_name(*k) for k in keys]
-    raw = {name: _point_value(results, key, statistic, granularity, grouping) for name, key in zip(names, keys, strict=True)}
-    signs = {name: direction_sign(results.higher_is_better(key[1], key[0])) for name, key in zip(names, keys, strict=True)}
+    raw, signs = _values_and_signs(results, keys, statistic, granularity, grouping)
     agreement = {name: signs[name] * raw[name] for name in names}
     clusters = rank_clusters(agreement, _pvalues(table, test, names), alpha)
     rows = [
@@ -266,3 +302,51 @@ def rank_clusters_table(
     position = {name: p for p, name in enumerate(clusters)}  # rank_clusters' order: best first
     rows.sort(key=lambda row: position[row["config"]])
     return pd.DataFrame(rows, columns=CLUSTER_COLUMNS)
+
+
+def top_cluster_table(
+    results: Results,
+    statistic: str = "pearson",
+    granularity: str = "segment",
+    grouping: str = "none",
+    test: str = "perm-inputs",
+    alpha: float = 0.05,
+    n_permutations: int = 1000,
+    seed: int = 12345,
+    jobs: int | None = 1,
+    progress: Callable[[float, str], None] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The first significance cluster of :func:`rank_clusters_table`, found with only the tests it needs.
+
+    :func:`korean_eval.metaeval.comparisons.rank_clusters` walks the configurations best first and decides each one
+    from the p-values of the current cluster's members against it, so cluster 1 depends only on the pairs (member,
+    candidate) down to the first configuration outside it. This walk tests exactly those pairs (with ``test``,
+    ``n_permutations`` and ``seed``: each pair's p-value is the one :func:`significance_table` gives it in the full
+    table) and stops there, or after the last configuration with a defined correlation — undefined ones (NaN,
+    sorted last) are not walked. Returns ``(table, clusters)``: the :func:`significance_table` rows of the tested
+    pairs, and the :func:`rank_clusters_table` rows of the walked configurations — cluster 1 as in the full table,
+    then (when the walk stopped early) the first configuration of cluster 2. ``progress(fraction, message)`` is
+    called before each candidate. Cost: about k²/2 pair tests for a top cluster of k, instead of n(n − 1)/2.
+    """
+    check_choice("test", test, SIGNIFICANCE_TESTS)
+    grouping = grouping_used(granularity, grouping)
+    keys = selected_configs(results, None)
+    if not has_human(results) or not keys:
+        return pd.DataFrame(columns=SIGNIFICANCE_COLUMNS), pd.DataFrame(columns=CLUSTER_COLUMNS)
+    raw, signs = _values_and_signs(results, keys, statistic, granularity, grouping)
+    agreement = {name: signs[name] * raw[name] for name in raw}
+    order = [name for name in cluster_order(agreement) if np.isfinite(agreement[name])]
+    walked, tables = order[:1], []
+    for done, candidate in enumerate(order[1:], 1):
+        if progress is not None:
+            progress(done / len(order), f"Testing {candidate} against the {len(walked)} at the top")
+        pairs = [(member, candidate) for member in walked]
+        tables.append(significance_table(results, statistic, granularity, grouping, n_permutations, seed, (test,),
+                                         [*walked, candidate], jobs, pairs))
+        walked.append(candidate)
+        table = pd.concat(tables, ignore_index=True)
+        if rank_clusters({n: agreement[n] for n in walked}, _pvalues(table, test, walked), alpha)[candidate] > 1:
+            break
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=SIGNIFICANCE_COLUMNS)
+    clusters = rank_clusters_table(results, statistic, granularity, grouping, test, alpha, configs=walked, table=table)
+    return table, clusters

@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from korean_eval.metaeval.configs import selected_configs, system_scores
-from korean_eval.metaeval.correlation import system_means
+from korean_eval.metaeval.configs import human_system_scores, selected_configs, system_scores
 from korean_eval.metaeval.intervals import resampled_system_scores
 from korean_eval.metaeval.names import Config, check_choice, config_name, direction_sign
 from korean_eval.metaeval.pairwise import (
@@ -64,7 +63,8 @@ def _better(diff: float, a: str, b: str) -> str:
 def human_pair_tests(results: Results, indices: np.ndarray, human_test: str = "bootstrap") -> HumanPairs:
     """Human-side test of every system pair ``(i, j)``, ``i < j``: ``(diff, p, ci_low, ci_high)``.
 
-    ``diff`` = mean human score of i − of j (each over its own scored items). ``"bootstrap"``: paired bootstrap of
+    ``diff`` = mean human score of i − of j (each over its own scored items; a test on the segment scores, also
+    when system-level human scores were given directly). ``"bootstrap"``: paired bootstrap of
     that difference on the shared ``indices`` (:func:`korean_eval.metaeval.pairwise.paired_bootstrap_means`;
     sacrebleu's p-value and 95% interval); ``"wilcoxon"``: two-sided Wilcoxon rank-sum test of the two systems'
     scores (:func:`korean_eval.metaeval.pairwise.wilcoxon_ranksum_human`; no interval, NaN).
@@ -164,10 +164,10 @@ def _config_pairs(
 def pairwise_accuracy_table(results: Results, configs: Iterable[Config] | None = None) -> pd.DataFrame:
     """Pairwise (system-ranking) accuracy of every configuration (Kocmi et al. 2021,
     :func:`korean_eval.metaeval.pairwise.pairwise_accuracy`): the fraction of system pairs the metric orders as the
-    humans' mean scores do (a pair both sides tie agrees, a pair one side ties disagrees; error-rate metrics: lower
+    humans' system scores (:func:`~korean_eval.metaeval.configs.human_system_scores`) do (a pair both sides tie agrees, a pair one side ties disagrees; error-rate metrics: lower
     is better). ``n_pairs`` = pairs of systems with both a metric and a human score. Columns ``level, metric, higher_is_better, pairwise_accuracy,
     n_pairs``."""
-    human = system_means(results.human_matrix)
+    human = human_system_scores(results)
     rows = []
     for key in selected_configs(results, configs):
         scores = system_scores(results, key)
@@ -212,8 +212,9 @@ def ranking_view(
 ) -> pd.DataFrame:
     """The humans' order of the systems and every configuration's order, with the pair labels between neighbours.
 
-    Rows with ``config == "human"`` give the human order (by mean human score over each system's own scored items,
-    higher first); then, per configuration, its systems best first (higher score first; *lower* first for
+    Rows with ``config == "human"`` give the human order (by :func:`~korean_eval.metaeval.configs.
+    human_system_scores`: the mean human score over each system's own scored items, or the system-level scores
+    given directly; higher first); then, per configuration, its systems best first (higher score first; *lower* first for
     error-rate metrics). ``position`` is 1, 2, … in that order (ties keep ``results.systems`` order; systems
     without a score last), ``score`` the system score (human mean for the human rows), ``human_position`` the
     system's position in the human order, and ``vs_next`` the :func:`system_pairs_table` label of this system and
@@ -222,7 +223,7 @@ def ranking_view(
     """
     keys = selected_configs(results, configs)
     systems = list(results.systems)
-    human = system_means(results.human_matrix)
+    human = human_system_scores(results)
     human_order = _order(human, True)
     human_pos = {systems[i]: p + 1 for p, i in enumerate(human_order)}
     rows = [

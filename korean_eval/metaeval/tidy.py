@@ -7,7 +7,8 @@ before a :class:`~korean_eval.results.Results` exists, and the best level per me
   or the mean of per-item correlations across systems (``item``) or per-system correlations across items
   (``system``).
 * System level: each system's metric score (its corpus score from summed statistics, over all its segments)
-  against the mean human score over that system's segments that have human scores.
+  against the mean human score over that system's segments that have human scores — or against system-level
+  human scores given directly (an mt-metrics-eval ``sys`` file, :func:`declared_system_scores`), when there are.
 * Rankings: systems ranked by metric score (best = 1; for error rates such as TER lower is better) and by mean human
   score (higher is better); ties share the lowest rank. A *flipped pair* is a pair of systems whose order by the
   metric is the opposite of their order by the humans.
@@ -70,6 +71,13 @@ def human_matrix(human: pd.DataFrame | None, systems: Sequence[str], seg_ids: Se
     return out
 
 
+def declared_system_scores(frame: pd.DataFrame, systems: Sequence[str]) -> np.ndarray:
+    """System-level human scores given directly (``system, score``) as a vector in ``systems`` order, NaN where a
+    system has none."""
+    by_system = dict(zip(frame["system"].astype(str), frame["score"].astype(float), strict=True))
+    return np.array([by_system.get(s, np.nan) for s in systems], dtype=np.float64)
+
+
 def rank(values: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
     """Competition ranks (1 = best; ties share the lowest rank; NaN gets NaN)."""
     values = np.asarray(values, dtype=np.float64)
@@ -90,12 +98,14 @@ def correlation_rows(
     statistics: Sequence[str],
     groupings: Sequence[str],
     replace_nans_with_zeros: bool = False,
+    human_sys: np.ndarray | None = None,
 ) -> list[dict]:
     """Correlation rows (segment level for each grouping, system level) for one level × metric; ``n_groups`` /
     ``n_undefined`` count the groups and the undefined ones
-    (:class:`korean_eval.metaeval.correlation.CorrelationResult`), which ``replace_nans_with_zeros`` counts as 0."""
+    (:class:`korean_eval.metaeval.correlation.CorrelationResult`), which ``replace_nans_with_zeros`` counts as 0.
+    ``human_sys``: the system-level human scores (default: each system's mean of ``human_mat``)."""
     rows: list[dict] = []
-    human_sys = system_means(human_mat)
+    human_sys = system_means(human_mat) if human_sys is None else human_sys
     for statistic in statistics:
         for grouping in groupings:
             result = segment_correlation(seg_metric, human_mat, statistic, grouping, replace_nans_with_zeros)
@@ -112,13 +122,15 @@ def pairwise_rows(
     sys_metric: np.ndarray,
     higher_is_better: bool,
     humans: HumanPairwise | None,
+    human_sys: np.ndarray | None = None,
 ) -> list[dict]:
     """The WMT statistics of one level × metric (docs/design.md §5), as correlation-table rows: ``acc_eq`` with its
     ε at segment level, grouping ``item`` (WMT's) and ``none`` (:func:`~korean_eval.metaeval.tie_calibrated.acc_eq`;
     error rates negated); ``pairwise_accuracy`` of the system scores (:func:`~korean_eval.metaeval.pairwise.
     pairwise_accuracy`); ``spa`` (:func:`~korean_eval.metaeval.soft_pairwise.spa_of_segment_scores`) when
     ``humans`` is given. ``n``: items with a pair (acc_eq, ``item``), scored (system, item) points (acc_eq, ``none``), systems
-    (pairwise accuracy), items (SPA)."""
+    (pairwise accuracy), items (SPA). ``human_sys``: the system-level human scores of the pairwise accuracy
+    (default: each system's mean of ``human_mat``)."""
     signed = direction_sign(higher_is_better) * np.asarray(seg_metric, dtype=np.float64)
     rows = []
     for grouping in ("item", "none"):
@@ -129,7 +141,7 @@ def pairwise_rows(
         n = result.n_groups if grouping == "item" else int((np.isfinite(signed) & np.isfinite(human_mat)).sum())
         found = CorrelationResult(result.accuracy, n, result.n_groups, 0)
         rows.append(_row("segment", grouping, level, metric, "acc_eq", found, result.epsilon))
-    human_sys = system_means(human_mat)
+    human_sys = system_means(human_mat) if human_sys is None else human_sys
     both = np.isfinite(sys_metric) & np.isfinite(human_sys)
     accuracy = pairwise_accuracy(sys_metric, human_sys, higher_is_better)  # NaN without a pair
     found = CorrelationResult(accuracy, int(both.sum()), 1, 0)

@@ -22,16 +22,15 @@ A metric class declares what it is (``declarations``: registry name, group, dire
 
 from __future__ import annotations
 
-import math
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
+from korean_eval.daemon_threads import map_on_threads
 from korean_eval.metrics.declaration import SUMMED_STATISTICS, MetricDeclaration, ParameterValue
 
 
@@ -70,13 +69,14 @@ class MetricInfo:
 def run_chunked(n_items: int, chunk: int, jobs: int, run: Callable[[int, int], None]) -> None:
     """Call ``run(lo, hi)`` on consecutive slices ``[lo, hi)`` of ``chunk`` items covering ``range(n_items)``: once,
     in this thread, when ``jobs == 1`` or all items fit one chunk; otherwise chunk by chunk on
-    ``min(jobs, number of chunks)`` threads (for numba kernels that release the GIL). Exceptions propagate."""
+    ``min(jobs, number of chunks)`` daemon threads (for numba kernels that release the GIL; daemon threads, so that
+    an exiting process does not first run the remaining chunks: :mod:`korean_eval.daemon_threads`). Exceptions
+    propagate."""
     if jobs == 1 or n_items <= chunk:
         if n_items:
             run(0, n_items)
         return
-    with ThreadPoolExecutor(max_workers=min(jobs, math.ceil(n_items / chunk))) as pool:
-        list(pool.map(lambda lo: run(lo, min(lo + chunk, n_items)), range(0, n_items, chunk)))
+    map_on_threads(lambda lo: run(lo, min(lo + chunk, n_items)), range(0, n_items, chunk), jobs)
 
 
 def resolve_jobs(n_jobs: int | None) -> int:
@@ -165,6 +165,12 @@ class Metric(ABC):
     def corpus_score(self, stats: np.ndarray) -> float:
         """Corpus-level (system) score of the segments whose statistics are the rows of ``stats`` (shape ``(n, k)``)."""
         return float(self.scores_from_sums(np.asarray(stats, dtype=np.float64).sum(axis=0)))
+
+    def system_scores(self, stats: np.ndarray, present: np.ndarray) -> np.ndarray:
+        """Each system's :meth:`corpus_score` over its ``present`` segments, in segment order: ``stats``
+        ``(systems, segments, k)``, ``present`` ``(systems, segments)`` → ``(systems,)``, NaN for a system without
+        any present segment."""
+        return np.array([self.corpus_score(stats[s][present[s]]) if present[s].any() else np.nan for s in range(len(present))])
 
     @abstractmethod
     def signature(self, nrefs: int) -> str:

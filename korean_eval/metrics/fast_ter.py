@@ -36,11 +36,15 @@ Why it is fast, and why it is still exact:
    hypothesis. A candidate shift only changes positions ``[p, q)``; its edit distance is the min-cost monotone
    path through the allowed cells, i.e. ``min_j F'[q, j] + B[q, j]`` where ``F'`` is recomputed only for rows
    ``p+1..q`` starting from ``F[p]``. Only the distance (not the trace) of a candidate is needed, so this is
-   exact, and the cost per candidate is ``O((q - p) * beam)`` instead of ``O(n * beam)``.
+   exact, and the cost per candidate is ``O((q - p) * beam)`` instead of ``O(n * beam)``. Only band cells are
+   stored, and of ``F`` and ``B`` only checkpoint rows once the band is large (rows recomputed from them are the
+   same numbers), so memory is ``O(n * beam + m)``: :mod:`korean_eval.metrics.ter_kernels` gives the layout.
 3. Whether a round exhausts the 1000-candidate budget depends only on the enumeration (hypothesis, reference,
    alignment), not on candidate scores. Candidates are therefore enumerated first; if the budget runs out in
    this round its result is discarded by sacrebleu anyway, so no candidate is scored at all. This matters most
-   for character and jamo tokens, where the budget is typically exhausted.
+   for character and jamo tokens, where the budget is typically exhausted. The enumeration skips start
+   positions with no error in the next ``_MAX_SHIFT_SIZE`` tokens (the Tercom filters reject all their
+   candidates), so on a long, nearly identical pair it costs ``O(n)`` plus the error regions.
 4. Segments are independent; ``n_jobs > 1`` runs chunks of (segment, reference) pairs on a thread pool (the
    kernel releases the GIL). Threads are used instead of numba's ``prange`` so that concurrent callers (e.g. a
    dashboard serving several sessions from threads) are safe regardless of numba's threading layer. Every pair

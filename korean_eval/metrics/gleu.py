@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from importlib.metadata import version
 
-import nltk
 import numpy as np
-from nltk.util import everygrams
 
 from korean_eval.metrics.base import Metric, MetricInfo, Tokens, safe_divide, segment_references, tokens_of
 from korean_eval.metrics.declaration import IntOption, MetricDeclaration, Parameter
@@ -49,6 +48,8 @@ def gleu_match_total(
     ``n_all = max(|hyp|, |ref|)`` for the reference maximising ``n_match / n_all`` (first maximum; references
     with ``n_all == 0`` are skipped; ``(0, 0)`` if none is left).
     """
+    from nltk.util import everygrams  # imported on use, not with the registry (docs/design.md §7)
+
     hyp_ngrams = Counter(everygrams(hyp, min_len, max_len))
     tpfp = sum(hyp_ngrams.values())
     best: tuple[int, int] | None = None
@@ -102,4 +103,4 @@ class Gleu(Metric):
 
     def signature(self, nrefs: int) -> str:
         """E.g. ``gleu|nrefs:1|ngram:1-4|version:3.10.4``."""
-        return f"gleu|nrefs:{nrefs}|ngram:{self.min_len}-{self.max_len}|version:{nltk.__version__}"
+        return f"gleu|nrefs:{nrefs}|ngram:{self.min_len}-{self.max_len}|version:{version('nltk')}"

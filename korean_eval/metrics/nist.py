@@ -23,10 +23,9 @@ import hashlib
 import math
 from collections import Counter
 from collections.abc import Sequence
+from importlib.metadata import version
 
-import nltk
 import numpy as np
-from nltk.util import ngrams
 
 from korean_eval.metrics.base import Metric, MetricInfo, Tokens, safe_divide, segment_references, tokens_of
 from korean_eval.metrics.declaration import IntOption, MetricDeclaration
@@ -48,6 +47,8 @@ class _InfoWeights:
     """nltk's NIST information weights of a reference corpus, computed lazily per n-gram (same formula)."""
 
     def __init__(self, references: Sequence[Tokens], max_order: int):
+        from nltk.util import ngrams  # imported on use, not with the registry (docs/design.md §7)
+
         self.freq: Counter = Counter()
         total = 0
         for ref in references:
@@ -128,6 +129,8 @@ class Nist(Metric):
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> np.ndarray:
         """``(n, 5N + 1)`` statistics (see the class docstring); corpus weights from :meth:`prepare`'s references,
         or, without it, from all references given here (each pair's references, as ``corpus_nist`` takes them)."""
+        from nltk.util import ngrams  # imported on use, not with the registry (docs/design.md §7)
+
         seg_refs = segment_references(hyps, refs)
         n_ord = self.max_ngram_order
         tok_refs = [[tokens_of(r) for r in seg] for seg in seg_refs]
@@ -176,4 +179,4 @@ class Nist(Metric):
 
     def signature(self, nrefs: int) -> str:
         """E.g. ``nist|nrefs:1|ngram:5|info:test-set-refs|version:3.10.4``."""
-        return f"nist|nrefs:{nrefs}|ngram:{self.max_ngram_order}|info:test-set-refs|version:{nltk.__version__}"
+        return f"nist|nrefs:{nrefs}|ngram:{self.max_ngram_order}|info:test-set-refs|version:{version('nltk')}"

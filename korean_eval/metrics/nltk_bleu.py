@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 
-import nltk
 import numpy as np
-from nltk.translate.bleu_score import closest_ref_length, modified_precision
 
 from korean_eval.metrics.base import Metric, MetricInfo, safe_divide, segment_references, tokens_of
 from korean_eval.metrics.declaration import IntOption, MetricDeclaration, Parameter
@@ -91,6 +90,9 @@ class NltkBleu(Metric):
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> np.ndarray:
         """``(n, 2N + 2)`` rows ``[num_1..N, den_1..N, hyp_len, closest_ref_len]`` from nltk's own functions."""
+        # imported on use, not with the registry (docs/design.md §7)
+        from nltk.translate.bleu_score import closest_ref_length, modified_precision
+
         seg_refs = segment_references(hyps, refs)
         n_ord = self.max_ngram_order
         out = np.zeros((len(hyps), 2 * n_ord + 2), dtype=np.float64)
@@ -163,4 +165,4 @@ class NltkBleu(Metric):
             smooth += f"|eps:{self.epsilon:g}"
         elif self.smoothing == "method4":
             smooth += f"|k:{self.k}"
-        return f"nltk-bleu|nrefs:{nrefs}|{smooth}|ngram:{self.max_ngram_order}|version:{nltk.__version__}"
+        return f"nltk-bleu|nrefs:{nrefs}|{smooth}|ngram:{self.max_ngram_order}|version:{version('nltk')}"

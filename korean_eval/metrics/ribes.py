@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from importlib.metadata import version
 
-import nltk
 import numpy as np
 from numba import njit
 
@@ -220,4 +220,4 @@ class Ribes(SentenceMeanMetric):
 
     def signature(self, nrefs: int) -> str:
         """E.g. ``ribes|nrefs:1|alpha:0.25|beta:0.1|version:3.10.4``."""
-        return f"ribes|nrefs:{nrefs}|alpha:{self.alpha:g}|beta:{self.beta:g}|version:{nltk.__version__}"
+        return f"ribes|nrefs:{nrefs}|alpha:{self.alpha:g}|beta:{self.beta:g}|version:{version('nltk')}"

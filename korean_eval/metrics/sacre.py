@@ -28,7 +28,6 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 
 from korean_eval.metrics.base import Metric, MetricInfo
 from korean_eval.metrics.declaration import IntOption, MetricDeclaration, RuntimeSetting
-from korean_eval.metrics.fast_ter import ter_statistics
 
 BLEU_DECLARATION = MetricDeclaration(
     "bleu", "BLEU", "sacrebleu", True, arguments=(IntOption("max_ngram_order", 4, 1, 9, "maximum n-gram order"),)
@@ -68,6 +67,9 @@ TER_DECLARATION = MetricDeclaration(
         RuntimeSetting("n_jobs", None, "worker threads of the fast implementation (None = all usable cores)"),
     ),
 )
+
+# The registry names of the metrics above: the "sacrebleu" group, the command line's default metrics.
+SACREBLEU_METRIC_NAMES: tuple[str, ...] = tuple(d.name for d in (BLEU_DECLARATION, *CHRF_DECLARATIONS, TER_DECLARATION))
 
 
 def _score_rows(compute, stats: np.ndarray) -> np.ndarray:
@@ -181,6 +183,8 @@ class TerMetric(Metric):
         if self.implementation == "sacrebleu":
             stats = self._ter._extract_corpus_statistics(list(hyps), [list(r) for r in refs])
             return np.asarray(stats, dtype=np.float64).reshape(len(hyps), 2)
+        from korean_eval.metrics.fast_ter import ter_statistics  # numba: imported when TER is computed
+
         return ter_statistics(list(hyps), [list(r) for r in refs], n_jobs=self.n_jobs).reshape(len(hyps), 2)
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:

@@ -1,6 +1,22 @@
 """The numba kernels of the fast TER statistics (:mod:`korean_eval.metrics.fast_ter`, whose docstring states what
 they reproduce of sacrebleu 2.6.0's ``lib_ter`` and why they are exact): the beam edit distance, its backward
-matrix, sacrebleu's shift search and the number of edits of one (hypothesis, reference) pair of token-id arrays.
+costs, sacrebleu's shift search and the number of edits of one (hypothesis, reference) pair of token-id arrays.
+
+Memory is linear in the band, never ``(n + 1) × (m + 1)`` (``docs/design.md §3``). Row ``i`` of the beam matrix
+only has the columns ``[lo[i], hi[i])`` (sacrebleu's ``BeamEditDistance``: ``2 · beam`` columns around the
+pseudo-diagonal, row 0 and the right end of row ``n`` unbounded), and only those cells are kept, in flat arrays
+with row offsets ``off[i]``:
+
+* the back-pointers of every band cell (``uint8``), for sacrebleu's back-trace;
+* the forward costs ``F`` and backward costs ``B`` (int64) of every ``stride``-th row only (checkpoints, all rows
+  while the band has at most :data:`CHECKPOINT_CELLS` cells). A candidate shift needs ``F`` at the row where it
+  starts to differ and ``B`` at the row where it stops; they are recomputed from the nearest checkpoint with the
+  same recurrences, so every value is the one a full matrix would hold. This costs at most ``2 · stride`` band
+  rows per candidate, and sacrebleu scores at most 1000 candidates per pair;
+* working rows of ``m + 1`` cells (every cell outside the band reads as sacrebleu's infinity), whose written
+  cells are reset after use, so a row costs its band width, not ``m``.
+
+Hence ``O(n · beam + m)`` memory and time per shift round, where ``beam`` is 25 or ``ceil(m / (2n) + 25)``.
 """
 
 from __future__ import annotations
@@ -22,10 +38,14 @@ _OP_INS = 2  # consumes a reference token (j - 1)
 _OP_DEL = 3  # consumes a hypothesis token (i - 1)
 _OP_UNDEF = 4
 
+# Band cells of F (and of B) kept for every row; a larger band keeps every stride-th row (see the module docstring).
+CHECKPOINT_CELLS = 1 << 21
+
 
 @njit(cache=True, nogil=True)
-def _beam_bounds(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
-    """Allowed columns ``[lo[i], hi[i])`` of every row ``i`` of the beam edit-distance matrix (``n, m >= 1``)."""
+def _beam_bounds(n: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Allowed columns ``[lo[i], hi[i])`` of every row ``i`` of the beam edit-distance matrix (``n, m >= 1``,
+    ``BeamEditDistance._edit_distance``) and the row offsets ``off`` of the flat band (``off[n + 1]`` cells)."""
     lo = np.empty(n + 1, np.int64)
     hi = np.empty(n + 1, np.int64)
     lo[0] = 0
@@ -41,161 +61,350 @@ def _beam_bounds(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
         hi[i] = min(m + 1, diag + beam)
         if i == n:
             hi[i] = m + 1
-    return lo, hi
+    off = np.empty(n + 2, np.int64)
+    off[0] = 0
+    for i in range(n + 1):
+        off[i + 1] = off[i] + hi[i] - lo[i]
+    return lo, hi, off
 
 
 @njit(cache=True, nogil=True)
-def _forward_full(h: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                  cost: np.ndarray, ops: np.ndarray) -> None:
-    """Fill the beam edit-distance matrix and back-pointers exactly as ``BeamEditDistance._edit_distance``."""
+def _checkpoints(lo: np.ndarray, hi: np.ndarray, off: np.ndarray, max_cells: int) -> tuple[int, np.ndarray]:
+    """The checkpoint stride (every row while rows ``1..n`` have at most ``max_cells`` band cells) and the offsets
+    of the checkpoint rows ``stride, 2·stride, … < n`` in their flat array (``ck_off[k]`` is where row
+    ``(k + 1) · stride`` starts; rows 0 and ``n`` are never stored)."""
+    n = lo.shape[0] - 1
+    cells = off[n + 1] - off[1]
+    stride = max(1, (cells + max_cells - 1) // max_cells)
+    n_ck = (n - 1) // stride
+    ck_off = np.empty(n_ck + 1, np.int64)
+    ck_off[0] = 0
+    for k in range(n_ck):
+        i = (k + 1) * stride
+        ck_off[k + 1] = ck_off[k] + hi[i] - lo[i]
+    return stride, ck_off
+
+
+@njit(cache=True, nogil=True)
+def _forward_row(hw: int, r: np.ndarray, a: int, b: int, prev: np.ndarray, out: np.ndarray,
+                 ops: np.ndarray, base: int) -> None:
+    """Row cells ``out[a:b]`` from the previous row ``prev`` (infinite outside its band), with sacrebleu's
+    preference (substitution/match, then deletion, then insertion; strict ``>``) into ``ops[base + j]`` when
+    ``base >= 0``."""
+    for j in range(a, b):
+        if j == 0:
+            out[0] = prev[0] + 1
+            if base >= 0:
+                ops[base] = _OP_DEL
+            continue
+        c = _INF
+        o = _OP_UNDEF
+        if hw == r[j - 1]:
+            s = prev[j - 1]
+            so = _OP_NOP
+        else:
+            s = prev[j - 1] + 1
+            so = _OP_SUB
+        if c > s:
+            c = s
+            o = so
+        d = prev[j] + 1
+        if c > d:
+            c = d
+            o = _OP_DEL
+        ins = out[j - 1] + 1
+        if c > ins:
+            c = ins
+            o = _OP_INS
+        out[j] = c
+        if base >= 0:
+            ops[base + j] = o
+
+
+@njit(cache=True, nogil=True)
+def _backward_row(hw: int, r: np.ndarray, a: int, b: int, nxt: np.ndarray, out: np.ndarray) -> None:
+    """``out[j]`` for ``j`` in ``[a, b)``: the cheapest path from cell ``(i, j)`` to ``(n, m)`` through the band,
+    given row ``i + 1`` in ``nxt`` (infinite outside its band); ``hw`` is hypothesis token ``i``."""
+    m = r.shape[0]
+    for j in range(b - 1, a - 1, -1):
+        v = nxt[j] + 1
+        if j < m:
+            dg = nxt[j + 1] + (0 if hw == r[j] else 1)
+            if dg < v:
+                v = dg
+            rt = out[j + 1] + 1
+            if rt < v:
+                v = rt
+        if v > _INF:
+            v = _INF
+        out[j] = v
+
+
+@njit(cache=True, nogil=True)
+def _forward_round(h: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, off: np.ndarray,
+                   ops: np.ndarray, stride: int, ck_off: np.ndarray, f_ck: np.ndarray,
+                   prev: np.ndarray, cur: np.ndarray) -> int:
+    """Fill the band's back-pointers and the forward checkpoint rows of hypothesis ``h`` exactly as
+    ``BeamEditDistance._edit_distance``; return the distance ``F[n, m]``. ``prev`` and ``cur`` are all
+    infinite on entry and on return."""
     n = h.shape[0]
     m = r.shape[0]
-    cost[:, :] = _INF
-    ops[:, :] = _OP_UNDEF
     for j in range(m + 1):
-        cost[0, j] = j
-        ops[0, j] = _OP_INS
+        prev[j] = j
+        ops[j] = _OP_INS
+    p_lo, p_hi = 0, m + 1
+    c_lo, c_hi = 0, 0
     for i in range(1, n + 1):
-        hw = h[i - 1]
-        for j in range(lo[i], hi[i]):
-            if j == 0:
-                cost[i, 0] = cost[i - 1, 0] + 1
-                ops[i, 0] = _OP_DEL
-                continue
-            c = _INF
-            o = _OP_UNDEF
-            if hw == r[j - 1]:
-                s = cost[i - 1, j - 1]
-                so = _OP_NOP
-            else:
-                s = cost[i - 1, j - 1] + 1
-                so = _OP_SUB
-            if c > s:
-                c = s
-                o = so
-            d = cost[i - 1, j] + 1
-            if c > d:
-                c = d
-                o = _OP_DEL
-            a = cost[i, j - 1] + 1
-            if c > a:
-                c = a
-                o = _OP_INS
-            cost[i, j] = c
-            ops[i, j] = o
+        cur[c_lo:c_hi] = _INF
+        _forward_row(h[i - 1], r, lo[i], hi[i], prev, cur, ops, off[i] - lo[i])
+        c_lo, c_hi = lo[i], hi[i]
+        if i % stride == 0 and i < n:
+            k = ck_off[i // stride - 1]
+            f_ck[k:k + c_hi - c_lo] = cur[c_lo:c_hi]
+        prev, cur = cur, prev
+        p_lo, c_lo = c_lo, p_lo
+        p_hi, c_hi = c_hi, p_hi
+    score = prev[m]
+    prev[p_lo:p_hi] = _INF
+    cur[c_lo:c_hi] = _INF
+    return score
 
 
 @njit(cache=True, nogil=True)
-def _backward_full(h: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, back: np.ndarray) -> None:
-    """``back[i, j]`` = cheapest path from cell ``(i, j)`` to ``(n, m)`` through the allowed beam cells."""
+def _backward_round(h: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, stride: int,
+                    ck_off: np.ndarray, b_ck: np.ndarray, nxt: np.ndarray, cur: np.ndarray) -> None:
+    """The backward checkpoint rows of hypothesis ``h`` (rows ``n - 1`` down to ``stride``). ``nxt`` and ``cur``
+    are all infinite on entry and on return."""
     n = h.shape[0]
     m = r.shape[0]
-    back[:, :] = _INF
-    back[n, m] = 0
-    for j in range(m - 1, lo[n] - 1, -1):
-        back[n, j] = back[n, j + 1] + 1
-    for i in range(n - 1, -1, -1):
-        hw = h[i]
-        for j in range(hi[i] - 1, lo[i] - 1, -1):
-            v = back[i + 1, j] + 1
-            if j < m:
-                dg = back[i + 1, j + 1] + (0 if hw == r[j] else 1)
-                if dg < v:
-                    v = dg
-                rt = back[i, j + 1] + 1
-                if rt < v:
-                    v = rt
-            if v > _INF:
-                v = _INF
-            back[i, j] = v
+    if n - 1 < stride:
+        return
+    for j in range(lo[n], m + 1):
+        nxt[j] = m - j
+    x_lo, x_hi = lo[n], m + 1
+    c_lo, c_hi = 0, 0
+    for i in range(n - 1, stride - 1, -1):
+        cur[c_lo:c_hi] = _INF
+        _backward_row(h[i], r, lo[i], hi[i], nxt, cur)
+        c_lo, c_hi = lo[i], hi[i]
+        if i % stride == 0:
+            k = ck_off[i // stride - 1]
+            b_ck[k:k + c_hi - c_lo] = cur[c_lo:c_hi]
+        nxt, cur = cur, nxt
+        x_lo, c_lo = c_lo, x_lo
+        x_hi, c_hi = c_hi, x_hi
+    nxt[x_lo:x_hi] = _INF
+    cur[c_lo:c_hi] = _INF
 
 
 @njit(cache=True, nogil=True)
-def _perform_shift(w: np.ndarray, s: int, length: int, t: int, out: np.ndarray) -> None:
-    """Write sacrebleu's ``_perform_shift(w, s, length, t)`` (Python slice semantics) into ``out``."""
+def _trace_alignment(ops: np.ndarray, off: np.ndarray, lo: np.ndarray, hi: np.ndarray, m: int,
+                     trace: np.ndarray, align: np.ndarray, hyp_cum: np.ndarray, ref_cum: np.ndarray) -> None:
+    """sacrebleu's back-trace from ``(n, m)``, then ``trace_to_alignment`` of the flipped trace: ``align[j]`` (the
+    hypothesis position of reference position ``j``) and the cumulative error counts ``hyp_cum``, ``ref_cum``."""
+    n = lo.shape[0] - 1
+    t_len = 0
+    i = n
+    j = m
+    while i > 0 or j > 0:
+        o = ops[off[i] + j - lo[i]] if lo[i] <= j < hi[i] else _OP_UNDEF
+        trace[t_len] = o
+        t_len += 1
+        if o == _OP_NOP or o == _OP_SUB:
+            i -= 1
+            j -= 1
+        elif o == _OP_INS:
+            j -= 1
+        elif o == _OP_DEL:
+            i -= 1
+        else:
+            raise RuntimeError("undefined operation in TER back-trace")
+    pos_h = -1
+    pos_r = -1
+    hyp_cum[0] = 0
+    ref_cum[0] = 0
+    for k in range(t_len - 1, -1, -1):
+        o = trace[k]
+        if o == _OP_NOP or o == _OP_SUB:
+            err = 1 if o == _OP_SUB else 0
+            pos_h += 1
+            pos_r += 1
+            align[pos_r] = pos_h
+            hyp_cum[pos_h + 1] = hyp_cum[pos_h] + err
+            ref_cum[pos_r + 1] = ref_cum[pos_r] + err
+        elif o == _OP_DEL:  # flipped: insertion, consumes a hypothesis token
+            pos_h += 1
+            hyp_cum[pos_h + 1] = hyp_cum[pos_h] + 1
+        else:  # _OP_INS, flipped: deletion, consumes a reference token
+            pos_r += 1
+            align[pos_r] = pos_h
+            ref_cum[pos_r + 1] = ref_cum[pos_r] + 1
+
+
+@njit(cache=True, nogil=True)
+def _enumerate_candidates(cur: np.ndarray, r: np.ndarray, align: np.ndarray, hyp_cum: np.ndarray,
+                          ref_cum: np.ndarray, checked: int, cand_s: np.ndarray, cand_l: np.ndarray,
+                          cand_t: np.ndarray) -> tuple[int, int, bool]:
+    """This round's candidates in sacrebleu's order (``_find_shifted_pairs`` + the Tercom filters of ``_shift``);
+    returns ``(number of candidates, checked candidates so far, budget exhausted)``.
+
+    A start ``sh`` (``sr``) whose next ``_MAX_SHIFT_SIZE`` hypothesis (reference) positions hold no error yields
+    no candidate (both spans must contain errors), so it is skipped without changing the enumeration."""
+    n = cur.shape[0]
+    m = r.shape[0]
+    n_cand = 0
+    for sh in range(n):
+        if hyp_cum[min(n, sh + _MAX_SHIFT_SIZE)] == hyp_cum[sh]:
+            continue
+        for sr in range(max(0, sh - _MAX_SHIFT_DIST), min(m, sh + _MAX_SHIFT_DIST + 1)):
+            if ref_cum[min(m, sr + _MAX_SHIFT_SIZE)] == ref_cum[sr]:
+                continue
+            length = 0
+            while length < _MAX_SHIFT_SIZE and cur[sh + length] == r[sr + length]:
+                length += 1
+                if (hyp_cum[sh + length] != hyp_cum[sh] and ref_cum[sr + length] != ref_cum[sr]
+                        and not (sh <= align[sr] < sh + length)):
+                    prev_idx = -1
+                    for offset in range(-1, length):
+                        idx = 0 if sr + offset == -1 else align[sr + offset] + 1
+                        if idx == prev_idx:
+                            continue
+                        prev_idx = idx
+                        cand_s[n_cand] = sh
+                        cand_l[n_cand] = length
+                        cand_t[n_cand] = idx
+                        n_cand += 1
+                        checked += 1
+                    if checked >= _MAX_SHIFT_CANDIDATES:
+                        return n_cand, checked, True
+                if n == sh + length or m == sr + length:
+                    break
+    return n_cand, checked, False
+
+
+@njit(cache=True, nogil=True)
+def _shift_window(w: np.ndarray, s: int, length: int, t: int, out: np.ndarray) -> tuple[int, int]:
+    """Write sacrebleu's ``_perform_shift(w, s, length, t)`` (Python slice semantics) into ``out`` where it can
+    differ from ``w``, and return that window ``[w0, w1)`` (``out`` is left untouched elsewhere)."""
     n = w.shape[0]
     if t < s:
-        out[:t] = w[:t]
         out[t:t + length] = w[s:s + length]
         out[t + length:s + length] = w[t:s]
-        out[s + length:] = w[s + length:]
-    elif t > s + length:
-        out[:s] = w[:s]
+        return t, s + length
+    if t > s + length:
         out[s:t - length] = w[s + length:t]
         out[t - length:t] = w[s:s + length]
-        out[t:] = w[t:]
-    else:
-        e = min(length + t, n)
-        mid = e - (s + length)
-        out[:s] = w[:s]
-        out[s:s + mid] = w[s + length:e]
-        out[s + mid:s + mid + length] = w[s:s + length]
-        out[s + mid + length:] = w[e:]
+        return s, t
+    e = min(length + t, n)
+    mid = e - (s + length)
+    out[s:s + mid] = w[s + length:e]
+    out[s + mid:s + mid + length] = w[s:s + length]
+    return s, e
 
 
 @njit(cache=True, nogil=True)
-def _candidate_distance(w: np.ndarray, cand: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                        fwd: np.ndarray, back: np.ndarray, pre_score: int,
-                        buf_a: np.ndarray, buf_b: np.ndarray) -> int:
-    """Beam edit distance of ``cand`` given the forward/backward matrices of ``w`` (same length)."""
-    n = w.shape[0]
-    p = 0
-    while p < n and cand[p] == w[p]:
+def _load_forward(c: int, a: int, b: int, lo: np.ndarray, stride: int, ck_off: np.ndarray, f_ck: np.ndarray,
+                  out: np.ndarray) -> None:
+    """Columns ``[a, b)`` of forward row ``c`` (row 0 or a checkpoint) into ``out``."""
+    if c == 0:
+        for j in range(a, b):
+            out[j] = j
+    else:
+        k = ck_off[c // stride - 1] - lo[c]
+        out[a:b] = f_ck[k + a:k + b]
+
+
+@njit(cache=True, nogil=True)
+def _load_backward(c: int, a: int, b: int, lo: np.ndarray, stride: int, ck_off: np.ndarray, b_ck: np.ndarray,
+                   out: np.ndarray) -> None:
+    """Columns ``[a, b)`` of backward row ``c`` (row ``n`` or a checkpoint) into ``out``."""
+    n = lo.shape[0] - 1
+    if c == n:
+        m = out.shape[0] - 1
+        for j in range(a, b):
+            out[j] = m - j
+    else:
+        k = ck_off[c // stride - 1] - lo[c]
+        out[a:b] = b_ck[k + a:k + b]
+
+
+@njit(cache=True, nogil=True)
+def _candidate_distance(cur: np.ndarray, cand: np.ndarray, w0: int, w1: int, r: np.ndarray, lo: np.ndarray,
+                        hi: np.ndarray, stride: int, ck_off: np.ndarray, f_ck: np.ndarray, b_ck: np.ndarray,
+                        pre_score: int, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> int:
+    """Beam edit distance of the candidate ``cand`` (equal to ``cur`` outside ``[w0, w1)``), ``pre_score`` being
+    that of ``cur``: with ``p, q`` the first and last-plus-one positions where they differ, it is
+    ``min_j F'[q, j] + B[q, j]`` -- ``F'`` the candidate's forward rows from the checkpoint at or below ``p``,
+    ``B`` the backward rows of ``cur`` from the checkpoint (or row ``n``) at or above ``q``. ``x``, ``y``, ``z``
+    are all infinite on entry and on return."""
+    n = cur.shape[0]
+    p = w0
+    while p < w1 and cand[p] == cur[p]:
         p += 1
-    if p == n:
+    if p == w1:
         return pre_score
-    q = n
-    while cand[q - 1] == w[q - 1]:
+    q = w1
+    while cand[q - 1] == cur[q - 1]:
         q -= 1
-    prev = buf_a
-    cur = buf_b
-    prev[:] = fwd[p, :]
-    cur[:] = _INF
-    for i in range(p + 1, q + 1):
-        if i >= p + 2:  # cur holds row i - 2: reset its allowed cells (all others are already _INF)
-            for j in range(lo[i - 2], hi[i - 2]):
-                cur[j] = _INF
-        hw = cand[i - 1]
-        for j in range(lo[i], hi[i]):
-            if j == 0:
-                cur[0] = prev[0] + 1
-                continue
-            c = prev[j - 1] + (0 if hw == r[j - 1] else 1)
-            d = prev[j] + 1
-            if d < c:
-                c = d
-            a = cur[j - 1] + 1
-            if a < c:
-                c = a
-            cur[j] = c
-        tmp = prev
-        prev = cur
-        cur = tmp
+    c = (p // stride) * stride
+    x_lo, x_hi = max(lo[c], lo[c + 1] - 1), min(hi[c], hi[c + 1])
+    _load_forward(c, x_lo, x_hi, lo, stride, ck_off, f_ck, x)
+    no_ops = np.empty(0, np.uint8)
+    y_lo, y_hi = 0, 0
+    for i in range(c + 1, q + 1):
+        y[y_lo:y_hi] = _INF
+        _forward_row(cand[i - 1], r, lo[i], hi[i], x, y, no_ops, -1)
+        y_lo, y_hi = lo[i], hi[i]
+        x, y = y, x
+        x_lo, y_lo = y_lo, x_lo
+        x_hi, y_hi = y_hi, x_hi
+    y[y_lo:y_hi] = _INF  # x holds F'[q]; y is free again
+    c = n if q == n else min(n, ((q + stride - 1) // stride) * stride)
+    if c == q:
+        y_lo, y_hi = lo[q], hi[q]
+    else:
+        y_lo, y_hi = max(lo[c], lo[c - 1]), min(hi[c], hi[c - 1] + 1)
+    _load_backward(c, y_lo, y_hi, lo, stride, ck_off, b_ck, y)
+    z_lo, z_hi = 0, 0
+    for i in range(c - 1, q - 1, -1):
+        z[z_lo:z_hi] = _INF
+        _backward_row(cur[i], r, lo[i], hi[i], y, z)
+        z_lo, z_hi = lo[i], hi[i]
+        y, z = z, y
+        y_lo, z_lo = z_lo, y_lo
+        y_hi, z_hi = z_hi, y_hi
     best = _INF
     for j in range(lo[q], hi[q]):
-        v = prev[j] + back[q, j]
+        v = x[j] + y[j]
         if v < best:
             best = v
+    x[x_lo:x_hi] = _INF
+    y[y_lo:y_hi] = _INF
+    z[z_lo:z_hi] = _INF
     return best
 
 
 @njit(cache=True, nogil=True)
-def ter_pair(h: np.ndarray, r: np.ndarray) -> int:
-    """Number of TER edits (shifts + edit distance) of hypothesis ids ``h`` against reference ids ``r``."""
+def ter_pair(h: np.ndarray, r: np.ndarray, checkpoint_cells: int) -> int:
+    """Number of TER edits (shifts + edit distance) of hypothesis ids ``h`` against reference ids ``r``;
+    ``checkpoint_cells`` bounds the checkpoint rows kept (:data:`CHECKPOINT_CELLS` in :func:`ter_batch`; the
+    result does not depend on it)."""
     n = h.shape[0]
     m = r.shape[0]
     if m == 0:
         return n
     if n == 0:
         return m
-    lo, hi = _beam_bounds(n, m)
-    fwd = np.empty((n + 1, m + 1), np.int64)
-    ops = np.empty((n + 1, m + 1), np.uint8)
-    back = np.empty((n + 1, m + 1), np.int64)
-    buf_a = np.empty(m + 1, np.int64)
-    buf_b = np.empty(m + 1, np.int64)
+    lo, hi, off = _beam_bounds(n, m)
+    stride, ck_off = _checkpoints(lo, hi, off, checkpoint_cells)
+    ops = np.empty(off[n + 1], np.uint8)
+    f_ck = np.empty(ck_off[-1], np.int64)
+    b_ck = np.empty(ck_off[-1], np.int64)
+    buf_x = np.full(m + 1, _INF, np.int64)
+    buf_y = np.full(m + 1, _INF, np.int64)
+    buf_z = np.full(m + 1, _INF, np.int64)
     cur = h.copy()
-    shifted = np.empty_like(h)
+    shifted = h.copy()  # equal to cur outside the window of the candidate being scored
     trace = np.empty(n + m, np.uint8)
     align = np.empty(m, np.int64)
     hyp_cum = np.empty(n + 1, np.int64)
@@ -208,85 +417,14 @@ def ter_pair(h: np.ndarray, r: np.ndarray) -> int:
     shifts = 0
     checked = 0
     while True:
-        _forward_full(cur, r, lo, hi, fwd, ops)
-        pre_score = fwd[n, m]
-
-        # Back-trace, then the alignment of the flipped trace (sacrebleu's trace_to_alignment).
-        t_len = 0
-        i = n
-        j = m
-        while i > 0 or j > 0:
-            o = ops[i, j]
-            trace[t_len] = o
-            t_len += 1
-            if o == _OP_NOP or o == _OP_SUB:
-                i -= 1
-                j -= 1
-            elif o == _OP_INS:
-                j -= 1
-            elif o == _OP_DEL:
-                i -= 1
-            else:
-                raise RuntimeError("undefined operation in TER back-trace")
-        pos_h = -1
-        pos_r = -1
-        hyp_cum[0] = 0
-        ref_cum[0] = 0
-        for k in range(t_len - 1, -1, -1):
-            o = trace[k]
-            if o == _OP_NOP or o == _OP_SUB:
-                err = 1 if o == _OP_SUB else 0
-                pos_h += 1
-                pos_r += 1
-                align[pos_r] = pos_h
-                hyp_cum[pos_h + 1] = hyp_cum[pos_h] + err
-                ref_cum[pos_r + 1] = ref_cum[pos_r] + err
-            elif o == _OP_DEL:  # flipped: insertion, consumes a hypothesis token
-                pos_h += 1
-                hyp_cum[pos_h + 1] = hyp_cum[pos_h] + 1
-            else:  # _OP_INS, flipped: deletion, consumes a reference token
-                pos_r += 1
-                align[pos_r] = pos_h
-                ref_cum[pos_r + 1] = ref_cum[pos_r] + 1
-
-        # Enumerate the candidates of this round in sacrebleu's order (_find_shifted_pairs + filters).
-        n_cand = 0
-        exhausted = False
-        for sh in range(n):
-            for sr in range(max(0, sh - _MAX_SHIFT_DIST), min(m, sh + _MAX_SHIFT_DIST + 1)):
-                length = 0
-                while length < _MAX_SHIFT_SIZE and cur[sh + length] == r[sr + length]:
-                    length += 1
-                    if (hyp_cum[sh + length] != hyp_cum[sh] and ref_cum[sr + length] != ref_cum[sr]
-                            and not (sh <= align[sr] < sh + length)):
-                        prev_idx = -1
-                        for off in range(-1, length):
-                            if sr + off == -1:
-                                idx = 0
-                            else:
-                                idx = align[sr + off] + 1
-                            if idx == prev_idx:
-                                continue
-                            prev_idx = idx
-                            cand_s[n_cand] = sh
-                            cand_l[n_cand] = length
-                            cand_t[n_cand] = idx
-                            n_cand += 1
-                            checked += 1
-                        if checked >= _MAX_SHIFT_CANDIDATES:
-                            exhausted = True
-                            break
-                    if n == sh + length or m == sr + length:
-                        break
-                if exhausted:
-                    break
-            if exhausted:
-                break
+        pre_score = _forward_round(cur, r, lo, hi, off, ops, stride, ck_off, f_ck, buf_x, buf_y)
+        _trace_alignment(ops, off, lo, hi, m, trace, align, hyp_cum, ref_cum)
+        n_cand, checked, exhausted = _enumerate_candidates(cur, r, align, hyp_cum, ref_cum, checked,
+                                                           cand_s, cand_l, cand_t)
         if exhausted or n_cand == 0:
             # Budget exhausted: sacrebleu discards this round's best shift. No candidates: no shift.
             break
-
-        _backward_full(cur, r, lo, hi, back)
+        _backward_round(cur, r, lo, hi, stride, ck_off, b_ck, buf_x, buf_y)
         best_score = 0
         best_l = 0
         best_s = 0
@@ -295,8 +433,10 @@ def ter_pair(h: np.ndarray, r: np.ndarray) -> int:
             s = cand_s[c]
             length = cand_l[c]
             t = cand_t[c]
-            _perform_shift(cur, s, length, t, shifted)
-            score = pre_score - _candidate_distance(cur, shifted, r, lo, hi, fwd, back, pre_score, buf_a, buf_b)
+            w0, w1 = _shift_window(cur, s, length, t, shifted)
+            score = pre_score - _candidate_distance(cur, shifted, w0, w1, r, lo, hi, stride, ck_off, f_ck, b_ck,
+                                                    pre_score, buf_x, buf_y, buf_z)
+            shifted[w0:w1] = cur[w0:w1]
             # Ranking key (score, length, -start_h, -target), strictly greater wins.
             if c == 0 or score > best_score or (score == best_score and (
                     length > best_l or (length == best_l and (
@@ -308,8 +448,8 @@ def ter_pair(h: np.ndarray, r: np.ndarray) -> int:
         if best_score <= 0:
             break
         shifts += 1
-        _perform_shift(cur, best_s, best_l, best_t, shifted)
-        cur[:] = shifted
+        w0, w1 = _shift_window(cur, best_s, best_l, best_t, shifted)
+        cur[w0:w1] = shifted[w0:w1]
 
     return shifts + pre_score
 
@@ -319,4 +459,4 @@ def ter_batch(tokens: np.ndarray, hyp_start: np.ndarray, hyp_end: np.ndarray, re
                ref_end: np.ndarray, out: np.ndarray) -> None:
     """``out[k]`` = TER edits of pair ``k`` (token-id slices of ``tokens``)."""
     for k in range(out.shape[0]):
-        out[k] = ter_pair(tokens[hyp_start[k]:hyp_end[k]], tokens[ref_start[k]:ref_end[k]])
+        out[k] = ter_pair(tokens[hyp_start[k]:hyp_end[k]], tokens[ref_start[k]:ref_end[k]], CHECKPOINT_CELLS)

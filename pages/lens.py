@@ -1,0 +1,143 @@
+"""Korean lens: which Korean errors each system makes, which token level × metric notices which error, and what
+the humans punish (docs/design.md §8). Same numbers as ``python -m korean_eval profile``."""
+
+import json
+
+import streamlit as st
+
+from korean_eval.lens.categories import CATEGORIES, CATEGORY_LABELS
+from korean_eval.lens.perturb import KIND_LABELS
+from korean_eval.metaeval.names import STATISTICS
+from ui import lens_charts, lens_state, lens_views, state, views
+from ui.widgets import chart, csv_button, human_note, md_escape, text_pairs
+
+state.enter_page("pages/lens.py")
+data = state.evalset()
+if data is None:
+    st.stop()
+config = state.settings().config
+
+st.title("Korean lens")
+st.caption(
+    "Kiwi's morphological analysis (Sejong tags) of every hypothesis and reference: which kinds of Korean errors "
+    "each system makes; controlled perturbations of your references: which token level × metric notices which "
+    "error; and, with human scores, which errors the humans punish. The same numbers as `python -m korean_eval "
+    "profile`."
+)
+human_note(data)
+if not data.refs:
+    st.info("These data are metric scores only, without texts: the lens needs hypotheses and references.")
+    st.stop()
+if not (config.levels and config.metrics):
+    st.info("Choose token levels and metrics in the sidebar to run the perturbation probe on them.")
+result = lens_state.lens_result(data, config)
+if result is None:
+    st.stop()
+
+profile_tab, speech_tab, probe_tab, human_tab, download_tab = st.tabs(
+    ["Error profile", "Speech level & spacing", "Perturbation probe", "What the humans punish", "Downloads"]
+)
+
+with profile_tab:
+    value = st.segmented_control("Show", list(lens_views.PROFILE_VALUES), format_func=lens_views.PROFILE_VALUES.get,
+                                 default="f1", required=True, key="lens_profile_value", persist_state="session")
+    matrix = lens_views.profile_matrix(result, value)
+    label = lens_views.PROFILE_VALUES[value]
+    chart(lens_charts.profile_heatmap(matrix, label, value != "errors_per_segment"), f"lens-profile-{value}")
+    st.caption(
+        "A morpheme is Kiwi's (form, tag). Per category: precision = matched / hypothesis morphemes, recall = "
+        "matched / reference morphemes, F1 = 2·matched / (both), over counts summed per system; errors = unmatched "
+        "morphemes on both sides (a wrong particle counts 2). Categories: content (N*, V*, MM, MA*, IC, XR), "
+        "particles (J*), endings (E*), affixes (XPN, XS*), foreign script & numbers (SL, SH, SN), punctuation (S*)."
+    )
+    c1, c2, c3 = st.columns(3)
+    system = c1.selectbox("System", list(matrix.index), key="lens_system", persist_state="session")
+    category = c2.selectbox("Category", list(CATEGORIES), format_func=CATEGORY_LABELS.get, key="lens_category")
+    subcategory = c3.selectbox("Subcategory", lens_views.subcategories(result, category), key="lens_subcategory")
+    examples = lens_views.category_examples(result, system, category, subcategory)
+    st.markdown(f"**{md_escape(system)}: segments with the most errors in "
+                f"{md_escape(lens_views.category_label(category, subcategory))}** — :red-background[extra in the "
+                "hypothesis], :blue-background[missing from it]")
+    if not examples:
+        st.info("No segment of this system has an error in this category.")
+    text_pairs(examples, "hypothesis", "reference", lambda e: f"segment {md_escape(e['seg_id'])} · {e['errors']} errors")
+    with st.expander("Profile table (every category and subcategory)"):
+        st.dataframe(result.profile, hide_index=True, width="stretch")
+
+with speech_tab:
+    chart(lens_charts.agreement_bars(result.speech_levels, result.spacing), "lens-speech-spacing")
+    st.caption(
+        "Speech level of the final ending: 합쇼체 (-ㅂ니다, -ㅂ니까, -십시오), 해요체 (-요, -죠), 해체·해라체 (-다, -어, "
+        "-자, -냐 …), other (하오체 -ㅂ시다/-오/-소, headlines and notices without a final ending). Spacing: the "
+        "boundaries inside regions where both texts have the same characters; F1 of the reference's spaces."
+    )
+    st.dataframe(result.speech_levels.merge(result.spacing, on=["system", "segments"]), hide_index=True, width="stretch")
+    system = st.selectbox("System", list(result.speech_levels["system"]), key="lens_speech_system")
+    chart(lens_charts.confusion_heatmap(lens_views.confusion_matrix(result, system), system), "lens-confusion")
+    st.markdown("**Segments whose speech level or honorific 시 differs from the reference**")
+    st.dataframe(lens_views.speech_examples(result, system), hide_index=True, width="stretch")
+    st.markdown("**Segments with spacing errors** — :blue-background[the reference has a space before this "
+                "character, the hypothesis not]")
+    spaced = lens_views.spacing_examples(result, system)
+    if not spaced:
+        st.info("No spacing error in this system's aligned regions.")
+    text_pairs(spaced, "hypothesis", "reference",
+               lambda e: f"segment {md_escape(e['seg_id'])} · {e['errors']} spacing errors, {e['inserted']} of them "
+                         "spaces the reference does not have")
+
+with probe_tab:
+    if result.probe is None:
+        st.info("Choose token levels and metrics in the sidebar to run the perturbation probe.")
+    else:
+        shown = st.segmented_control("Show", list(lens_views.PROBE_VALUES), format_func=lens_views.PROBE_VALUES.get,
+                                     default="relative_to_drop", required=True, key="lens_probe_value")
+        chart(lens_charts.probe_heatmap(lens_views.probe_matrix(result, shown), shown,
+                                        lens_views.PROBE_VALUES[shown], result.probe.summary), f"lens-probe-{shown}")
+        st.caption(
+            "Each kind perturbs every reference once (seeded, one change at a time, checked by re-analysing the "
+            "result); the pipeline scores the perturbed reference against the original. Penalty = how much worse "
+            "the metric rates it (score drop, or TER rise); 1 = as much as dropping a content eojeol, 0 = not "
+            "noticed, below 0 = rewarded. Raw scores are not comparable across token levels, ratios are."
+        )
+        for sentence in lens_views.probe_sentences(result):
+            st.markdown(sentence)
+        st.dataframe(lens_views.applicability(result), hide_index=True, width="stretch")
+        c1, c2, c3 = st.columns(3)
+        kind = c1.selectbox("Perturbation", list(KIND_LABELS), format_func=KIND_LABELS.get, key="lens_kind")
+        metric = c2.selectbox("Metric", list(config.metrics), format_func=views.metric_label, key="lens_metric")
+        level = c3.selectbox("Token level", views.ordered_levels(list(config.levels)), key="lens_level")
+        text_pairs(lens_views.probe_examples(result, kind, metric, level), "perturbed", "reference",
+                   lambda e: f"segment {md_escape(e['seg_id'])} · {md_escape(e['edit'])} · change "
+                             f"{e['change']:+.2f} {md_escape(views.metric_label(metric))}")
+        missing = lens_views.not_applied(result, kind)
+        with st.expander(f"Segments where this perturbation cannot apply ({len(missing)})"):
+            st.dataframe(missing, hide_index=True, width="stretch")
+
+with human_tab:
+    if data.human is None or result.human_links.empty:
+        st.info("These data have no human scores: load them on the Data page to see which errors the humans punish.")
+    else:
+        statistic = st.segmented_control("Statistic", list(STATISTICS), format_func=views.STATISTIC_LABELS.get,
+                                         default="pearson", required=True, key="lens_statistic")
+        view = lens_views.correlation_view(result, statistic)
+        chart(lens_charts.correlation_bars(view, views.STATISTIC_LABELS[statistic]), f"lens-humans-{statistic}")
+        st.caption(
+            "Descriptive, not causal. Each bar: the correlation of a per-segment error count with the human score "
+            "over all (system, segment) pairs with both, with the bootstrap 95% interval of the meta-evaluation "
+            "(segments resampled with all their systems). Negative = more such errors, lower human scores."
+        )
+        coefficients, r2, n = lens_views.model_view(result)
+        st.markdown(f"**Linear model (descriptive)**: human score ≈ intercept + Σ coefficient × errors per category "
+                    f"+ coefficient × spacing errors; "
+                    f"R² = {r2:.3f} over {n:,} pairs. Intervals assume independent pairs (they are not: read them "
+                    "as descriptive).")
+        st.dataframe(coefficients, hide_index=True, width="stretch")
+    for note in result.notes:
+        st.caption(md_escape(note))
+
+with download_tab:
+    st.caption("The tables `python -m korean_eval profile --out DIR` writes, byte for byte.")
+    for name, frame in result.tables().items():
+        csv_button(frame, name, key=f"lens_dl_{name}")
+    st.download_button("lens.json (settings, analyzer version, notes)", json.dumps(result.metadata(), ensure_ascii=False,
+                       indent=2), file_name="lens.json", mime="application/json", key="lens_dl_json", on_click="ignore")

@@ -1,0 +1,280 @@
+"""The real dashboard as a process, for process-level tests and the memory benchmark.
+
+* :class:`AppServer`: ``streamlit run app.py`` (headless, a free port, its own cache directory) in a new process
+  group, so that everything it starts — worker processes included, even after they lost their parent — can be
+  found (:func:`group_members`) and killed by the group.
+* :class:`Session`: a browser-less client speaking Streamlit's websocket protocol (its own protobuf messages, as the
+  browser sends them): it asks for a run of the first page and reads the progress texts the run sends.
+* :func:`upload`, :func:`idle`, :func:`watch_first_paint`: driving its pages in a real browser (Playwright).
+* The process table from ``/proc`` (Linux): parents, process groups, states, resident memory.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@dataclass(frozen=True)
+class Proc:
+    """One line of the process table: ``/proc/<pid>/stat`` fields 3 (state), 4 (ppid), 5 (pgrp), 24 (rss pages)."""
+
+    pid: int
+    state: str
+    ppid: int
+    pgrp: int
+    rss_mb: float
+
+    @property
+    def running(self) -> bool:
+        """Not a zombie (an exited process nobody has reaped yet) and not dead."""
+        return self.state not in ("Z", "X")
+
+
+def process_table() -> dict[int, Proc]:
+    """Every process visible in ``/proc`` (processes that end while it is read are left out)."""
+    page_mb = os.sysconf("SC_PAGE_SIZE") / 2**20
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (command)"; the command may hold spaces and ")"
+        table[int(entry)] = Proc(int(entry), fields[0], int(fields[1]), int(fields[2]), int(fields[21]) * page_mb)
+    return table
+
+
+def descendants(pid: int, table: dict[int, Proc] | None = None) -> list[int]:
+    """The running children of ``pid``, their children, and so on."""
+    table = table or process_table()
+    found, frontier = [], [pid]
+    while frontier:
+        frontier = [p.pid for p in table.values() if p.ppid in frontier and p.running]
+        found += frontier
+    return found
+
+
+def group_members(pgrp: int) -> list[int]:
+    """The running processes of process group ``pgrp`` (a process keeps its group when its parent dies)."""
+    return [p.pid for p in process_table().values() if p.pgrp == pgrp and p.running]
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AppServer:
+    """``streamlit run app.py`` in its own process group; stdout and stderr go to files in ``tmp``.
+
+    Used as a context manager: on leaving, every process of the group is killed (SIGKILL) and the server reaped.
+    """
+
+    def __init__(self, tmp: Path, env: dict[str, str] | None = None, startup_seconds: float = 60):
+        self.tmp = tmp
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "KOREAN_EVAL_CACHE_DIR": str(tmp / "cache"), **(env or {})}
+        self.startup_seconds = startup_seconds
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> AppServer:
+        with open(self.tmp / "stdout.log", "wb") as out, open(self.tmp / "stderr.log", "wb") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                 "--server.port", str(self.port), "--browser.gatherUsageStats", "false"],
+                cwd=ROOT, env=self.env, stdout=out, stderr=err, start_new_session=True,
+            )
+        try:
+            self._wait_healthy()
+        except BaseException:
+            self.kill_all()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.kill_all()
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def _wait_healthy(self) -> None:
+        deadline = time.monotonic() + self.startup_seconds
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.stderr()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as reply:
+                    if reply.read().strip() == b"ok":
+                        return
+            except OSError:
+                pass
+            time.sleep(0.3)
+        raise TimeoutError(f"streamlit did not answer within {self.startup_seconds} s:\n{self.stderr()[-3000:]}")
+
+    def workers(self) -> list[int]:
+        """The server's running worker processes (spawned by multiprocessing; not its resource tracker)."""
+        return [p for p in descendants(self.pid) if "multiprocessing.spawn" in command_line(p)]
+
+    def stderr(self) -> str:
+        return (self.tmp / "stderr.log").read_text(errors="replace")
+
+    def wait_exit(self, seconds: float) -> int | None:
+        """The server's exit code, or None if it is still running after ``seconds``."""
+        try:
+            return self.proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill_all(self) -> None:
+        """SIGKILL to every process of the server's group, then reap the server."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=30)
+
+
+def wait_until(condition, seconds: float, step: float = 0.2) -> bool:
+    """Poll ``condition()`` until it is true (True) or ``seconds`` have passed (False)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(step)
+    return bool(condition())
+
+
+class Session:
+    """A client of the server's websocket that runs the first page (``with Session(server) as s: ...``)."""
+
+    def __init__(self, server: AppServer):
+        self.server = server
+        self.progress: list[str] = []  # progress texts of the run, in order
+        self.finished = False
+        self._stack = ExitStack()
+
+    def __enter__(self) -> Session:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from websockets.sync.client import connect
+
+        self.ws = self._stack.enter_context(
+            connect(f"ws://127.0.0.1:{self.server.port}/_stcore/stream", subprotocols=["streamlit"],
+                    max_size=None, open_timeout=30)
+        )
+        rerun = BackMsg()
+        rerun.rerun_script.query_string = ""
+        rerun.rerun_script.page_script_hash = ""  # the default page
+        self.ws.send(rerun.SerializeToString())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self._stack.close()
+        except Exception:  # the server may be gone: nothing to close
+            pass
+
+    def wait_for_progress(self, word: str, seconds: float) -> bool:
+        """Read messages until a progress text contains ``word`` or the run finished (True), or ``seconds`` passed
+        (False)."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                data = self.ws.recv(timeout=max(0.1, deadline - time.monotonic()))
+            except TimeoutError:
+                break
+            msg = ForwardMsg()
+            msg.ParseFromString(data)
+            kind = msg.WhichOneof("type")
+            if kind == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                self.finished = True
+                return True
+            if kind == "delta" and msg.delta.new_element.WhichOneof("type") == "progress":
+                self.progress.append(msg.delta.new_element.progress.text)
+                if word in self.progress[-1]:
+                    return True
+        return False
+
+
+def require_chromium() -> None:
+    """Skip the calling test when Debian's Chromium is missing; fail instead under ``CI=true``."""
+    import pytest
+
+    if not CHROMIUM.exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{CHROMIUM} is required under CI=true (apt-get install -y chromium)")
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
+
+
+def idle(page, seconds: float = 120) -> None:
+    """Wait until the script run finished (no running indicator) and the page settled (Playwright ``page``)."""
+    page.wait_for_timeout(500)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=seconds * 1000
+    )
+
+
+def upload(page, label: str, paths: list[Path]) -> None:
+    """Put files into the uploader whose label starts with ``label`` and wait until each shows as uploaded."""
+    uploader = page.locator('[data-testid="stFileUploader"]').filter(has_text=label)
+    uploader.locator('input[type="file"]').set_input_files([str(p) for p in paths])
+    for path in paths:
+        uploader.get_by_text(path.name, exact=True).wait_for()
+    idle(page)
+
+
+_PAINT_STATE = """(text) => ({
+    fileList: [...document.querySelectorAll('[data-testid="stSidebarNavLink"]')].map(a => a.innerText.trim()),
+    topNav: [...document.querySelectorAll('[data-testid="stTopNavLink"]')].map(a => a.innerText.split("\\n").pop()),
+    loading: document.body.innerText.includes("Loading the evaluation library"),
+    done: document.body.innerText.includes(text),
+})"""
+
+
+def watch_first_paint(page, url: str, until_text: str, seconds: float = 120) -> list[tuple[float, dict]]:
+    """Open ``url`` and record what the page shows every 50 ms until ``until_text`` and the navigation are there:
+    (seconds since the request, state) with ``fileList`` (Streamlit's own list of ``pages/*.py``), ``topNav`` (the
+    navigation's titles), ``loading`` (app.py's spinner while the backend is imported) and ``done`` (the text)."""
+    start = time.monotonic()
+    page.goto(url, wait_until="commit")
+    seen: list[tuple[float, dict]] = []
+    while time.monotonic() - start < seconds and not (seen and seen[-1][1]["done"] and seen[-1][1]["topNav"]):
+        seen.append((time.monotonic() - start, page.evaluate(_PAINT_STATE, until_text)))
+        time.sleep(0.05)
+    return seen

@@ -1,0 +1,105 @@
+"""The worker tasks on a Dask distributed cluster give the local run's numbers (issue 14 §3).
+
+A ``LocalCluster`` of 2 worker processes (one thread each) on this machine stands in for a real cluster: the
+library (``EvalConfig.scheduler``) and the CLI (``--scheduler``) send the tokenising and statistics tasks there,
+and every table equals the local run's; each worker loaded an analyzer once and reused it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import korean_eval.dask_backend as db
+import korean_eval.workers as wk
+from korean_eval.cache import NullCache
+from korean_eval.cli import main
+from korean_eval.config import EvalConfig
+from korean_eval.pipeline import evaluate
+from korean_eval.sample import load_sample
+from korean_eval.tokenizers import level_availability
+from tests.test_pipeline_perf_features import assert_same_results
+
+distributed = pytest.importorskip("distributed")
+
+LEVELS = tuple(lv for lv in ("word", "mecab", "kiwi", "char", "jamo") if level_availability(lv)[0])
+METRICS = ("bleu", "chrf", "chrf++", "ter")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+    ) as local:
+        yield local
+        db.disconnect(local.scheduler_address)  # before the cluster closes: no reconnection attempts
+
+
+@pytest.fixture
+def everything_to_the_pool(monkeypatch):
+    monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)  # the sample is small: send its tasks anyway
+    monkeypatch.setattr(wk, "TOKENISE_CHUNK_CHARS", 2000)
+    monkeypatch.setattr(wk, "CHUNK_PAIRS", 97)
+
+
+def _loaded_analyzers() -> dict:
+    """In a worker: how often its cached analyzers were built and reused."""
+    from korean_eval import tokenizers
+
+    return {name: getattr(tokenizers, name).cache_info()._asdict() for name in ("_mecab", "kiwi_analyzer")}
+
+
+@pytest.mark.slow
+def test_dask_run_equals_the_local_run(cluster, everything_to_the_pool):
+    sample = load_sample()
+    local = evaluate(sample, EvalConfig(levels=LEVELS, metrics=METRICS, jobs=1), cache=NullCache())
+    config = EvalConfig(levels=LEVELS, metrics=METRICS, scheduler=cluster.scheduler_address)
+    remote = evaluate(sample, config, cache=NullCache())
+    assert remote.tokens == local.tokens
+    assert_same_results(remote, local)
+    executor = db.connect(cluster.scheduler_address)
+    assert executor.workers == 2
+    per_worker = executor.client.run(_loaded_analyzers)
+    assert len(per_worker) == 2
+    for info in per_worker.values():
+        for name in ("_mecab", "kiwi_analyzer"):
+            assert info[name]["misses"] <= 1  # loaded at most once in this worker …
+    assert sum(info["kiwi_analyzer"]["hits"] for info in per_worker.values()) > 0  # … and reused by later tasks
+
+
+@pytest.mark.slow
+def test_cli_with_a_scheduler_writes_the_local_tables(cluster, everything_to_the_pool, tmp_path, capsys):
+    common = ["run", "--levels", "char,jamo", "--metrics", "bleu,chrf,ter", "--bootstrap", "30",
+              "--spa-permutations", "30", "--no-cache", "--quiet"]
+    assert main([*common, "--jobs", "1", "--out", str(tmp_path / "local")]) == 0
+    assert main([*common, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "dask")]) == 0
+    names = sorted(p.name for p in (tmp_path / "local").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "dask").iterdir())
+    for name in names:
+        if name not in ("timings.csv", "token_stats.csv", "run.json"):
+            assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
+
+
+def test_unreachable_scheduler_is_a_clear_error(monkeypatch, capsys):
+    monkeypatch.setattr(db, "CONNECT_TIMEOUT", 1)
+    code = main(["run", "--levels", "char", "--metrics", "bleu", "--bootstrap", "0", "--no-cache", "--quiet",
+                 "--scheduler", "tcp://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err
+    assert "Traceback" not in err
+
+
+def test_jobs_and_scheduler_together_are_refused(capsys):
+    code = main(["run", "--jobs", "2", "--scheduler", "tcp://127.0.0.1:9", "--no-cache"])
+    assert code == 2 and "--jobs" in capsys.readouterr().err
+
+
+def test_a_blank_scheduler_address_is_refused():
+    with pytest.raises(ValueError, match="scheduler"):
+        EvalConfig(scheduler=" ")
+
+
+def test_the_local_pool_stays_the_default():
+    assert EvalConfig().scheduler is None
+    assert "korean_eval.dask_backend" not in sys.modules or db.connect.__module__ == "korean_eval.dask_backend"

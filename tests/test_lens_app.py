@@ -1,0 +1,126 @@
+"""The "Korean lens" page through Streamlit's AppTest: on the bundled sample its numbers equal the CSVs of
+``python -m korean_eval profile`` with the same settings; on uploaded data it draws that data; without texts it
+explains instead of failing (docs/design.md §8)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from korean_eval.cli import main
+from korean_eval.lens.categories import CATEGORIES
+from korean_eval.lens.perturb import KINDS
+from korean_eval.report import to_csv_bytes
+from korean_eval.sample import load_sample
+from tests.test_app import (  # noqa: F401 - the two autouse fixtures apply here too
+    _private_cache,
+    _streamlit_navigation,
+    renamed_human,
+    sample_uploads,
+    values,
+)
+from ui import lens_state, state
+from ui.inputs import build_from_texts
+
+APP = str(state.__file__).replace("ui/state.py", "app.py")
+SETTINGS = {"level|mecab": False, "level|jamo": False, "metrics|sacrebleu": ["bleu", "chrf", "ter"]}  # word, kiwi, char
+
+
+def lens_page(**session) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=900)
+    for key, value in {**SETTINGS, **session}.items():
+        at.session_state[key] = value
+    at.run()
+    at.switch_page("pages/lens.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def figure(at: AppTest, title: str) -> dict:
+    figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return next(f for f in figs if title in (f["layout"].get("title") or {}).get("text", ""))
+
+
+@pytest.fixture(scope="module")
+def cli_tables(tmp_path_factory):
+    out = tmp_path_factory.mktemp("profile")
+    args = ["profile", "--levels", "word,kiwi,char", "--metrics", "bleu,chrf,ter", "--seed", str(state.SEED),
+            "--bootstrap", str(state.N_RESAMPLES), "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    return out
+
+
+def test_the_page_on_the_sample_shows_the_numbers_of_the_cli(cli_tables):
+    at = lens_page()
+    config = at.session_state[state.SETTINGS_KEY].config
+    assert config.levels == ("word", "kiwi", "char") and config.metrics == ("bleu", "chrf", "ter")
+    result = lens_state._store().get(lens_state.lens_key(load_sample(), config, True))
+    for name, frame in result.tables().items():
+        assert (cli_tables / name).read_bytes() == to_csv_bytes(frame), name
+    # the drawn probe heatmap holds probe.csv's relative_to_drop in every cell
+    probe = pd.read_csv(cli_tables / "probe.csv")
+    fig = figure(at, "Which metric × level notices which error")
+    z = np.array(values(fig["data"][0]["z"]), dtype=float)
+    assert z.shape == (9, len(KINDS))
+    expected = probe.set_index(["kind", "metric", "level"])["relative_to_drop"]
+    rows = [(m, lv) for m in ("bleu", "chrf", "ter") for lv in ("word", "kiwi", "char")]
+    for i, (metric, level) in enumerate(rows):
+        for j, kind in enumerate(KINDS):
+            assert z[i, j] == pytest.approx(expected[(kind, metric, level)], abs=1e-12)
+    assert fig["data"][0]["y"][0] == "BLEU · word" and len(fig["data"][0]["x"]) == len(KINDS)
+    # the profile heatmap holds profile.csv's F1 of every whole category
+    profile = pd.read_csv(cli_tables / "profile.csv")
+    whole = profile[profile["subcategory"] == "all"].set_index(["system", "category"])["f1"]
+    heat = figure(at, "Error profile: F1")
+    grid = np.array(values(heat["data"][0]["z"]), dtype=float)
+    for i, system in enumerate(heat["data"][0]["y"]):
+        for j, category in enumerate(CATEGORIES):
+            assert grid[i, j] == pytest.approx(whole[(system, category)], abs=1e-12, nan_ok=True)
+    assert any("SIMULATED" in i.value for i in at.info)
+    text = " ".join(m.value for m in at.markdown)
+    assert "punishes it most" in text and "R² =" in text
+    assert "background[" in text  # differing morphemes highlighted in the examples
+
+
+def test_switching_values_and_cells_reuses_the_result(monkeypatch):
+    calls = []
+    original = lens_state.run_lens
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(lens_state, "run_lens", counting)
+    at = lens_page()
+    at.segmented_control(key="lens_probe_value").set_value("mean_penalty").run()
+    at.selectbox(key="lens_kind").set_value("spacing").run()
+    at.selectbox(key="lens_level").set_value("char").run()
+    at.segmented_control(key="lens_profile_value").set_value("errors_per_segment").run()
+    assert not at.exception and not at.error
+    assert figure(at, "mean penalty") and figure(at, "errors per segment")
+    assert calls == []  # computed by the first test, reused from the store
+
+
+def test_the_page_draws_uploaded_data():
+    refs, systems, _human = sample_uploads()
+    names = [f"mt_{i}" for i in range(len(systems))]
+    evalset = build_from_texts(refs, systems, names, renamed_human(names))
+    at = lens_page(**{state.EVALSET_KEY: evalset, state.SOURCE_KEY: "my upload", "level|kiwi": False,
+                      "metrics|sacrebleu": ["chrf"]})
+    assert not any("SIMULATED" in i.value for i in at.info)
+    heat = figure(at, "Error profile")
+    assert heat["data"][0]["y"] == names
+    probe = figure(at, "Which metric × level notices which error")
+    assert np.array(values(probe["data"][0]["z"])).shape == (2, len(KINDS))  # chrF at word and char
+
+
+def test_scores_without_texts_are_explained():
+    evalset = load_sample()
+    evalset.refs = []
+    at = lens_page(**{state.EVALSET_KEY: evalset, state.SOURCE_KEY: "scores only"})
+    assert any("without texts" in i.value for i in at.info)

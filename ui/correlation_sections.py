@@ -1,0 +1,129 @@
+"""Sections of the Correlations page that draw: the headline cards, the metric × level charts and the significance
+matrix (Streamlit; the statements are :mod:`ui.headlines`, the figures :mod:`ui.charts` / :mod:`ui.grid_charts`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from korean_eval.metaeval import names as vocab
+from ui import grid_charts, headlines, state, views
+from ui import significance_views as sig_views
+from ui.state import Context
+from ui.widgets import chart, fit_table, md_escape
+
+
+def _test_text(granularity: str) -> str:
+    unit = "segments" if granularity == "segment" else "systems"
+    return (f"paired permutation test ({unit} swapped whole; {state.N_RESAMPLES:,} permutations, seed {state.SEED}; "
+            f"α = {state.ALPHA:g})")
+
+
+def _draw_card(card: headlines.Card) -> None:
+    with st.container(border=True):
+        st.caption(md_escape(card.title))
+        st.markdown(f"**{md_escape(card.statement)}**")
+        if card.detail:
+            st.caption(md_escape(card.detail))
+        if card.caution:
+            st.markdown(f":orange[{md_escape(card.caution)}]")
+
+
+def _n_defined(view: pd.DataFrame, granularity: str) -> int:
+    return int(view.loc[view["granularity"] == granularity, "shown"].notna().sum())
+
+
+def headline_cards(ctx: Context, view: pd.DataFrame) -> dict[str, frozenset[tuple[str, str]]]:
+    """Draw the cards (top significance cluster per granularity, the metric whose level matters most) and return
+    the top cluster's ``(level, metric)`` pairs per granularity (empty for accuracies, which are not tested)."""
+    s = ctx.settings
+    n_systems = int(ctx.results.human_systems["human_mean"].notna().sum())
+    tested = headlines.has_significance(s.statistic)
+    tops: dict[str, frozenset[tuple[str, str]]] = {g: frozenset() for g in vocab.GRANULARITIES}
+    cols = st.columns(3)
+    for col, gran in zip(cols[:2], vocab.GRANULARITIES, strict=True):
+        shown = views.system_statistic(s.statistic) if gran == "system" else s.statistic
+        n_defined = _n_defined(view, gran)
+        if n_defined == 0:
+            continue
+        with col:
+            if tested:
+                clusters = state.top_cluster(ctx, s.statistic, gran, s.grouping)
+                tops[gran] = headlines.top_configs(clusters)
+                card = headlines.cluster_card(clusters, gran, shown, n_defined, n_systems, _test_text(gran))
+            else:
+                card = headlines.accuracy_card(view, gran, shown, n_systems)
+            if card is not None:
+                _draw_card(card)
+    spread = headlines.level_spread(view)
+    if spread is not None:
+        low, high = spread["low"], spread["high"]
+        verdict = state.comparison(
+            ctx, vocab.config_name(high["level"], high["metric"]), vocab.config_name(low["level"], low["metric"]),
+            s.statistic, "segment", s.grouping, (state.HEADLINE_TEST,),
+        ) if tested else None
+        with cols[2]:
+            _draw_card(headlines.spread_card(spread, s.statistic, verdict))
+    return tops
+
+
+def correlation_charts(ctx: Context, view: pd.DataFrame, undefined: dict[str, str], form: str,
+                       tops: dict[str, frozenset[tuple[str, str]]]) -> None:
+    """Both granularities' charts (:func:`ui.grid_charts.chart_form`): a few bars side by side, more bars or a grid
+    at full page width, one below the other; a granularity whose correlations are all undefined says why."""
+    s = ctx.settings
+    n = int((view["granularity"] == "segment").sum())
+    as_bars = grid_charts.chart_form(form, n) == "bars"
+    side_by_side = as_bars and n <= grid_charts.SIDE_BY_SIDE_LIMIT
+    if as_bars and n > grid_charts.BAR_LIMIT:
+        st.caption(f"{n} bars per chart are crowded: the grid (Automatic beyond {grid_charts.BAR_LIMIT}) reads better.")
+    places = st.columns(2, gap="medium") if side_by_side else [st.container(), st.container()]
+    for place, gran in zip(places, vocab.GRANULARITIES, strict=True):
+        with place:
+            if undefined[gran]:
+                st.warning(f"**{gran.capitalize()} level**: {undefined[gran]}", icon=":material/block:")
+                continue
+            shown = views.system_statistic(s.statistic) if gran == "system" else s.statistic
+            note = f"grouping: {views.segment_grouping(s.statistic, s.grouping)}" if gran == "segment" else ""
+            fig = grid_charts.correlation_chart(view, gran, shown, "bars" if as_bars else "grid", tops[gran], note)
+            chart(fig, f"correlation-{gran}")
+
+
+def significance_matrix(ctx: Context, statistic: str, granularity: str, test: str) -> None:
+    """The significance matrix of every configuration (rank order, clusters outlined) and its cluster table: beside
+    it for a small matrix, below it at full width for a large one."""
+    res = ctx.results
+    grouping_used = vocab.grouping_used(granularity, ctx.settings.grouping)
+    table, clusters = state.significance(ctx, statistic, granularity, grouping_used, test)
+    if table.empty or clusters.empty:
+        st.info("No significance can be computed for these data (no human scores or fewer than two configurations).")
+        return
+    matrix = sig_views.significance_pivot(table, clusters, test)
+    labels = [sig_views.config_display(res, c) for c in clusters["config"]]
+    gran_text = f"segment level, grouping {grouping_used}" if granularity == "segment" else "system level"
+    fig = grid_charts.significance_heatmap(
+        matrix, labels, list(clusters["cluster"].astype(int)), list(clusters["correlation"].astype(float)),
+        f"p that row agrees more with humans than column — {views.STATISTIC_LABELS[statistic]}, {gran_text}",
+        alpha=state.ALPHA,
+    )
+    small = len(clusters) <= grid_charts.MATRIX_BESIDE_LIMIT
+    left, right = st.columns([5, 2], gap="medium") if small else (st.container(), st.container())
+    with left:
+        chart(fig, "significance-matrix")
+    with right:
+        st.markdown("**Rank clusters**")
+        shown = sig_views.cluster_table(res, clusters)
+        fit_table(shown, height=480 if len(shown) > 12 else None, break_anywhere=["configurations (agreement)"])
+    if matrix.isna().to_numpy().sum() > len(matrix):
+        st.caption(
+            "Empty cells: p undefined — the Williams test does not apply to grouped correlations, or a correlation "
+            "is undefined (too few points or constant scores)."
+        )
+    n_pts = int(table["n"].max()) if len(table) else 0
+    st.caption(
+        f"{sig_views.SIGNIFICANCE_TESTS[test]}, {table['method'].iloc[0]}"
+        + (f", seed {state.SEED}" if test != "williams" else "")
+        + f"; {n_pts:,} {'(system, segment) pairs' if granularity == 'segment' else 'systems'} per comparison; "
+        f"clusters (outlined) at α = {state.ALPHA:g}. The full table (every ordered pair, r of each side, n) is on "
+        "the Downloads page."
+    )

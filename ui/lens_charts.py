@@ -1,0 +1,180 @@
+"""Plotly figures of the "Korean lens" page (pure Plotly: tables in, figures out; no Streamlit).
+
+Heatmaps carry their values in the cells (12 px), every row and column label, axis titles and hover details, and
+stay readable at 10 perturbation kinds × 20 metric × level configurations. User text (system names) is escaped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from korean_eval.lens.categories import CATEGORY_LABELS
+from korean_eval.lens.perturb import KIND_LABELS
+from ui.charts import SYSTEM_COLORS, base_layout, esc, label_every
+from ui.views import metric_label
+
+CELL_FONT = dict(size=12)
+"""Text inside heatmap cells (≥ 11 px)."""
+
+SHORT_KIND_LABELS: dict[str, str] = {
+    "particle_within": "particle<br>within class",
+    "particle_across": "particle<br>across",
+    "speech_level": "speech<br>level",
+    "honorific": "honorific<br>시",
+    "tense": "tense<br>었",
+    "spacing": "one<br>spacing slip",
+    "eojeol_swap": "eojeol<br>swap",
+    "number": "number<br>changed",
+    "drop_content": "content<br>dropped",
+    "negation": "negation<br>안",
+}
+"""Column labels of the probe heatmap (two short lines, so 10 kinds fit side by side)."""
+
+
+def _cells(z: np.ndarray, fmt: str) -> list[list[str]]:
+    return [[format(v, fmt) if np.isfinite(v) else "–" for v in row] for row in z]
+
+
+def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bool) -> go.Figure:
+    """Systems × categories of one profile value. F1/precision/recall: the colour spans the values shown (the lowest
+    lightest) so that differences near 1 stay visible; errors per segment: darker red = more errors."""
+    z = matrix.to_numpy(float)
+    finite = z[np.isfinite(z)]
+    low = float(finite.min()) if finite.size else 0.0
+    high = float(finite.max()) if finite.size else 1.0
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[CATEGORY_LABELS[c].replace(" ", "<br>", 1) for c in matrix.columns],
+            y=[esc(s) for s in matrix.index],
+            colorscale="Blues_r" if higher_is_better else "Reds",
+            zmin=min(low, 0.999) if higher_is_better else 0,
+            zmax=1 if higher_is_better else max(high, 1e-9),
+            text=_cells(z, ".3f" if higher_is_better else ".2f"),
+            texttemplate="%{text}",
+            textfont=CELL_FONT,
+            hovertemplate="system %{y}<br>%{x}<br>" + value_label + ": %{z:.3f}<extra></extra>",
+            colorbar=dict(title=value_label, thickness=12),
+            xgap=2,
+            ygap=2,
+        )
+    )
+    fig.update_yaxes(autorange="reversed", title_text="system")
+    fig.update_xaxes(title_text="morpheme category (Kiwi's Sejong tags)")
+    label_every(fig, "x", fig.data[0].x, angle=0)
+    label_every(fig, "y", fig.data[0].y)
+    title = f"Error profile: {value_label} of the morphemes per category" + (" (light = lower)" if higher_is_better else "")
+    return base_layout(fig, 170 + 42 * len(matrix), title, legend=False)
+
+
+def probe_heatmap(matrix: pd.DataFrame, value: str, value_label: str, details: pd.DataFrame) -> go.Figure:
+    """``(metric, level)`` rows × perturbation kinds (columns, short labels; the full label in the hover box),
+    diverging colours centred on 0: red = the metric punishes the error, blue = it rewards it. ``details`` (the
+    probe summary) fills the hover boxes. Readable at 20 rows × 10 kinds in 800 px."""
+    z = matrix.to_numpy(float)
+    rows = details.set_index(["kind", "metric", "level"])
+    hover = [[_hover_text(rows, kind, metric, level) for kind in matrix.columns] for metric, level in matrix.index]
+    finite = np.abs(z[np.isfinite(z)])
+    span = float(finite.max()) if finite.size else 1.0
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[SHORT_KIND_LABELS[k] for k in matrix.columns],
+            y=[f"{esc(metric_label(m))} · {esc(lv)}" for m, lv in matrix.index],
+            colorscale="RdBu_r",
+            zmid=0,
+            zmin=-span,
+            zmax=span,
+            text=_cells(z, ".2f" if value == "relative_to_drop" else ".1f"),
+            texttemplate="%{text}",
+            textfont=CELL_FONT,
+            customdata=hover,
+            hovertemplate="%{customdata}<extra></extra>",
+            colorbar=dict(title="× drop" if value == "relative_to_drop" else "penalty", thickness=10),
+            xgap=1,
+            ygap=1,
+        )
+    )
+    fig.update_yaxes(autorange="reversed", title_text="metric · token level")
+    fig.update_xaxes(title_text="perturbation of the reference", side="top")
+    label_every(fig, "x", fig.data[0].x, angle=0)
+    label_every(fig, "y", fig.data[0].y)
+    metrics = list(matrix.index.get_level_values(0))
+    for i in range(1, len(metrics)):
+        if metrics[i] != metrics[i - 1]:  # a line between two metrics' blocks of levels
+            fig.add_hline(y=i - 0.5, line_color="#444", line_width=1.5)
+    fig = base_layout(fig, 210 + 28 * len(matrix), f"Which metric × level notices which error: {value_label}", legend=False)
+    fig.update_layout(margin=dict(l=110, r=10, t=150, b=20))
+    return fig
+
+
+def _hover_text(rows: pd.DataFrame, kind: str, metric: str, level: str) -> str:
+    """The hover box of one probe cell: the change, the penalty, the ratio and how many segments it rests on."""
+    if (kind, metric, level) not in rows.index:
+        return ""
+    row = rows.loc[(kind, metric, level)]
+    direction = "higher" if row["higher_is_better"] else "lower"
+    relative = row["relative_to_drop"]
+    lines = [
+        f"<b>{KIND_LABELS[kind]}</b>",
+        f"{esc(metric_label(metric))} at level {esc(level)} ({direction} is better)",
+        f"mean change {row['mean_change']:+.2f}, mean penalty {row['mean_penalty']:.2f}",
+        f"relative to dropping a content eojeol: {relative:.2f}" if np.isfinite(relative) else "no ratio (no drop penalty)",
+        f"{int(row['applied'])} segments perturbed, {int(row['not_applicable'])} could not be",
+    ]
+    return "<br>".join(lines)
+
+
+def agreement_bars(speech_levels: pd.DataFrame, spacing: pd.DataFrame) -> go.Figure:
+    """Per system: speech-level agreement and spacing F1 (both 0–1), side by side."""
+    fig = go.Figure()
+    systems = [esc(s) for s in speech_levels["system"]]
+    fig.add_bar(x=systems, y=speech_levels["agreement"], name="speech level agrees with the reference",
+                marker_color="#4C78A8", text=[f"{v:.0%}" if np.isfinite(v) else "" for v in speech_levels["agreement"]],
+                textposition="outside", hovertemplate="%{x}<br>speech level agreement %{y:.1%}<extra></extra>")
+    fig.add_bar(x=systems, y=spacing["f1"], name="spacing F1", marker_color="#F58518",
+                text=[f"{v:.3f}" if np.isfinite(v) else "" for v in spacing["f1"]], textposition="outside",
+                hovertemplate="%{x}<br>spacing F1 %{y:.3f}<extra></extra>")
+    fig.update_yaxes(range=[0, 1.12], title_text="share / F1", gridcolor="#eee")
+    fig.update_xaxes(title_text="system")
+    fig.update_layout(barmode="group")
+    return base_layout(fig, 380, "Speech level agreement and spacing F1 per system")
+
+
+def confusion_heatmap(matrix: pd.DataFrame, system: str) -> go.Figure:
+    """Reference speech level × hypothesis speech level: segments of one system."""
+    z = matrix.to_numpy(float)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z, x=list(matrix.columns), y=list(matrix.index), colorscale="Blues", zmin=0,
+            text=[[f"{int(v)}" for v in row] for row in z], texttemplate="%{text}", textfont=CELL_FONT,
+            hovertemplate="reference %{y}<br>hypothesis %{x}<br>%{z:.0f} segments<extra></extra>",
+            colorbar=dict(title="segments", thickness=12), xgap=2, ygap=2,
+        )
+    )
+    fig.update_yaxes(autorange="reversed", title_text="reference's speech level")
+    fig.update_xaxes(title_text="hypothesis's speech level")
+    return base_layout(fig, 360, f"Speech levels of {esc(system)} against the reference", legend=False)
+
+
+def correlation_bars(view: pd.DataFrame, statistic_label: str) -> go.Figure:
+    """Correlation of each error count with the human score, with its bootstrap 95% interval."""
+    labels = [esc(f) for f in view["feature"]]
+    values = view["value"].to_numpy(float)
+    low, high = view["ci_low"].to_numpy(float), view["ci_high"].to_numpy(float)
+    fig = go.Figure(
+        go.Bar(
+            y=labels, x=values, orientation="h",
+            marker_color=[SYSTEM_COLORS[3] if v < 0 else SYSTEM_COLORS[0] for v in values],
+            error_x=dict(type="data", symmetric=False, array=np.nan_to_num(high - values),
+                         arrayminus=np.nan_to_num(values - low), color="#555", thickness=1.2),
+            customdata=np.column_stack([low, high, view["n"].to_numpy()]),
+            hovertemplate="%{y}: %{x:.3f}<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
+                          "<br>n = %{customdata[2]} pairs<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", title_text="error count", tickfont=dict(size=12))
+    fig.update_xaxes(title_text=f"{statistic_label} with the human score", zeroline=True, zerolinecolor="#888")
+    return base_layout(fig, 120 + 24 * len(view), f"Error counts against the human scores ({statistic_label})", legend=False)

@@ -1,0 +1,61 @@
+"""The "Korean lens" page's cached result (as :mod:`ui.state` keeps the pipeline's results).
+
+:func:`lens_result` runs :func:`korean_eval.lens.run.run_lens` on the current data with the sidebar's token levels
+and metrics (the probe's configurations), the dashboard's seed and resample count, with a progress bar, and keeps
+the result in a small in-process store shared by all sessions, keyed by the data's content hash + every setting
+that changes a number; the backend's disk cache keeps the Kiwi analyses, tokens and statistics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import streamlit as st
+
+from korean_eval.config import EvalConfig
+from korean_eval.data import EvalSet
+from korean_eval.lens.perturb import KINDS
+from korean_eval.lens.run import LensResult, run_lens
+from ui import state
+from ui.state import _Store
+from ui.widgets import input_error
+
+MAX_RESULTS = 3
+
+
+@st.cache_resource(show_spinner=False)
+def _store() -> _Store:
+    return _Store(MAX_RESULTS)
+
+
+def lens_key(evalset: EvalSet, config: EvalConfig, with_probe: bool) -> str:
+    """Content hash of the data + the settings of the lens (levels, metrics, options, kinds, seed, resamples)."""
+    spec = json.dumps([with_probe, list(KINDS), state.SEED, state.N_RESAMPLES], sort_keys=True)
+    return "lens|" + state.results_key(evalset, config) + "|" + hashlib.sha256(spec.encode()).hexdigest()
+
+
+def lens_result(evalset: EvalSet, config: EvalConfig) -> LensResult | None:
+    """The lens on ``evalset`` (cached), computed with a progress bar when new; the probe runs when ``config`` has
+    levels and metrics. None (after an error message) when it cannot be computed."""
+    with_probe = bool(config.levels and config.metrics)
+    key = lens_key(evalset, config, with_probe)
+    store = _store()
+    hit = store.get(key)
+    if hit is not None:
+        return hit
+    bar = st.progress(0.0, text="Starting the Korean lens…")
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=f"{message} ({fraction:.0%})")
+
+    try:
+        result = run_lens(evalset, config, with_probe=with_probe, seed=state.SEED, n_resamples=state.N_RESAMPLES,
+                          cache=state.disk_cache(), progress=progress)
+    except (ValueError, RuntimeError) as err:
+        bar.empty()
+        input_error(err)
+        return None
+    bar.empty()
+    store.put(key, result)
+    return result

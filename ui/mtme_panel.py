@@ -1,0 +1,91 @@
+"""The Data page's panel for a ``.zip`` of a folder in mt-metrics-eval's layout: upload, choices, load.
+
+Choices (docs/design.md §4): the test set × language pair, the reference(s) to score against (several =
+multi-reference), the segment-level human scores and their direction, whether reference copies are systems, and
+the segment-level metric files to meta-evaluate as your own metrics. Loading is :func:`ui.inputs.build_from_mtme`;
+the metric files read as lower-is-better go to the sidebar's "Your metrics where lower is better".
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import streamlit as st
+
+from korean_eval.data import EvalSet, InputError
+from korean_eval.mtme_layout import LanguagePair, MtmeContents, describe, metric_references
+from korean_eval.mtme_load import HUMAN_DIRECTIONS, MtmeOptions
+from ui import directions
+from ui.inputs import Upload, build_from_mtme, mtme_contents
+from ui.widgets import input_error
+
+DIRECTION_LABELS = {
+    "auto": "auto (MQM penalties ≥ 0: lower is better; otherwise higher)",
+    "higher": "higher is better",
+    "lower": "lower is better (error penalties)",
+}
+
+
+@st.cache_data(show_spinner="Reading the archive…", max_entries=2)
+def _contents(name: str, data: bytes, max_bytes: int) -> MtmeContents:
+    return mtme_contents(Upload(name, data), max_bytes)
+
+
+def _choices(pair: LanguagePair, key: str) -> MtmeOptions:
+    """The widgets of one language pair → loader options."""
+    refs_known = sorted(pair.references)
+    c1, c2 = st.columns(2)
+    refs = c1.multiselect("Reference(s) to score against", refs_known, default=refs_known[:1], key=key + "refs",
+                          help="Several references = a multi-reference evaluation (nrefs in every signature).")
+    humans = pair.human_names("seg")
+    human = c2.selectbox("Human scores (segment level)", humans, key=key + "human", disabled=not humans,
+                         help="The system-level file of the same name, when there is one, is used at system level.")
+    c3, c4 = st.columns(2)
+    direction = c3.radio("Human score direction", HUMAN_DIRECTIONS, format_func=DIRECTION_LABELS.get, key=key + "dir")
+    copies = [s for s in pair.reference_systems() if s not in refs]
+    as_systems = c4.checkbox(
+        f"Evaluate the reference copies as systems ({', '.join(copies) or 'none'})", key=key + "refsys",
+        disabled=not copies, help="mt-metrics-eval's human systems; a reference scored against is never a system.",
+    )
+    usable = [f.name for f in pair.metrics if f.level == "seg" and metric_references(f.name, refs_known) <= set(refs)]
+    metrics = st.multiselect("Metric scores to meta-evaluate as your own metrics (level given)", usable,
+                             key=key + "metrics", help="Segment-level files computed with the chosen references "
+                             "(or none). MetricX-like penalties ≥ 0 are read as lower-is-better.")
+    return MtmeOptions(lp=pair.lp, test_set=pair.test_set, references=tuple(refs), human=human if humans else None,
+                       human_direction=str(direction), refs_as_systems=bool(as_systems), metrics=tuple(metrics))
+
+
+def mtme_panel(limit: int, apply: Callable[[Callable[[], EvalSet], str], None]) -> None:
+    """Upload, choices and the load button; ``apply(build, label)`` makes the built EvalSet the current data."""
+    st.caption(
+        "A .zip of a test-set folder in mt-metrics-eval's layout (sources/, documents/, references/, "
+        "system-outputs/, human-scores/, metric-scores/; e.g. wmt24/ of mt-metrics-eval-v2), or of a folder "
+        "holding several. Nothing is extracted; unsafe archives (paths leaving the folder, links) are refused."
+    )
+    uploaded = st.file_uploader("mt-metrics-eval folder (.zip)", type=["zip"], key="up_mtme")
+    if uploaded is None:
+        return
+    upload = Upload.of(uploaded)
+    try:
+        contents = _contents(upload.name, upload.data, limit)
+        if not contents.pairs:
+            raise InputError(upload.name, "no test set in mt-metrics-eval's layout (no sources/SRC-TGT.txt file)")
+    except (InputError, ValueError) as err:
+        input_error(err)
+        return
+    key = "mtme_" + hashlib.sha1(upload.data).hexdigest()[:8] + "_"
+    labels = [f"{p.test_set} · {p.lp}" for p in contents.pairs]
+    label = st.selectbox("Test set · language pair", labels, key=key + "pair")
+    pair = contents.pairs[labels.index(label)]
+    options = _choices(pair, key + pair.test_set + pair.lp + "_")
+    with st.expander("What the archive holds"):
+        st.text(describe(contents))
+
+    def build() -> EvalSet:
+        loaded = build_from_mtme(upload, options, max_bytes=limit)
+        st.session_state[directions.PENDING_KEY] = dict.fromkeys(loaded.lower_is_better, True)
+        return loaded.evalset
+
+    if st.button("Use this test set", type="primary", key="use_mtme", disabled=not options.references):
+        apply(build, f"{pair.test_set} {pair.lp} ({upload.name})")
