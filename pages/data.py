@@ -27,7 +27,7 @@ from ui.inputs import (
     with_human_scores,
 )
 from ui.mtme_panel import mtme_panel
-from ui.widgets import chart, fit_table, human_note, input_error, md_escape
+from ui.widgets import chart, csv_button, fit_table, human_note, input_error, md_escape
 
 state.enter_page("pages/data.py")
 
@@ -36,6 +36,7 @@ FLASH_KEY = "data_flash"
 TABLE_TYPES = ["csv", "tsv", "jsonl", "json", "txt"]
 LIMIT = state.upload_limit_bytes()
 EXCLUDED_ROWS_SHOWN = 1000
+QC_ROWS_SHOWN = 1000
 
 # ------------------------------------------------------------------------------------------------ helpers
 
@@ -301,14 +302,18 @@ def _qc_result(result: QCResult, judgments: pd.DataFrame, up: Upload) -> None:
         first = result.options.score_cols[0]
         before = _finite_numbers(judgments[first])
         chart(charts.distribution(before, result.judgments[first].dropna(), first), "qc-distribution")
-    tabs = st.tabs(["Steps", "System means", "Per rater", "Per system", "Fences", "Unusable rows", "Item scores"])
-    for tab, frame in zip(
-        tabs,
+    names = ["Steps", "System means", "Per rater", "Per system", "Fences", "Unusable rows", "Item scores"]
+    for name, tab, frame in zip(
+        names,
+        st.tabs(names),
         [rep.steps.drop(columns=["key"]), rep.system_means, rep.per_rater, rep.per_system, rep.fences, rep.invalid_rows, result.item_scores],
         strict=True,
     ):
         with tab:
-            st.dataframe(frame, hide_index=True, width="stretch")
+            fit_table(display_tables.readable(frame, rows=QC_ROWS_SHOWN), height=420 if len(frame) > 10 else None)
+            if len(frame) > QC_ROWS_SHOWN:
+                st.caption(f"The first {QC_ROWS_SHOWN:,} of {len(frame):,} rows; the CSV has every row.")
+                csv_button(frame, f"qc_{name.lower().replace(' ', '_')}.csv", key=f"qc_csv_{name}")
     scores = result.item_scores_without_outliers if result.options.flag_outlier_systems else result.item_scores
     if st.button(
         f"Use these {len(scores):,} item scores as the human scores of the current data",

@@ -104,3 +104,17 @@ def test_token_stats_say_cached_instead_of_zero_seconds(results):
     text = display_tables.token_stats_text(stats)
     assert list(text["tokenizer time"]) == ["cached", "1.23 s"][: len(text)]
     assert text["tokens per word"].str.match(r"^\d+\.\d\d$").all()
+
+
+def test_readable_formats_any_result_table():
+    frame = pd.DataFrame({
+        "system": ["a", None], "hyp_spaces": [1200, 3], "f1": [0.98765, np.nan], "honorific_mismatch_rate": [0.5, 0.25],
+        "value": [1.234, -0.5], "agree": [True, False],
+    })
+    text = display_tables.readable(frame)
+    assert list(text.columns) == ["system", "hyp spaces", "f1", "honorific mismatch rate", "value", "agree"]
+    assert list(text["hyp spaces"]) == ["1,200", "3"] and list(text["f1"]) == ["0.988", "—"]
+    assert list(text["honorific mismatch rate"]) == ["0.500", "0.250"] and list(text["value"]) == ["1.23", "-0.50"]
+    assert list(text["agree"]) == ["yes", "no"] and list(text["system"]) == ["a", "—"]
+    assert len(display_tables.readable(frame, rows=1)) == 1
+

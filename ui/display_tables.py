@@ -125,3 +125,29 @@ def token_stats_text(stats: pd.DataFrame) -> pd.DataFrame:
             "fallbacks": formats.texts(stats["fallbacks"], formats.count),
         }
     ).reset_index(drop=True)
+
+
+#: Columns read as shares or rates (3 decimals, like correlations): precision, recall, F1, agreement, "…_rate".
+_SHARE_COLUMNS = ("precision", "recall", "f1", "agreement")
+
+
+def readable(frame: pd.DataFrame, rows: int | None = None) -> pd.DataFrame:
+    """Any result table as text for :func:`ui.widgets.fit_table`: headers with spaces for ``_`` (so that a long
+    header can wrap), whole numbers with thousands separators, shares and rates (precision, recall, F1, agreement,
+    ``*_rate``) with 3 decimals, other numbers with a score's 2, booleans "yes"/"no", "—" for a missing value or an
+    empty text; the first ``rows`` rows (None: all)."""
+    shown = frame if rows is None else frame.head(rows)
+    out = {}
+    for col in shown.columns:
+        values = shown[col]
+        name = str(col)
+        if pd.api.types.is_bool_dtype(values):
+            out[name.replace("_", " ")] = ["yes" if v else "no" for v in values]
+        elif pd.api.types.is_integer_dtype(values):
+            out[name.replace("_", " ")] = formats.texts(values, formats.count)
+        elif pd.api.types.is_float_dtype(values):
+            share = name in _SHARE_COLUMNS or name.endswith("_rate")
+            out[name.replace("_", " ")] = formats.texts(values, formats.correlation if share else formats.score)
+        else:
+            out[name.replace("_", " ")] = [formats.DASH if v is None or v != v or v == "" else v for v in values]
+    return pd.DataFrame(out, columns=list(out)).reset_index(drop=True)
