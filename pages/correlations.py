@@ -57,8 +57,10 @@ view = views.correlation_view(res, s.statistic, s.grouping, agreement=agree, cor
 undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in vocab.GRANULARITIES}
 tops = sections.headline_cards(ctx, view)
 sections.correlation_charts(ctx, view, undefined, form or "auto", tops)
-with st.expander("Numbers behind the charts, with 95% confidence intervals", icon=":material/table:"):
+with st.expander("Numbers behind the charts" + (", with 95% confidence intervals" if ci else ""), icon=":material/table:"):
     fit_table(views.numbers_table(view), height=560, break_anywhere=["signature"])
+    if not ci:
+        st.caption("Switch on the 95% confidence intervals above to add them to this table.")
 partly = view[view["value"].isna() & ~view["granularity"].map(lambda g: bool(undefined[g]))]
 if len(partly):
     st.caption(

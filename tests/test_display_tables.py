@@ -118,3 +118,11 @@ def test_readable_formats_any_result_table():
     assert list(text["agree"]) == ["yes", "no"] and list(text["system"]) == ["a", "—"]
     assert len(display_tables.readable(frame, rows=1)) == 1
 
+
+def test_numbers_table_has_a_ci_column_only_with_intervals(results):
+    view = views.correlation_view(results, "pearson", "none", agreement=True)
+    plain = views.numbers_table(view)
+    assert "95% CI" not in plain.columns and plain["value"].str.match(r"^(-?\d\.\d{3}|—)$").all()
+    with_ci = views.numbers_table(view.assign(ci_low=0.1, ci_high=0.2))
+    assert set(with_ci["95% CI"]) == {"[0.100, 0.200]"}
+    assert not any(str(v) in ("None", "nan", "") for v in with_ci.to_numpy().ravel())

@@ -153,11 +153,15 @@ def ci_text(low: float, high: float, statistic: str) -> str:
 
 def numbers_table(view: pd.DataFrame) -> pd.DataFrame:
     """The numbers behind the charts as text, one row per configuration and granularity: the value with 3
-    decimals, CIs by :func:`ci_text`, n, acc_eq's ε ("—" elsewhere) and the signature."""
+    decimals, CIs by :func:`ci_text` (a column only when some interval was computed), n, acc_eq's ε ("—"
+    elsewhere) and the signature."""
     out = view[["granularity", "grouping", "level", "family", "metric_label", "statistic"]].copy()
     out = out.rename(columns={"metric_label": "metric"})
     out["value"] = formats.texts(view["value"], formats.correlation)
-    out["95% CI"] = [ci_text(lo, hi, st) for lo, hi, st in zip(view["ci_low"], view["ci_high"], view["statistic"], strict=True)]
+    if np.isfinite(view["ci_low"].to_numpy(float)).any():  # with the intervals off, no column of "n/a"
+        out["95% CI"] = [
+            ci_text(lo, hi, st) for lo, hi, st in zip(view["ci_low"], view["ci_high"], view["statistic"], strict=True)
+        ]
     out["n"] = formats.texts(view["n"], formats.count)
     if "epsilon" in view:
         out["ε (acc_eq)"] = [f"{e:.4g}" if np.isfinite(e) else formats.DASH for e in view["epsilon"]]
