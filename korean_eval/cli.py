@@ -24,10 +24,12 @@ import pandas as pd
 from korean_eval.cache import ENV_VAR, open_cache, use_cache_dir
 from korean_eval.cli_checks import (
     check_input_files,
+    check_mqm_weights,
     check_names,
     check_option_combinations,
     check_run_numbers,
 )
+from korean_eval.cli_exports import add_export_options, check_export_args, write_exports
 from korean_eval.cli_inputs import (
     ProgressBar,
     add_input_options,
@@ -40,7 +42,7 @@ from korean_eval.cli_profile import register_profile_command
 from korean_eval.cli_qc import register_qc_command
 from korean_eval.config import EvalConfig
 from korean_eval.data import InputError
-from korean_eval.metaeval.names import STATISTICS
+from korean_eval.metaeval.names import STATISTICS, headline_grouping
 from korean_eval.metrics import METRIC_NAMES, validate_options
 from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
 from korean_eval.result_store import stored_evaluation
@@ -84,7 +86,8 @@ def parse_overrides(items: Sequence[str]) -> dict[str, dict[str, dict[str, int]]
 
 
 def summary_text(results: Results, statistic: str = "pearson") -> str:
-    """System scores (levels × metrics by system) and correlations, as plain text tables."""
+    """System scores (levels × metrics by system) and correlations, as plain text tables: segment rows of grouping
+    :func:`~korean_eval.metaeval.names.headline_grouping` (``item`` for ``pdp``, else ``none``)."""
     lines = []
     pd.set_option("display.width", 200)
     if not results.system_scores.empty:
@@ -94,11 +97,13 @@ def summary_text(results: Results, statistic: str = "pearson") -> str:
     if hs["human_mean"].notna().any():
         lines += ["Human mean per system:", hs.round(3).to_string(index=False), ""]
         corr = results.correlations
-        corr = corr[(corr["statistic"] == statistic) & (corr["grouping"] == "none")]
+        wanted = corr["granularity"].map({"segment": headline_grouping(statistic), "system": "none"})
+        corr = corr[(corr["statistic"] == statistic) & (corr["grouping"] == wanted)]
         if not corr.empty:
             table = corr.pivot_table(index=["level", "metric"], columns="granularity", values="value", sort=False)
+            name = "PDP (segment level: grouping item)" if statistic == "pdp" else statistic.title()
             lines += [
-                f"{statistic.title()} correlation with humans (error rates TER, CharacTER, EED: negative = agreement):",
+                f"{name} correlation with humans (error rates TER, CharacTER, EED: negative = agreement):",
                 table.round(3).to_string(),
                 "",
             ]
@@ -123,6 +128,20 @@ def _pairwise_summary(corr: pd.DataFrame) -> list[str]:
             "and soft pairwise accuracy of the system scores):", table.round(4).to_string(), ""]
 
 
+def ceiling_summary(ceiling: pd.DataFrame, statistic: str) -> list[str]:
+    """The human ceiling (:func:`korean_eval.spans.ceiling.reference_rows`) of ``statistic`` and the WMT
+    statistics, as plain text."""
+    from korean_eval.spans.ceiling import reference_rows
+
+    rows = reference_rows(ceiling)
+    rows = rows[rows["statistic"].isin([statistic, "acc_eq", "pairwise_accuracy", "spa"])]
+    if rows.empty:
+        return ["human ceiling: none (no two raters or rater groups share an item)"]
+    shown = rows[["comparison", "granularity", "grouping", "statistic", "value", "ci_low", "ci_high", "n"]]
+    return ["Human ceiling (agreement between raters, the same statistics as the metrics; a metric above it: check "
+            "the data):", shown.round(4).to_string(index=False), ""]
+
+
 def _statistics(results: Results, args: argparse.Namespace, cache) -> dict[str, pd.DataFrame]:
     """CIs, significance and system pairs (when there are human scores and --bootstrap > 0), from the cache when an
     identical run stored them (:mod:`korean_eval.statistics_stage`); ``results.correlations`` gets the CIs."""
@@ -141,9 +160,11 @@ def check_run_args(args: argparse.Namespace) -> None:
     if args.scheduler is not None and args.jobs is not None:
         raise InputError("--jobs", "is ignored with --scheduler (the Dask cluster's workers do the work); give one of them")
     check_run_numbers(args)
+    check_mqm_weights(args)
     check_names("--levels", split_names(args.levels), LEVEL_NAMES, "token level")
     check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
     check_input_files(args)
+    check_export_args(args)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -185,19 +206,44 @@ def run_command(args: argparse.Namespace) -> int:
         results = evaluate(evalset, config, progress=progress, cache=cache)
     elif progress is not None:
         progress(1.0, "done (stored result of an identical evaluation)")
-    extra = _statistics(results, args, cache)
-    from korean_eval.report import domain_tables, write_tables
-
-    extra.update(domain_tables(results, evalset))
+    extra = _extra_tables(results, evalset, args, cache)
+    extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
     if args.out:
-        extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
+        from korean_eval.report import write_tables
+
         paths = write_tables(results, args.out, evalset, extra, extra_meta)
         print(f"wrote {len(paths)} files to {args.out}", file=sys.stderr)
-    summary = summary_text(results, args.statistic)
-    if "domain_correlations.csv" in extra:
-        summary += "\n" + "\n".join(domain_summary(extra["domain_correlations.csv"], args.statistic))
-    print(summary)
+    write_exports(args, results, evalset, extra, extra_meta)
+    print(_summary(results, extra, args.statistic))
     return 0
+
+
+def _extra_tables(results: Results, evalset, args: argparse.Namespace, cache) -> dict[str, pd.DataFrame]:
+    """The tables beside the result's own: statistics, per domain, ratings and the human ceiling, error spans."""
+    from korean_eval.report import domain_tables, rating_tables
+
+    extra = _statistics(results, args, cache)
+    extra.update(domain_tables(results, evalset))
+    extra.update(rating_tables(results, extra))
+    if results.spans is not None:
+        from korean_eval.spans.categories import span_tables  # Kiwi: only with error spans
+
+        extra.update(span_tables(results, evalset.systems, args.statistic, args.bootstrap, args.seed, cache))
+    return extra
+
+
+def _summary(results: Results, extra: dict[str, pd.DataFrame], statistic: str) -> str:
+    summary = summary_text(results, statistic)
+    if "domain_correlations.csv" in extra:
+        summary += "\n" + "\n".join(domain_summary(extra["domain_correlations.csv"], statistic))
+    if "human_ceiling.csv" in extra:
+        summary += "\n" + "\n".join(ceiling_summary(extra["human_ceiling.csv"], statistic))
+    if "category_correlations.csv" in extra:
+        from korean_eval.spans.categories import tracking_sentences
+
+        summary += "\nWhich MQM error categories each configuration tracks (descriptive):\n" + "\n".join(
+            tracking_sentences(extra["category_correlations.csv"]))
+    return summary
 
 
 def _expand_overrides(overrides: dict, levels: Sequence[str]) -> dict:
@@ -257,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     perf.add_argument("--cache-dir", metavar="DIR", help=f"cache directory (default: ${ENV_VAR} or the user cache dir)")
     perf.add_argument("--no-cache", action="store_true", help="bypass the persistent cache")
     run.add_argument("--out", metavar="DIR", help="write the tables into this directory")
+    add_export_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=run_command)
     register_qc_command(sub)

@@ -6,6 +6,7 @@ Each check raises :class:`InputError` whose "file" part is the option at fault, 
 - :func:`check_option_combinations`: two options where one would silently be ignored (``--table`` with ``--ref``;
   ``--human`` with ``--judgments``; ``--mtme`` with any other text, human or score input; ``--sys`` without
   ``--ref``; ``--lp`` without ``--mtme`` …), named both.
+- :func:`check_mqm_weights`: ``--mqm-weights`` parsed (:func:`korean_eval.spans.weights.parse_weights`).
 - :func:`check_run_numbers`: numeric options out of range (``--bootstrap`` < 0, ``--jobs`` < 1, ``--seed`` outside
   0 … 2**32−1, …).
 - :func:`check_names`: ``--levels``/``--metrics`` entries unknown or named twice.
@@ -22,6 +23,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from korean_eval.spans.weights import parse_weights
 from korean_eval.textio import InputError
 
 SEED_MAX = 2**32 - 1
@@ -34,7 +36,9 @@ CONFLICTING_OPTIONS: tuple[tuple[str, str], ...] = (
     ("human", "judgments"),
     ("human_from_table", "human"),
     ("human_from_table", "judgments"),
-    *(("mtme", other) for other in ("table", "ref", "sys", "sys_dir", "human", "human_from_table", "judgments", "scores")),
+    *(("ratings", other) for other in ("human", "human_from_table", "judgments")),
+    *(("mtme", other) for other in ("table", "ref", "sys", "sys_dir", "human", "human_from_table", "judgments", "scores",
+                                    "ratings")),
 )
 """Pairs of ``run`` options (argparse destinations) that cannot be given together: one would be ignored."""
 
@@ -46,7 +50,8 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("human_cols", "human"),
     ("scores_cols", "scores"),
     ("lower_is_better", "scores|mtme_metrics"),
-    ("human_direction", "human|human_from_table|judgments|mtme"),
+    ("human_direction", "human|human_from_table|judgments|mtme|ratings"),
+    ("mqm_weights", "ratings|mtme"),
     ("lp", "mtme"),
     ("mtme_set", "mtme"),
     ("mtme_ref", "mtme"),
@@ -106,6 +111,16 @@ def check_run_numbers(args: argparse.Namespace) -> None:
         raise InputError("--seed", f"must be between 0 and {SEED_MAX} (numpy's seed range), got {args.seed}")
 
 
+def check_mqm_weights(args: argparse.Namespace) -> None:
+    """``--mqm-weights`` must parse (InputError naming the option and the bad item)."""
+    spec = getattr(args, "mqm_weights", None)
+    if spec is not None:
+        try:
+            parse_weights(spec)
+        except ValueError as err:
+            raise InputError("--mqm-weights", str(err)) from None
+
+
 def check_names(option: str, names: Sequence[str], known: Sequence[str], what: str) -> None:
     """Refuse a name of ``names`` not in ``known`` (``unknown <what> 'x'; <what>s are …``) or named twice."""
     seen: set[str] = set()
@@ -144,7 +159,7 @@ def system_spec_path(spec: str) -> str:
 
 def _input_paths(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
     """(path, option) for every input file named on the command line (``run`` or ``qc``)."""
-    for dest in ("ref", "sys", "table", "human", "judgments", "scores", "spm_model"):
+    for dest in ("ref", "sys", "table", "human", "judgments", "scores", "spm_model", "ratings"):
         value = getattr(args, dest, None)
         for item in value if isinstance(value, list) else [value] if value else []:
             yield (system_spec_path(item) if dest == "sys" else item), option_name(dest)

@@ -11,12 +11,15 @@ import time
 from pathlib import Path
 
 from korean_eval.cli_checks import sys_dir_files, system_spec_path
-from korean_eval.cli_mtme import add_human_direction_option
+from korean_eval.cli_mtme import add_human_direction_option, add_mqm_weights_option
 from korean_eval.cli_qc import add_qc_options, qc_options_from_args
 from korean_eval.columns import ColumnMap
 from korean_eval.data import EvalSet, InputError, evalset_from_texts
 from korean_eval.human_qc.run import run_qc
 from korean_eval.sample import SAMPLE_NOTE, load_sample
+from korean_eval.spans.attach import attach_ratings
+from korean_eval.spans.reading import read_ratings
+from korean_eval.spans.weights import parse_weights
 from korean_eval.table_inputs import (
     attach_given_scores,
     attach_human,
@@ -31,7 +34,8 @@ from korean_eval.textio import read_input_file
 
 def add_input_options(parser: argparse.ArgumentParser) -> None:
     """The argument groups "texts" (``--ref``, ``--sys``, ``--sys-dir``, ``--table``, ``--table-cols``), "human
-    scores" (``--human``, ``--human-cols``, ``--human-from-table``, ``--human-direction``) and the raw judgments' quality control
+    scores" (``--human``, ``--human-cols``, ``--human-from-table``, ``--ratings``, ``--human-direction``,
+    ``--mqm-weights``) and the raw judgments' quality control
     (:func:`korean_eval.cli_qc.add_qc_options`)."""
     src = parser.add_argument_group("texts")
     src.add_argument("--ref", action="append", metavar="FILE", help="reference file (repeat for several references)")
@@ -43,7 +47,11 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
     hum.add_argument("--human", metavar="FILE", help="per-item human scores: system, seg_id, score")
     hum.add_argument("--human-cols", metavar="MAP", help="column mapping for --human, e.g. system=Sys,seg_id=DocID+SentID,score=Z")
     hum.add_argument("--human-from-table", metavar="COL", help="take human scores from this column of --table")
+    hum.add_argument("--ratings", action="append", metavar="FILE", help="error-span ratings, one rater group per file "
+                     "(repeatable): an mt-metrics-eval SRC-TGT.NAME.seg.rating file, a Google MQM TSV or an ESA table; "
+                     "human scores = the mean over raters per item, their agreement = the human ceiling")
     add_human_direction_option(hum)
+    add_mqm_weights_option(hum)
     add_qc_options(parser)
 
 
@@ -103,6 +111,10 @@ def _read_inputs(args: argparse.Namespace) -> EvalSet:
     if args.human:
         name, data = read_input_file(args.human, "human score")
         attach_human(evalset, data, name, ColumnMap.parse(args.human_cols))
+    if getattr(args, "ratings", None):
+        reads = [read_ratings(data, name, evalset.n_segments) for name, data in
+                 (read_input_file(path, "ratings") for path in args.ratings)]
+        attach_ratings(evalset, reads, parse_weights(args.mqm_weights), args.human_direction == "lower")
     if args.judgments:
         name, data = read_input_file(args.judgments, "judgments")
         table = read_table(data, name)

@@ -7,7 +7,7 @@ chunks of statistics (``task_bleu``, ``task_chrf``, ``task_generic``; with a clu
 ``dask.distributed.Client(ADDRESS).submit(fn, *args, pure=False)`` on an existing cluster (started with
 ``dask scheduler`` and ``dask worker ADDRESS``; Dask's scheduler, none of ours). The tasks are the same functions
 with the same arguments, so the numbers are identical to a local run. Each worker process imports
-:mod:`korean_eval.tokenizers` once and keeps its analyzers (MeCab, Kiwi, a JVM for KoNLPy) in the module's
+:mod:`korean_eval.tokenizers` once and keeps its analyzers (MeCab, a JVM for KoNLPy; Kiwi stays in the client) in the module's
 per-process caches, so a tokenizer is loaded once per worker, not per task.
 
 Requirements: the workers run the same korean-eval and library versions as the client (the package must be

@@ -95,6 +95,10 @@ class EvalSet:
             ``sys`` file), used at the system level instead of the mean of segment scores; or None.
         human_domain: per-domain system-level human scores given directly (``domain, system, score``), or None.
         segment_info: per-segment attributes aligned with ``seg_ids`` (``seg_id, document, domain``), or None.
+        human_ratings: the judgments behind ``human`` when read from error-span ratings or several rater groups
+            (``system, seg_id, group, rater, score, score_raw``; ``score`` higher-is-better), or None
+            (:mod:`korean_eval.spans.attach`); the human ceiling is computed from them.
+        spans: the error spans of those ratings (:data:`korean_eval.spans.attach.SPAN_COLUMNS`), or None.
     """
 
     seg_ids: list[str]
@@ -109,6 +113,8 @@ class EvalSet:
     human_system: pd.DataFrame | None = None
     human_domain: pd.DataFrame | None = None
     segment_info: pd.DataFrame | None = None
+    human_ratings: pd.DataFrame | None = None
+    spans: pd.DataFrame | None = None
 
     @property
     def n_segments(self) -> int:
@@ -129,7 +135,7 @@ class EvalSet:
             h.update(json.dumps(part, ensure_ascii=False).encode())
         for frame in (self.human, self.given):
             h.update(b"|" + (frame.to_csv(index=False).encode() if frame is not None else b"-"))
-        for frame in (self.human_system, self.human_domain, self.segment_info):  # only when given: old hashes stay
+        for frame in (self.human_system, self.human_domain, self.segment_info, self.human_ratings, self.spans):  # if given
             if frame is not None:
                 h.update(b"|" + frame.to_csv(index=False).encode())
         return h.hexdigest()

@@ -1,7 +1,8 @@
 """What a folder in mt-metrics-eval's layout holds: test sets, language pairs, references, systems, score files.
 
 The layout (mt-metrics-eval 0.0.3, README "Specification" and ``data.py`` ``EvalSet._ReadDataset``); paths are
-relative to a test-set folder such as ``wmt24/``, SRC-TGT is the language pair (``en-ko``):
+relative to a test-set folder such as ``wmt24/``, SRC-TGT is the language pair as the files name it (``en-ko``,
+``ja-zh``, ``cs-uk``; WMT25 adds the target's locale: ``en-ko_KR``, ``en-ar_EG``; :meth:`MtmeContents.find`):
 
 * ``sources/SRC-TGT.txt`` — one source segment per line; the file that makes a folder a test set;
 * ``documents/SRC-TGT.docs`` — ``DOMAIN DOCNAME`` per line, aligned with the source;
@@ -9,12 +10,15 @@ relative to a test-set folder such as ``wmt24/``, SRC-TGT is the language pair (
 * ``system-outputs/SRC-TGT/NAME.txt`` — a system's output (NAME = file name without its last extension; a file
   named like a reference is a copy of that reference, scored as a "human" system only on request);
 * ``human-scores/SRC-TGT.NAME.LEVEL.score`` — human scores (NAME the method, e.g. ``mqm``, ``esa``, ``wmt-z``);
+* ``human-scores/SRC-TGT.NAME.seg.rating`` — error-span ratings (MQM, ESA; :mod:`korean_eval.spans.rating_file`),
+  human scores named NAME like the score files (e.g. ``mqm.merged``, ``mqm.rater1``, ``esa-human1``);
 * ``metric-scores/SRC-TGT/NAME-REF.LEVEL.score`` — a metric's scores, REF = the reference(s) it used
   (``refA``, ``refA.refB``, ``src`` for none, ``all`` for every reference);
 
 LEVEL is ``sys``, ``domain``, ``doc`` or ``seg``. The folder may be the test set itself or hold several test sets
-at any depth (e.g. ``mt-metrics-eval-v2/wmt24/...``). Files that do not fit (``.jsonl`` variants, MQM
-``.rating`` files, names breaking the rules above) are listed as skipped with the reason, never read.
+at any depth (e.g. ``mt-metrics-eval-v2/wmt24/...``). Files that do not fit (``.jsonl`` variants, ``.rating``
+files of another level than ``seg``, names breaking the rules above) are listed as skipped with the reason, never
+read.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ __all__ = [
     "describe",
     "metric_references",
     "scan",
+    "without_locales",
 ]
 
 LEVELS: tuple[str, ...] = ("sys", "domain", "doc", "seg")
@@ -66,6 +71,7 @@ class LanguagePair:
     references: dict[str, str] = field(default_factory=dict)
     systems: dict[str, str] = field(default_factory=dict)
     human: list[ScoreFile] = field(default_factory=list)
+    ratings: list[ScoreFile] = field(default_factory=list)
     metrics: list[ScoreFile] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
@@ -74,11 +80,16 @@ class LanguagePair:
         return path[len(self.root) :] if path.startswith(self.root) else path
 
     def human_names(self, level: str = "seg") -> list[str]:
-        """The human score names available at ``level``, sorted."""
-        return sorted(f.name for f in self.human if f.level == level)
+        """The human score names available at ``level`` (score files; at ``seg`` also rating files), sorted."""
+        names = {f.name for f in self.human if f.level == level}
+        return sorted(names | ({f.name for f in self.ratings} if level == "seg" else set()))
 
     def human_file(self, name: str, level: str) -> ScoreFile | None:
         return next((f for f in self.human if f.name == name and f.level == level), None)
+
+    def rating_file(self, name: str) -> ScoreFile | None:
+        """The ``SRC-TGT.NAME.seg.rating`` file of ``name``, or None."""
+        return next((f for f in self.ratings if f.name == name), None)
 
     def metric_names(self, level: str = "seg") -> list[str]:
         return sorted(f.name for f in self.metrics if f.level == level)
@@ -102,20 +113,35 @@ class MtmeContents:
         return sorted({p.lp for p in self.pairs if test_set in (None, p.test_set)})
 
     def find(self, lp: str | None, test_set: str | None = None) -> LanguagePair:
-        """The language pair ``lp`` of ``test_set`` (either may be omitted when only one fits; InputError)."""
+        """The language pair ``lp`` of ``test_set`` (either may be omitted when only one fits; InputError).
+
+        ``lp`` is the name as the layout writes it (``en-ko``, WMT25's ``en-ko_KR``, ``en-ar_EG``, ``ja-zh``); a
+        name without locales (``en-ko``) also finds the one pair that has it with locales (``en-ko_KR``) when no pair
+        is named exactly so (:func:`without_locales`)."""
         if not self.pairs:
             raise InputError(self.label, "no test set in mt-metrics-eval's layout here (no sources/SRC-TGT.txt file)")
         if test_set is not None and test_set not in self.test_sets():
             raise InputError(self.label, f"no test set {test_set!r}; test sets: {', '.join(self.test_sets())}")
-        fits = [p for p in self.pairs if test_set in (None, p.test_set) and lp in (None, p.lp)]
+        in_set = [p for p in self.pairs if test_set in (None, p.test_set)]
+        fits = [p for p in in_set if lp in (None, p.lp)]
+        if not fits and lp is not None and lp == without_locales(lp):
+            fits = [p for p in in_set if without_locales(p.lp) == lp]
         if not fits:
             where = f" in {test_set}" if test_set else ""
             raise InputError(self.label, f"no language pair {lp!r}{where}; language pairs: {', '.join(self.language_pairs(test_set))}")
+        names = sorted({p.lp for p in fits})
+        if len(names) > 1:
+            what = "several language pairs" if lp is None else f"{lp} matches several language pairs"
+            raise InputError(self.label, f"{what} ({', '.join(names)}); name one")
         if len(fits) > 1:
-            if lp is None:
-                raise InputError(self.label, f"several language pairs ({', '.join(sorted({p.lp for p in fits}))}); name one")
-            raise InputError(self.label, f"{lp} is in several test sets ({', '.join(p.test_set for p in fits)}); name one")
+            raise InputError(self.label, f"{names[0]} is in several test sets ({', '.join(p.test_set for p in fits)}); name one")
         return fits[0]
+
+
+def without_locales(lp: str) -> str:
+    """A language pair without the locale or script suffix of either side, as WMT25 writes them: ``en-ko_KR`` →
+    ``en-ko``, ``en-ar_EG`` → ``en-ar``; ``ja-zh`` stays."""
+    return "-".join(side.split("_", 1)[0] for side in lp.split("-", 1))
 
 
 def metric_references(name: str, reference_names: Sequence[str]) -> frozenset[str]:
@@ -165,7 +191,10 @@ def _system(rel: str, pair: LanguagePair, path: str) -> None:
 def _human_file(rel: str, pair: LanguagePair, path: str) -> None:
     parts = rel.split(".")
     if parts[-1] == "rating":
-        raise _Skip("MQM ratings (error spans) are not read; the .score files are")
+        if len(parts) < 3 or parts[-2] != "seg" or "/" in rel:
+            raise _Skip("not SRC-TGT.NAME.seg.rating (ratings are segment-level)")
+        pair.ratings.append(ScoreFile(path, ".".join(parts[:-2]), "seg"))
+        return
     if parts[-1] != "score" or len(parts) < 3 or parts[-2] not in LEVELS or "/" in rel:
         raise _Skip(f"not SRC-TGT.NAME.LEVEL.score with LEVEL one of {', '.join(LEVELS)}")
     pair.human.append(ScoreFile(path, ".".join(parts[:-2]), parts[-2]))
@@ -214,6 +243,7 @@ def scan(tree: FileTree) -> MtmeContents:
             pair.documents = f"{root}documents/{lp}.docs"
         _collect(pair, files)
         pair.human.sort(key=lambda f: (f.name, LEVELS.index(f.level)))
+        pair.ratings.sort(key=lambda f: f.name)
         pair.metrics.sort(key=lambda f: (f.name, LEVELS.index(f.level)))
         pairs.append(pair)
     return MtmeContents(tree.label, sorted(pairs, key=lambda p: (p.test_set, p.lp)))
@@ -240,6 +270,7 @@ def describe(contents: MtmeContents) -> str:
             f"  systems: {len(p.systems) - len(refs_as_sys)} ({', '.join(s for s in sorted(p.systems) if s not in refs_as_sys)})",
             f"  reference copies among the systems: {', '.join(refs_as_sys) or 'none'}",
             f"  human scores: {_by_name(p.human)}",
+            f"  ratings (error spans): {', '.join(f.name for f in p.ratings) or 'none'}",
             f"  metric scores: {_by_name(p.metrics)}",
         ]
         lines += [f"  skipped: {s}" for s in p.skipped]

@@ -14,7 +14,9 @@ What is loaded (:class:`MtmeOptions`; the files: :mod:`korean_eval.mtme_layout`)
 * human scores: the ``seg`` file of the chosen name (default: the only one, or the first in sorted order);
   ``None`` entries and scores of systems not evaluated are excluded and counted. The ``sys`` and ``domain``
   files of the same name, when present, become ``EvalSet.human_system`` / ``human_domain`` (used at the system
-  level instead of the mean of segment scores, as mt-metrics-eval does). Direction (:func:`human_lower_is_better`):
+  level instead of the mean of segment scores, as mt-metrics-eval does). A name with a ``.seg.rating`` file, or
+  several names (rater groups), are read by :mod:`korean_eval.mtme_ratings` (judgments with raters and spans,
+  merged per item; no sys/domain files). Direction (:func:`human_lower_is_better`):
   declared, or by default higher is better except an MQM-named file whose scores are all ≥ 0 (error penalties as
   counted; mt-metrics-eval's own MQM files hold them negated, ≤ 0, ``converters/score_mqm.py``);
 * metric scores (on request): ``seg``-level files become your own metrics (level ``given``, named ``NAME-REF``,
@@ -35,7 +37,10 @@ import pandas as pd
 from korean_eval.data import EvalSet, evalset_from_texts
 from korean_eval.mtme_files import FileTree
 from korean_eval.mtme_layout import LanguagePair, ScoreFile, metric_references, scan
+from korean_eval.mtme_ratings import rating_groups
 from korean_eval.mtme_scores import ScoreFileData, read_score_file
+from korean_eval.spans.attach import attach_ratings
+from korean_eval.spans.weights import parse_weights
 from korean_eval.table_inputs import attach_human_frame, declare_human_lower_is_better
 from korean_eval.textio import InputError, read_text_lines
 
@@ -54,8 +59,10 @@ ERROR_NAME_PARTS = ("ter", "wer", "eed", "character", "mqm")
 class MtmeOptions:
     """What to load: language pair (and test set when several hold it), reference name(s) (empty: the default),
     the human score name or file (None: the default), its direction (``auto``, ``higher``, ``lower``), whether
-    reference copies are systems, and the seg-level metric files to load as your own metrics (names ``NAME-REF``,
-    or :data:`ALL_METRICS`)."""
+    reference copies are systems, the seg-level metric files to load as your own metrics (names ``NAME-REF``,
+    or :data:`ALL_METRICS`), several human score names read as rater groups (merged; their agreement is the human
+    ceiling; instead of ``human``), and the MQM weights of rating files (:func:`korean_eval.spans.weights.
+    parse_weights`; None = the published ones)."""
 
     lp: str | None = None
     test_set: str | None = None
@@ -64,6 +71,8 @@ class MtmeOptions:
     human_direction: str = "auto"
     refs_as_systems: bool = False
     metrics: tuple[str, ...] = ()
+    human_groups: tuple[str, ...] = ()
+    mqm_weights: str | None = None
 
 
 @dataclass
@@ -85,16 +94,19 @@ def load_mtme(tree: FileTree, options: MtmeOptions) -> MtmeLoaded:
         raise ValueError(f"human_direction must be one of {', '.join(HUMAN_DIRECTIONS)}, got {options.human_direction!r}")
     pair = scan(tree).find(options.lp, options.test_set)
     refs = choose_references(pair, options.references)
-    human = choose_human(pair, options.human)
+    groups = tuple(choose_human(pair, g) for g in options.human_groups)
+    human = ",".join(groups) if groups else choose_human(pair, options.human)
     evalset = _texts(tree, pair, refs, options.refs_as_systems)
     _documents(tree, pair, evalset)
     names = pair.human_names("seg")
-    if human is None:
+    if not groups and options.human is None and len(names) > 1:
+        evalset.report.note(f"human-scores/{pair.lp}", f"segment-level human scores {', '.join(names)}: using "
+                            f"{human} (the first in sorted order); choose another by name")
+    if groups or (human is not None and pair.rating_file(human) is not None):
+        _attach_groups(tree, pair, evalset, groups or (human,), options)
+    elif human is None:
         evalset.report.note(f"human-scores/{pair.lp}", "no segment-level human scores: nothing to correlate with")
     else:
-        if options.human is None and len(names) > 1:
-            evalset.report.note(f"human-scores/{pair.lp}", f"segment-level human scores {', '.join(names)}: using "
-                                f"{human} (the first in sorted order); choose another by name")
         _attach_human(tree, pair, evalset, human, options.human_direction)
     metrics, lower = _attach_metrics(tree, pair, evalset, refs, options.metrics)
     return MtmeLoaded(evalset, pair, refs, human, metrics, lower)
@@ -114,14 +126,19 @@ def choose_references(pair: LanguagePair, wanted: Sequence[str]) -> tuple[str, .
 
 
 def choose_human(pair: LanguagePair, wanted: str | None) -> str | None:
-    """The human score name: ``wanted`` (a name such as ``mqm``, or its seg-level file name or path), or the only
-    seg-level name, or the first in sorted order; None when there is none."""
+    """The human score name: ``wanted`` (a name such as ``mqm``, or its seg-level score or rating file name or
+    path), or the only seg-level name, or the first in sorted order; None when there is none."""
     names = pair.human_names("seg")
     if wanted is None:
         return names[0] if names else None
     file_name = PurePosixPath(wanted).name
     name = wanted
-    if file_name.endswith(".score"):
+    if file_name.endswith(".rating"):
+        parts = file_name.split(".")
+        if len(parts) < 4 or parts[0] != pair.lp or parts[-2] != "seg":
+            raise InputError(wanted, f"not a rating file of {pair.lp} ({pair.lp}.NAME.seg.rating)")
+        name = ".".join(parts[1:-2])
+    elif file_name.endswith(".score"):
         parts = file_name.split(".")
         if len(parts) < 4 or parts[0] != pair.lp:
             raise InputError(wanted, f"not a human score file of {pair.lp} ({pair.lp}.NAME.LEVEL.score)")
@@ -298,6 +315,15 @@ def _attach_human(tree: FileTree, pair: LanguagePair, evalset: EvalSet, name: st
     evalset.report.note(seg.name, f"human scores {name!r}: {'lower' if lower else 'higher'} is better ({how})")
     if lower:
         declare_human_lower_is_better(evalset, seg.name)
+
+
+def _attach_groups(
+    tree: FileTree, pair: LanguagePair, evalset: EvalSet, names: Sequence[str], options: MtmeOptions
+) -> None:
+    """Human scores from rating files or several rater groups (:mod:`korean_eval.mtme_ratings`)."""
+    reads, values = rating_groups(tree, pair, evalset, names)
+    lower = bool(values) and human_lower_is_better(names[0], values, options.human_direction)
+    attach_ratings(evalset, reads, parse_weights(options.mqm_weights), scores_lower_is_better=lower)
 
 
 def _chosen_metric_files(pair: LanguagePair, refs: tuple[str, ...], wanted: tuple[str, ...], evalset: EvalSet):

@@ -90,6 +90,7 @@ from korean_eval.planning import (
 from korean_eval.result_store import digest, store_result, stored_evaluation
 from korean_eval.results import GIVEN_LEVEL, Results, higher_is_better
 from korean_eval.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
+from korean_eval.spans.ceiling import human_ceiling
 from korean_eval.tokenizers import SpmLevel, TokenLevel, get_level, level_availability, package_version
 from korean_eval.workers import POOL_LEVELS, Job, Scheduler, task_tokenize, text_chunks, worker_count
 
@@ -229,6 +230,8 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
                      " system-level correlations, rankings and pairwise accuracy use them")
     scored = [[s for s, _ in cells] for cells in per_level]
     results = assemble(evalset, run, started, scored, finished, sched.seconds, humans, config, notes)
+    if results.human_ceiling is not None and results.human_ceiling.empty:
+        results.notes.append("no human ceiling: no two raters (or rater groups) rated a shared item")
     ticker.report("done", 1.0)
     return results
 
@@ -312,7 +315,19 @@ def assemble(
         settings=config.as_dict(),
         notes=notes,
         tokens={lv: started[lv].tokenised.tokens for lv in run.levels},
+        human_ratings=evalset.human_ratings,
+        human_ceiling=ceiling_table(evalset, config),
+        spans=evalset.spans,
     )
+
+
+def ceiling_table(evalset: EvalSet, config: EvalConfig) -> pd.DataFrame | None:
+    """The human ceiling of ``evalset``'s ratings (:func:`korean_eval.spans.ceiling.human_ceiling`, no intervals),
+    or None without ratings."""
+    if evalset.human_ratings is None:
+        return None
+    return human_ceiling(evalset.human_ratings, evalset.system_names, evalset.seg_ids, config.statistics,
+                         config.groupings, spa_permutations=config.spa_permutations, spa_seed=config.seed)
 
 
 # ---- tokenise --------------------------------------------------------------------------------------------------
@@ -335,9 +350,10 @@ def tokenise(
     """The tokenise stage: yield every level as soon as it is tokenised, in :attr:`RunPlan.work_order`.
 
     When the run is large enough to start the worker processes, the distinct texts missing from the token cache of
-    every level but SentencePiece (:data:`POOL_LEVELS`) are handed to them at once, in chunks of about equal length
-    (each worker loads an analyzer once and keeps it), so that every core tokenises; a level is yielded when its
-    chunks are back. SentencePiece, and every level of a small run, is tokenised in this process.
+    every level in :data:`POOL_LEVELS` are handed to them at once, in chunks of about equal length (each worker
+    loads an analyzer once and keeps it), so that every core tokenises; a level is yielded when its chunks are
+    back. SentencePiece, Kiwi (on its own native threads, while the workers tokenise the other levels), and every
+    level of a small run, are tokenised in this process.
     """
     pool = sched.pool(evalset.system_pairs()) if run.levels else None
     in_workers = _start_worker_tokenising(run, cache, sched, pool) if pool is not None else {}

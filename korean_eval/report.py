@@ -51,6 +51,18 @@ def domain_tables(results: Results, evalset: EvalSet) -> dict[str, pd.DataFrame]
     return {"domain_scores.csv": found.system_scores, "domain_correlations.csv": found.correlations}
 
 
+def rating_tables(results: Results, extra: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """With error-span or several raters' ratings: ``human_ceiling.csv`` (the statistics stage's, with intervals,
+    when in ``extra``; else the result's) and ``human_ratings.csv`` (one row per judgment); the span tables are
+    :func:`korean_eval.spans.categories.span_tables`."""
+    out: dict[str, pd.DataFrame] = {}
+    if results.human_ceiling is not None and "human_ceiling.csv" not in extra:
+        out["human_ceiling.csv"] = results.human_ceiling
+    if results.human_ratings is not None:
+        out["human_ratings.csv"] = results.human_ratings
+    return out
+
+
 def run_metadata(results: Results, evalset: EvalSet | None = None, extra: Mapping[str, object] | None = None) -> dict:
     """Settings, signatures and a data summary: what a paper needs to cite the numbers."""
     meta: dict[str, object] = {

@@ -20,7 +20,12 @@ class Results:
 
     ``human_system``: system-level human scores given directly (in ``systems`` order, NaN where missing), which
     the system level uses instead of the means of ``human_matrix``'s rows; None when there are none
-    (:func:`korean_eval.metaeval.configs.human_system_scores` reads either)."""
+    (:func:`korean_eval.metaeval.configs.human_system_scores` reads either).
+
+    ``human_ratings``: the judgments behind the human scores when several raters or rater groups gave them
+    (``EvalSet.human_ratings``), else None; ``human_ceiling``: their agreement with each other, with the metrics'
+    statistics (:func:`korean_eval.spans.ceiling.human_ceiling`, without intervals; the statistics stage adds
+    them), else None; ``spans``: the error spans of the ratings (``EvalSet.spans``), else None."""
 
     segment_scores: pd.DataFrame
     system_scores: pd.DataFrame
@@ -40,6 +45,9 @@ class Results:
     notes: list[str] = field(default_factory=list)
     tokens: dict[str, dict[str, str]] = field(default_factory=dict)
     human_system: np.ndarray | None = None
+    human_ratings: pd.DataFrame | None = None
+    human_ceiling: pd.DataFrame | None = None
+    spans: pd.DataFrame | None = None
     result_key: str = ""  # the key it is stored under in the cache (korean_eval.result_store); "" when not stored
 
     def higher_is_better(self, metric: str, level: str | None = None) -> bool:

@@ -6,9 +6,12 @@ like the scores (docs/design.md §5; issue 14 §2).
 * the ``correlations`` table with its bootstrap confidence intervals
   (:func:`korean_eval.metaeval.intervals.add_confidence_intervals`);
 * ``significance.csv``: the significance table of both granularities
-  (:func:`korean_eval.metaeval.significance.significance_table`);
+  (:func:`korean_eval.metaeval.significance.significance_table`; segment level with the statistic's
+  :func:`~korean_eval.metaeval.names.headline_grouping`: ``item`` for PDP, else ``none``);
 * ``clusters.csv``: WMT-style rank clusters from those tables (:func:`~korean_eval.metaeval.significance.rank_clusters_table`);
 * ``system_pairs.csv``: the system-pair tests (:func:`korean_eval.metaeval.system_pairs.system_pairs_table`),
+* ``human_ceiling.csv``, when the human scores come from several raters: the human ceiling with its bootstrap
+  intervals on the same resamples (:func:`korean_eval.spans.ceiling.human_ceiling`),
 
 every resampling with ``resamples`` draws and one ``seed``. The tables are a function of the evaluation and of these
 settings only, so they are stored in the cache (blob kind ``statistics``, at most
@@ -26,11 +29,11 @@ import numpy as np
 import pandas as pd
 
 from korean_eval.cache import NullCache
-from korean_eval.metaeval.names import GRANULARITIES
+from korean_eval.metaeval.names import GRANULARITIES, headline_grouping
 from korean_eval.result_store import digest, load_result, store_result
 from korean_eval.results import Results
 
-STATISTICS_CACHE_VERSION = 1
+STATISTICS_CACHE_VERSION = 2
 CLUSTER_FILE_COLUMNS = ["granularity", "statistic", "level", "metric", "value", "correlation", "cluster"]
 
 
@@ -73,13 +76,14 @@ def compute_statistics(results: Results, settings: StatisticsSettings) -> Statis
     from korean_eval.metaeval.system_pairs import system_pairs_table
 
     n, seed, statistic = settings.resamples, settings.seed, settings.statistic
+    grouping = headline_grouping(statistic)  # segment level: item for PDP, else none
     with_ci = add_confidence_intervals(results, n_resamples=n, seed=seed)
     frames = [
-        significance_table(results, statistic=statistic, granularity=g, n_permutations=n, seed=seed)
+        significance_table(results, statistic=statistic, granularity=g, grouping=grouping, n_permutations=n, seed=seed)
         for g in GRANULARITIES
     ]
     clusters = [
-        rank_clusters_table(results, statistic=statistic, granularity=g, table=table).assign(
+        rank_clusters_table(results, statistic=statistic, granularity=g, grouping=grouping, table=table).assign(
             granularity=g, statistic=statistic
         )
         for g, table in zip(GRANULARITIES, frames, strict=True)
@@ -89,6 +93,14 @@ def compute_statistics(results: Results, settings: StatisticsSettings) -> Statis
         "clusters.csv": pd.concat(clusters, ignore_index=True)[CLUSTER_FILE_COLUMNS],
         "system_pairs.csv": system_pairs_table(results, n_resamples=n, seed=seed),
     }
+    if results.human_ratings is not None:
+        from korean_eval.spans.ceiling import human_ceiling
+
+        config = results.settings
+        tables["human_ceiling.csv"] = human_ceiling(
+            results.human_ratings, results.systems, results.seg_ids, config["statistics"], config["groupings"],
+            resamples=n, seed=seed, spa_permutations=config["spa_permutations"], spa_seed=config["seed"],
+        )
     return StatisticsTables(with_ci, tables)
 
 

@@ -262,6 +262,7 @@ def _replace_human(evalset: EvalSet, human: pd.DataFrame) -> None:
     a declared direction): those described other judgments."""
     evalset.human = human
     evalset.human_system = evalset.human_domain = None
+    evalset.human_ratings = evalset.spans = None
     evalset.human_lower_is_better = False
 
 

@@ -207,8 +207,10 @@ def _with_cached_refs(obj, hyps: list[str], ref_index: list[int], unique_refs: l
         obj._ref_cache = []
 
 
-# Levels the worker processes tokenise (SentencePiece's model is trained or loaded in the calling process).
-POOL_LEVELS = ("word", "mecab", "kiwi", "okt", "komoran", "kkma", "hannanum", "char", "jamo")
+# Levels the worker processes tokenise. SentencePiece's model is trained or loaded in the calling process; Kiwi
+# analyses there too, on its own native threads (``Kiwi()`` starts one per core): its model and working memory,
+# ≈ 450 MB, would otherwise be loaded again by every worker, for no gain in speed (docs/design.md §7, Memory).
+POOL_LEVELS = ("word", "mecab", "okt", "komoran", "kkma", "hannanum", "char", "jamo")
 TOKENISE_CHUNK_CHARS = 200_000  # characters per tokenising task, at most
 
 

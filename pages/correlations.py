@@ -3,8 +3,8 @@
 import streamlit as st
 
 from korean_eval.metaeval import names as vocab
+from ui import ceiling, display_tables, grid_charts, state, views
 from ui import correlation_sections as sections
-from ui import grid_charts, state, views
 from ui import significance_views as sig_views
 from ui.widgets import fit_table, human_note, md_escape
 
@@ -55,10 +55,13 @@ form = st.segmented_control(
 with_ci = state.correlations_with_ci(ctx) if ci else None
 view = views.correlation_view(res, s.statistic, s.grouping, agreement=agree, correlations=with_ci)
 undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in vocab.GRANULARITIES}
+ceilings = ceiling.ceiling_rows(state.human_ceiling(ctx, with_ci=ci), s.statistic, s.grouping)
 tops = sections.headline_cards(ctx, view)
-sections.correlation_charts(ctx, view, undefined, form or "auto", tops)
+sections.correlation_charts(ctx, view, undefined, form or "auto", tops, ceilings)
+sections.ceiling_notice(view, ceilings)
 with st.expander("Numbers behind the charts" + (", with 95% confidence intervals" if ci else ""), icon=":material/table:"):
-    fit_table(views.numbers_table(view), height=560, break_anywhere=["signature"])
+    numbers = display_tables.with_ceiling(views.numbers_table(view), ceiling.ceiling_table_rows(ceilings, views.ci_text))
+    fit_table(numbers, height=560, break_anywhere=["signature"])
     if not ci:
         st.caption("Switch on the 95% confidence intervals above to add them to this table.")
 partly = view[view["value"].isna() & ~view["granularity"].map(lambda g: bool(undefined[g]))]
@@ -78,7 +81,7 @@ with b1:
     st.caption(
         f"Segment level: {views.STATISTIC_LABELS[s.statistic]} over "
         f"{int(seg_n.max()) if len(seg_n) else 0:,} (system, segment) pairs with a human score; "
-        f"grouping “{s.grouping}”: {views.GROUPING_LABELS[s.grouping]}."
+        f"grouping “{s.grouping}”: {views.grouping_label(s.statistic, s.grouping)}."
     )
 with b2:
     st.markdown("**Highest agreement per metric, system level** (levels not tested against each other)")

@@ -26,7 +26,7 @@ from ui.inputs import (
     table_head,
     with_human_scores,
 )
-from ui.mtme_panel import mtme_panel
+from ui.mtme_panel import mtme_panel, ratings_inputs
 from ui.widgets import chart, csv_button, fit_table, human_note, input_error, md_escape
 
 state.enter_page("pages/data.py")
@@ -123,6 +123,7 @@ def _texts_panel() -> None:
     human = c3.file_uploader("Human scores (system, seg_id, score)", type=TABLE_TYPES, key="up_human")
     given = c4.file_uploader("Your own metric scores (system, seg_id, one column per metric)", type=TABLE_TYPES, key="up_given")
     src = c5.file_uploader("Source file (optional)", key="up_src")
+    ratings, weights = ratings_inputs("txt")
     st.caption("seg_id of text files is the 0-based line number.")
     given_directions = _directions(given)
     if st.button("Use these files", type="primary", disabled=not (refs and systems), key="use_texts"):
@@ -135,6 +136,8 @@ def _texts_panel() -> None:
                 _upload(given),
                 _upload(src),
                 max_bytes=LIMIT,
+                ratings=[Upload.of(f) for f in ratings or []],
+                mqm_weights=weights,
             ),
             f"{refs[0].name} + {len(systems)} system file{'s' if len(systems) > 1 else ''}",
             given_directions,

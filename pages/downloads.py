@@ -1,9 +1,10 @@
-"""Downloads: every table as CSV, everything as one zip (tables + settings and signatures as JSON)."""
+"""Downloads: every table as CSV, everything as one zip (tables + settings and signatures as JSON), and the
+paper-ready exports (LaTeX tables, one self-contained HTML report; :mod:`ui.exports`)."""
 
 import streamlit as st
 
 from korean_eval import report
-from ui import state
+from ui import exports, state
 from ui.widgets import csv_button
 
 
@@ -65,6 +66,27 @@ else:
         "Significance tables (system pairs, significance matrix) are added here once computed on the Correlations "
         "and Scores & rankings pages."
     )
+st.subheader("Paper-ready exports")
+st.caption(
+    "LaTeX (booktabs) tables — the correlation grids at the segment and system level (top significance cluster in "
+    "bold, 95% bootstrap intervals), system scores with ranks, token statistics, signatures in a note — and one "
+    "HTML file with every chart and table, the settings, signatures, data hash and validation report, which opens "
+    "offline. For the current settings: "
+    f"{ctx.settings.statistic}, segment grouping {ctx.settings.grouping}."
+)
+prepared = st.session_state.get(exports.exports_key(ctx))
+if prepared is None and st.button("Prepare the LaTeX tables and the HTML report", icon=":material/article:",
+                                  key="prepare_exports"):
+    prepared = exports.prepare_exports(ctx)
+    st.session_state[exports.exports_key(ctx)] = prepared
+if prepared is not None:
+    left, right = st.columns(2)
+    left.download_button(f"{exports.LATEX_ZIP} (LaTeX tables)", data=prepared.latex_zip, file_name=exports.LATEX_ZIP,
+                         mime="application/zip", icon=":material/functions:", key="dl_latex", on_click="ignore")
+    right.download_button(f"{exports.REPORT_HTML} (HTML report)", data=prepared.report_html,
+                          file_name=exports.REPORT_HTML, mime="text/html", icon=":material/web:", key="dl_report",
+                          on_click="ignore")
+
 st.subheader("Single tables")
 for name, frame in tables.items():  # one column: a long file name (significance tables) is never cut
     csv_button(frame, name)

@@ -7,8 +7,8 @@ import streamlit as st
 
 from korean_eval.lens.categories import CATEGORIES, CATEGORY_LABELS
 from korean_eval.lens.perturb import KIND_LABELS
-from korean_eval.metaeval.names import STATISTICS
-from ui import display_tables, lens_charts, lens_state, lens_views, state, views
+from korean_eval.metaeval.names import VECTOR_STATISTICS
+from ui import display_tables, lens_charts, lens_spans, lens_state, lens_views, state, views
 from ui.widgets import chart, csv_button, fit_table, human_note, md_escape, text_pairs
 
 state.enter_page("pages/lens.py")
@@ -34,8 +34,9 @@ result = lens_state.lens_result(data, config)
 if result is None:
     st.stop()
 
-profile_tab, speech_tab, probe_tab, human_tab, download_tab = st.tabs(
-    ["Error profile", "Speech level & spacing", "Perturbation probe", "What the humans punish", "Downloads"]
+profile_tab, speech_tab, probe_tab, human_tab, spans_tab, download_tab = st.tabs(
+    ["Error profile", "Speech level & spacing", "Perturbation probe", "What the humans punish", "Error spans (MQM)",
+     "Downloads"]
 )
 
 with profile_tab:
@@ -121,7 +122,7 @@ with human_tab:
     if data.human is None or result.human_links.empty:
         st.info("These data have no human scores: load them on the Data page to see which errors the humans punish.")
     else:
-        statistic = st.segmented_control("Statistic", list(STATISTICS), format_func=views.STATISTIC_LABELS.get,
+        statistic = st.segmented_control("Statistic", list(VECTOR_STATISTICS), format_func=views.STATISTIC_LABELS.get,
                                          default="pearson", required=True, key="lens_statistic")
         view = lens_views.correlation_view(result, statistic)
         chart(lens_charts.correlation_bars(view, views.STATISTIC_LABELS[statistic]), f"lens-humans-{statistic}")
@@ -139,6 +140,9 @@ with human_tab:
             columns={"value": "coefficient", "ci_low": "95% CI low", "ci_high": "95% CI high"})))
     for note in result.notes:
         st.caption(md_escape(note))
+
+with spans_tab:
+    lens_spans.spans_section(data)
 
 with download_tab:
     st.caption("The tables `python -m korean_eval profile --out DIR` writes, byte for byte.")

@@ -44,7 +44,7 @@ def test_a_zip_is_loaded_with_the_chosen_references_human_scores_and_metrics(arc
     assert at.selectbox(key=key(archive, "pair", pair="")).value == f"wmt24 · {LP}"
     assert list(at.multiselect(key=key(archive, "refs")).value) == ["refA"]
     at.multiselect(key=key(archive, "refs")).set_value(["refA", "refB"])
-    at.selectbox(key=key(archive, "human")).set_value("mqm")
+    at.multiselect(key=key(archive, "human")).set_value(["mqm"])
     at.run()
     metrics = at.multiselect(key=key(archive, "metrics"))
     assert list(metrics.options) == ["BLEU-refB", "COMET-22-refA", "MetricX-24-refA"]

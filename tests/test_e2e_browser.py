@@ -1,13 +1,14 @@
 """The real app in a real browser: ``streamlit run app.py`` driven by Playwright on Debian's Chromium.
 
 Uploads the sample's reference, system and human-score files through the Data page's file inputs, then checks that
-the Correlations page draws its bars, and that every other page renders without an exception. Screenshots go to
-``tests/artifacts/`` (git-ignored). Needs ``/usr/bin/chromium`` (``apt-get install -y chromium``): without it the
+the Correlations page draws its bars, and that every other page renders without an exception. Screenshots go to the
+test's temporary directory, or to ``$KOREAN_EVAL_ARTIFACTS`` when it is set (to look at them). Needs ``/usr/bin/chromium`` (``apt-get install -y chromium``): without it the
 tests skip locally and fail under ``CI=true``.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,6 @@ from tests.app_server import AppServer, chromium_page, idle, require_chromium, u
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "tests" / "artifacts"
 BARS = ".js-plotly-plot .barlayer .point path"
 NO_EXCEPTION = '[data-testid="stException"]'
 
@@ -31,15 +30,22 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def artifacts(tmp_path_factory) -> Path:
+    """Where the screenshots go: ``$KOREAN_EVAL_ARTIFACTS`` if set, else a temporary directory."""
+    chosen = os.environ.get("KOREAN_EVAL_ARTIFACTS")
+    return Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="module")
 def page(server):
     with chromium_page(1500, 1100, 120_000) as pg:
         yield pg
 
 
-def _shot(pg, name: str, height: int = 1800) -> Path:
+def _shot(pg, folder: Path, name: str, height: int = 1800) -> Path:
     """Screenshot with a tall viewport (Streamlit scrolls inside its own container, not the page)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
     pg.set_viewport_size({"width": 1500, "height": height})
     pg.wait_for_timeout(800)
     pg.screenshot(path=str(path))
@@ -47,7 +53,7 @@ def _shot(pg, name: str, height: int = 1800) -> Path:
     return path
 
 
-def test_upload_sample_files_then_correlation_bars_are_drawn(server, page):
+def test_upload_sample_files_then_correlation_bars_are_drawn(server, page, artifacts):
     files = sample_files()
     # A link straight to a page on a freshly started server still arrives with the shared sidebar.
     page.goto(f"{server}/data")
@@ -64,7 +70,7 @@ def test_upload_sample_files_then_correlation_bars_are_drawn(server, page):
     page.get_by_text("Every page now shows these data").wait_for()
     idle(page)
     assert page.locator(NO_EXCEPTION).count() == 0
-    _shot(page, "data-after-upload", 2600)
+    _shot(page, artifacts, "data-after-upload", 2600)
 
     page.get_by_role("link", name="Correlations").click()
     page.locator(BARS).first.wait_for(timeout=180_000)
@@ -76,7 +82,7 @@ def test_upload_sample_files_then_correlation_bars_are_drawn(server, page):
     # the uploaded human scores are the user's own: no "simulated" banner; the sidebar names the upload
     assert page.get_by_text("SIMULATED").count() == 0
     assert page.get_by_text("ref.txt + 5 system files").count() >= 1
-    shot = _shot(page, "correlations")
+    shot = _shot(page, artifacts, "correlations")
     assert shot.stat().st_size > 50_000
 
 
@@ -89,11 +95,11 @@ def test_upload_sample_files_then_correlation_bars_are_drawn(server, page):
         ("Downloads", '[data-testid="stDownloadButton"]'),
     ],
 )
-def test_every_page_renders(server, page, link, ready):
+def test_every_page_renders(server, page, artifacts, link, ready):
     if not page.url.startswith(server):
         page.goto(server)
     page.get_by_role("link", name=link).click()
     page.locator(ready).first.wait_for(timeout=120_000)
     idle(page)
     assert page.locator(NO_EXCEPTION).count() == 0
-    _shot(page, link.split()[0].lower(), 2200)
+    _shot(page, artifacts, link.split()[0].lower(), 2200)

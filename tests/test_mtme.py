@@ -73,12 +73,12 @@ def test_the_test_set_folder_itself_and_a_zip_of_its_parent_list_the_same(folder
 
 def test_files_that_do_not_fit_are_listed_as_skipped(folder: Path):
     (folder / "references" / f"{LP}.ref-x.txt").write_text("x\n")
-    (folder / "human-scores" / f"{LP}.mqm.merged.seg.rating").write_text("x\n")
+    (folder / "human-scores" / f"{LP}.mqm.merged.sys.rating").write_text("x\n")
     (folder / "system-outputs" / LP / "sysX.jsonl").write_text("{}\n")
     (folder / "metric-scores" / LP / "COMET-refC.seg.score").write_text("x\n")
     skipped = "\n".join(scan(DirTree(folder)).find(LP).skipped)
     assert "ref-x.txt: a reference name has no '.' or '-'" in skipped
-    assert "seg.rating: MQM ratings" in skipped and "sysX.jsonl: only .txt" in skipped
+    assert "sys.rating: not SRC-TGT.NAME.seg.rating" in skipped and "sysX.jsonl: only .txt" in skipped
     assert "COMET-refC.seg.score: uses reference(s) refC" in skipped
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from korean_eval.metaeval import names as vocab
-from ui import grid_charts, headlines, state, views
+from ui import ceiling, grid_charts, headlines, state, views
 from ui import significance_views as sig_views
 from ui.state import Context
 from ui.widgets import chart, fit_table, md_escape
@@ -68,9 +68,12 @@ def headline_cards(ctx: Context, view: pd.DataFrame) -> dict[str, frozenset[tupl
 
 
 def correlation_charts(ctx: Context, view: pd.DataFrame, undefined: dict[str, str], form: str,
-                       tops: dict[str, frozenset[tuple[str, str]]]) -> None:
+                       tops: dict[str, frozenset[tuple[str, str]]], ceilings: dict[str, pd.Series] | None = None) -> None:
     """Both granularities' charts (:func:`ui.grid_charts.chart_form`): a few bars side by side, more bars or a grid
-    at full page width, one below the other; a granularity whose correlations are all undefined says why."""
+    at full page width, one below the other; a granularity whose correlations are all undefined says why. The human
+    ceiling of a granularity (``ceilings``, :func:`ui.ceiling.ceiling_rows`) is a dashed line on bars, a caption
+    under a grid."""
+    ceilings = ceilings or {}
     s = ctx.settings
     n = int((view["granularity"] == "segment").sum())
     as_bars = grid_charts.chart_form(form, n) == "bars"
@@ -86,7 +89,31 @@ def correlation_charts(ctx: Context, view: pd.DataFrame, undefined: dict[str, st
             shown = views.system_statistic(s.statistic) if gran == "system" else s.statistic
             note = f"grouping: {views.segment_grouping(s.statistic, s.grouping)}" if gran == "segment" else ""
             fig = grid_charts.correlation_chart(view, gran, shown, "bars" if as_bars else "grid", tops[gran], note)
+            if gran in ceilings and as_bars:
+                ceiling.add_ceiling_line(fig, ceilings[gran])
             chart(fig, f"correlation-{gran}")
+            if gran in ceilings and not as_bars:
+                st.caption(f"Human ceiling ({md_escape(ceilings[gran]['comparison'])}): {ceilings[gran]['value']:.3f}")
+
+
+def ceiling_notice(view: pd.DataFrame, ceilings: dict[str, pd.Series]) -> None:
+    """What the human ceiling is, and a warning naming every configuration above it (:func:`ui.ceiling.above_ceiling`)."""
+    if not ceilings:
+        return
+    parts = [f"{g} level {r['value']:.3f}" for g, r in ceilings.items()]
+    st.caption(
+        f"Dashed line: the **human ceiling** ({md_escape(next(iter(ceilings.values()))['comparison'])}; "
+        f"{', '.join(parts)}) — how well the raters agree with each other, measured with the same statistic on the "
+        "items they share. A metric cannot be expected to agree with the humans better than they agree among "
+        "themselves."
+    )
+    above = ceiling.above_ceiling(view, ceilings)
+    if len(above):
+        names = "; ".join(f"{md_escape(r.metric)} at {r.level} ({r.granularity}: {r.agreement:.3f} > {r.ceiling:.3f})"
+                          for r in above.itertuples())
+        st.warning(f"**{ceiling.ABOVE_TEXT.capitalize()}** — {names}. Agreement above the raters' own agreement "
+                   "usually means few shared items, a leak between metric and ratings, or a data problem; it is "
+                   "not a better metric.", icon=":material/report:")
 
 
 def significance_matrix(ctx: Context, statistic: str, granularity: str, test: str) -> None:

@@ -151,3 +151,17 @@ def readable(frame: pd.DataFrame, rows: int | None = None) -> pd.DataFrame:
         else:
             out[name.replace("_", " ")] = [formats.DASH if v is None or v != v or v == "" else v for v in values]
     return pd.DataFrame(out, columns=list(out)).reset_index(drop=True)
+
+
+def with_ceiling(numbers: pd.DataFrame, ceiling_rows: pd.DataFrame | None) -> pd.DataFrame:
+    """:func:`ui.views.numbers_table` with the human ceiling's rows (``ui.ceiling.ceiling_table_rows``) below,
+    their value (3 decimals) and n as text like the rest; their CI only where the table has a CI column."""
+    if ceiling_rows is None or ceiling_rows.empty:
+        return numbers
+    rows = ceiling_rows.assign(
+        value=formats.texts(ceiling_rows["value"], formats.correlation),
+        n=formats.texts(ceiling_rows["n"], formats.count),
+        signature=formats.DASH,
+    )
+    rows = rows[[c for c in rows.columns if c in numbers.columns]]
+    return pd.concat([numbers, rows], ignore_index=True).fillna(formats.DASH)

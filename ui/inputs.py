@@ -20,6 +20,9 @@ from korean_eval.data import EvalSet, evalset_from_texts
 from korean_eval.mtme_files import ZipTree
 from korean_eval.mtme_layout import MtmeContents, scan
 from korean_eval.mtme_load import MtmeLoaded, MtmeOptions, load_mtme
+from korean_eval.spans.attach import attach_ratings
+from korean_eval.spans.reading import read_ratings
+from korean_eval.spans.weights import parse_weights
 from korean_eval.table_inputs import (
     attach_given_scores,
     attach_human,
@@ -76,17 +79,27 @@ def build_from_texts(
     given: Upload | None = None,
     src: Upload | None = None,
     max_bytes: int | None = None,
+    ratings: Sequence[Upload] = (),
+    mqm_weights: str | None = None,
 ) -> EvalSet:
-    """Reference file(s) + one file per system (+ human scores, own metric scores, sources) → EvalSet.
+    """Reference file(s) + one file per system (+ human scores, own metric scores, sources, error-span ratings)
+    → EvalSet.
 
+    ``ratings``: one rater group per file (:func:`korean_eval.spans.reading.read_ratings`; MQM penalties with
+    ``mqm_weights``, :func:`korean_eval.spans.weights.parse_weights`), instead of ``human``.
     ``max_bytes``: refuse any file bigger than this first (:func:`check_sizes`)."""
-    check_sizes([*refs, *systems, human, given, src], max_bytes)
+    check_sizes([*refs, *systems, human, given, src, *ratings], max_bytes)
+    if ratings and human is not None:
+        raise kdata.InputError(human.name, "give human scores or error-span ratings, not both (one would be ignored)")
     evalset = evalset_from_texts(
         [(u.name, u.data) for u in refs],
         [(u.name, u.data) for u in systems],
         system_names=list(names) if names is not None else None,
         src=(src.name, src.data) if src is not None else None,
     )
+    if ratings:
+        reads = [read_ratings(u.data, u.name, evalset.n_segments) for u in ratings]
+        attach_ratings(evalset, reads, parse_weights(mqm_weights))
     return _attach(evalset, human, given)
 
 

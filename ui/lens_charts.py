@@ -39,7 +39,7 @@ def _cells(z: np.ndarray, fmt: str) -> list[list[str]]:
 
 def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bool) -> go.Figure:
     """Systems × categories of one profile value. F1/precision/recall: the colour spans the values shown (the lowest
-    lightest) so that differences near 1 stay visible; errors per segment: darker red = more errors."""
+    darkest) so that differences near 1 stay visible; errors per segment: darker red = more errors."""
     z = matrix.to_numpy(float)
     finite = z[np.isfinite(z)]
     low = float(finite.min()) if finite.size else 0.0
@@ -65,7 +65,7 @@ def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bo
     fig.update_xaxes(title_text="morpheme category (Kiwi's Sejong tags)")
     label_every(fig, "x", fig.data[0].x, angle=0)
     label_every(fig, "y", fig.data[0].y)
-    title = f"Error profile: {value_label} of the morphemes per category" + (" (light = lower)" if higher_is_better else "")
+    title = f"Error profile: {value_label} of the morphemes per category" + (" (darker = lower)" if higher_is_better else "")
     return base_layout(fig, 170 + 42 * len(matrix), title, legend=False)
 
 

@@ -1,7 +1,8 @@
 """The Data page's panel for a ``.zip`` of a folder in mt-metrics-eval's layout: upload, choices, load.
 
 Choices (docs/design.md §4): the test set × language pair, the reference(s) to score against (several =
-multi-reference), the segment-level human scores and their direction, whether reference copies are systems, and
+multi-reference), the segment-level human scores (several = rater groups) and their direction, the MQM weights
+of rating files, whether reference copies are systems, and
 the segment-level metric files to meta-evaluate as your own metrics. Loading is :func:`ui.inputs.build_from_mtme`;
 the metric files read as lower-is-better go to the sidebar's "Your metrics where lower is better".
 """
@@ -16,10 +17,13 @@ import streamlit as st
 from korean_eval.data import EvalSet, InputError
 from korean_eval.mtme_layout import LanguagePair, MtmeContents, describe, metric_references
 from korean_eval.mtme_load import HUMAN_DIRECTIONS, MtmeOptions
+from korean_eval.spans.weights import DEFAULT_WEIGHTS
 from ui import directions
 from ui.inputs import Upload, build_from_mtme, mtme_contents
 from ui.widgets import input_error
 
+WEIGHTS_HELP = ("severity[/category]:weight, the most specific match per error, and cap:N per segment; default: "
+                "Freitag et al. (2021), as mt-metrics-eval's score_mqm.py. Shown in the human scores' note.")
 DIRECTION_LABELS = {
     "auto": "auto (MQM penalties ≥ 0: lower is better; otherwise higher)",
     "higher": "higher is better",
@@ -39,8 +43,13 @@ def _choices(pair: LanguagePair, key: str) -> MtmeOptions:
     refs = c1.multiselect("Reference(s) to score against", refs_known, default=refs_known[:1], key=key + "refs",
                           help="Several references = a multi-reference evaluation (nrefs in every signature).")
     humans = pair.human_names("seg")
-    human = c2.selectbox("Human scores (segment level)", humans, key=key + "human", disabled=not humans,
-                         help="The system-level file of the same name, when there is one, is used at system level.")
+    chosen = c2.multiselect("Human scores (segment level)", humans, default=humans[:1], key=key + "human",
+                            disabled=not humans, help="A .seg.score file or a .seg.rating file (error spans, MQM "
+                            "weights below). Several names = rater groups (e.g. esa-human1, esa-human2): merged per "
+                            "item, and their agreement is the human ceiling. The system-level file of a single score "
+                            "name is used at system level.")
+    weights = st.text_input("MQM weights (rating files)", value=DEFAULT_WEIGHTS, key=key + "weights",
+                            disabled=not pair.ratings, help=WEIGHTS_HELP)
     c3, c4 = st.columns(2)
     direction = c3.radio("Human score direction", HUMAN_DIRECTIONS, format_func=DIRECTION_LABELS.get, key=key + "dir")
     copies = [s for s in pair.reference_systems() if s not in refs]
@@ -52,8 +61,19 @@ def _choices(pair: LanguagePair, key: str) -> MtmeOptions:
     metrics = st.multiselect("Metric scores to meta-evaluate as your own metrics (level given)", usable,
                              key=key + "metrics", help="Segment-level files computed with the chosen references "
                              "(or none). MetricX-like penalties ≥ 0 are read as lower-is-better.")
-    return MtmeOptions(lp=pair.lp, test_set=pair.test_set, references=tuple(refs), human=human if humans else None,
-                       human_direction=str(direction), refs_as_systems=bool(as_systems), metrics=tuple(metrics))
+    return MtmeOptions(lp=pair.lp, test_set=pair.test_set, references=tuple(refs),
+                       human=chosen[0] if len(chosen) == 1 else None, human_groups=tuple(chosen) if len(chosen) > 1 else (),
+                       human_direction=str(direction), refs_as_systems=bool(as_systems), metrics=tuple(metrics),
+                       mqm_weights=weights)
+
+
+def ratings_inputs(key: str) -> tuple[list, str]:
+    """An uploader of error-span ratings (one rater group per file) and the MQM weights."""
+    r1, r2 = st.columns([3, 2])
+    files = r1.file_uploader("Or error-span ratings (MQM/ESA): mt-metrics-eval .seg.rating, Google MQM TSV or ESA "
+                             "table; several files = rater groups", accept_multiple_files=True, key=f"up_ratings_{key}")
+    weights = r2.text_input("MQM weights", value=DEFAULT_WEIGHTS, key=f"mqm_weights_{key}", help=WEIGHTS_HELP)
+    return list(files or []), weights
 
 
 def mtme_panel(limit: int, apply: Callable[[Callable[[], EvalSet], str], None]) -> None:

@@ -11,7 +11,14 @@ from korean_eval.metrics import METRIC_NAMES, declaration, metric_group
 from korean_eval.tokenizers import FAMILIES, SpmLevel, level_table
 from ui import directions, state
 from ui.state import Settings
-from ui.views import CHOSEN_STATISTICS, FAMILY_LABELS, GROUPING_LABELS, STATISTIC_LABELS, metric_label
+from ui.views import (
+    CHOSEN_STATISTICS,
+    FAMILY_LABELS,
+    GROUPING_LABELS,
+    STATISTIC_LABELS,
+    grouping_label,
+    metric_label,
+)
 from ui.widgets import md_escape
 
 DEFAULT_LEVELS: tuple[str, ...] = EvalConfig().levels
@@ -224,7 +231,10 @@ def render() -> Settings:
             key="statistic",
             format_func=lambda s: STATISTIC_LABELS[s].split()[0],
             horizontal=True,
-            help="Pearson, Spearman, Kendall: correlations with the human scores. acc_eq: WMT's segment-level "
+            help="Pearson, Spearman, Kendall: correlations with the human scores. PDP: pairwise difference Pearson "
+            "(DiIanni & Deutsch 2025; WMT25 via mt-metrics-eval): Pearson r of the differences between every two "
+            "systems' scores of a segment, pooled over segments — choose grouping “item” for it (with “none” it is "
+            "Pearson r). acc_eq: WMT's segment-level "
             "tie-calibrated pairwise accuracy (Deutsch et al. 2023; per segment, the share of system pairs the "
             "metric orders — or ties, within a tuned ε — as the humans do); at system level it comes with SPA, "
             "WMT's soft pairwise accuracy (Thompson et al. 2024).",
@@ -234,7 +244,7 @@ def render() -> Settings:
             "Segment-level grouping",
             list(GROUPING_LABELS),
             key="grouping",
-            format_func=lambda g: f"{g}: {GROUPING_LABELS[g]}",
+            format_func=lambda g: f"{g}: {grouping_label(statistic, g)}",
             help="How segment-level correlations are taken: over all pairs, per segment across systems, or per system "
             "across segments (the per-group correlations are averaged).",
         )

@@ -397,6 +397,28 @@ def ranking_view(ctx: Context, metric: str, human_test: str):
     return sp.ranking_view(ctx.results, pairs=system_pairs(ctx, metric, human_test), configs=configs)
 
 
+def cached_table(ctx: Context, kind: str, message: str, compute):
+    """``compute()`` for these results, once (the statistics store, keyed by the result and ``kind``; what it
+    returns is listed on the Downloads page under ``kind``)."""
+    return _cached_stat(_stats_key(ctx, kind), message, kind, compute)
+
+
+def human_ceiling(ctx: Context, with_ci: bool = False):
+    """The human ceiling of the results (:func:`korean_eval.spans.ceiling.human_ceiling`): the pipeline's (no
+    intervals), or with bootstrap intervals on the dashboard's resamples (cached per result); None without ratings."""
+    res = ctx.results
+    if res.human_ceiling is None or not with_ci:
+        return res.human_ceiling
+    from korean_eval.spans.ceiling import human_ceiling as compute
+
+    cfg = res.settings
+    return _cached_stat(
+        _stats_key(ctx, "human_ceiling"), f"Bootstrapping the human ceiling ({N_RESAMPLES} resamples)…", "human_ceiling",
+        lambda: compute(res.human_ratings, res.systems, res.seg_ids, cfg["statistics"], cfg["groupings"],
+                        resamples=N_RESAMPLES, seed=SEED, spa_permutations=cfg["spa_permutations"], spa_seed=cfg["seed"]),
+    )
+
+
 def pairwise_accuracy(ctx: Context):
     from korean_eval.metaeval import system_pairs as sp
 
@@ -408,7 +430,9 @@ def computed_statistics(ctx: Context) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for _key, (name, value) in _stats_store().items_with_prefix(ctx.key + "|"):
         stem = safe_file_name(name)
-        if isinstance(value, tuple):
+        if isinstance(value, dict):  # several files (e.g. the error-span tables)
+            out.update(value)
+        elif isinstance(value, tuple):
             out[f"{stem}.csv"] = value[0]
             out[f"{stem.replace('significance_', 'clusters_', 1)}.csv"] = value[1]
         else:

@@ -26,6 +26,7 @@ STATISTIC_LABELS = {
     "pearson": "Pearson r",
     "spearman": "Spearman ρ",
     "kendall": "Kendall τ-b",
+    "pdp": "PDP (pairwise difference Pearson)",
     "acc_eq": "acc_eq (tie-calibrated pairwise accuracy)",
     "spa": "SPA (soft pairwise accuracy)",
 }
@@ -55,6 +56,20 @@ GROUPING_LABELS = {
     "item": "per segment across systems, averaged over segments",
     "system": "per system across segments, averaged over systems",
 }
+#: How PDP pools each grouping (its groups' pairwise differences are pooled into one Pearson r, not averaged).
+PDP_GROUPING_LABELS = {
+    "none": "all (system, segment) pairs pooled — equal to Pearson r",
+    "item": "differences between systems within each segment, pooled over segments",
+    "system": "differences between segments within each system, pooled over systems",
+}
+
+
+def grouping_label(statistic: str, grouping: str) -> str:
+    """What ``grouping`` means for ``statistic``: PDP pools its groups' differences (:data:`PDP_GROUPING_LABELS`),
+    every other correlation averages per-group values (:data:`GROUPING_LABELS`)."""
+    return (PDP_GROUPING_LABELS if statistic == "pdp" else GROUPING_LABELS)[grouping]
+
+
 FAMILY_LABELS = {
     "word": "word",
     "morpheme": "morpheme",

@@ -35,7 +35,7 @@ from korean_eval.lens.categories import CATEGORIES, SUBCATEGORIES
 from korean_eval.lens.profile import ALL
 from korean_eval.metaeval.correlation import segment_correlation
 from korean_eval.metaeval.intervals import bootstrap_counts
-from korean_eval.metaeval.names import STATISTICS
+from korean_eval.metaeval.names import VECTOR_STATISTICS
 from korean_eval.metaeval.resampling import bootstrap_segment_correlations, percentile_ci
 
 COLUMNS = ["analysis", "feature", "statistic", "value", "ci_low", "ci_high", "n"]
@@ -82,7 +82,7 @@ def correlation_rows(features: dict[str, np.ndarray], human: np.ndarray, n_resam
     counts = bootstrap_counts(human.shape[1], n_resamples, seed) if n_resamples > 0 and human.shape[1] else None
     rows = []
     for name, matrix in features.items():
-        for statistic in STATISTICS:
+        for statistic in VECTOR_STATISTICS:
             found = segment_correlation(matrix, human, statistic, "none")
             low = high = float("nan")
             if counts is not None and np.isfinite(found.value):

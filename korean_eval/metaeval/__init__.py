@@ -5,6 +5,7 @@ Two layers. Pure functions over numpy arrays (no :class:`~korean_eval.results.Re
 * :mod:`~korean_eval.metaeval.names` — the vocabulary (statistics, groupings, granularities, configuration names,
   direction sign) and its one validation helper;
 * :mod:`~korean_eval.metaeval.correlation` — correlations at either granularity with any grouping;
+* :mod:`~korean_eval.metaeval.pdp` — Pairwise Difference Pearson, its bootstrap and permutation sums in closed form;
 * :mod:`~korean_eval.metaeval.kernels`, :mod:`~korean_eval.metaeval.weighted` — compiled correlations of weighted
   point sets, the core of every resampling;
 * :mod:`~korean_eval.metaeval.resampling` — bootstrap indices, counts, percentile intervals, resampled correlations;

@@ -6,7 +6,8 @@ wherever a (system, item) pair has no human score (or no metric score). Row ``s`
 segment (item). At the system level both are per-system vectors ``(n_systems,)``.
 
 Statistics: ``pearson`` (scipy.stats.pearsonr), ``spearman`` (scipy.stats.spearmanr), ``kendall`` (Kendall τ-b,
-scipy.stats.kendalltau with ``variant="b"``). A correlation over fewer than 2 points, or over constant values, is
+scipy.stats.kendalltau with ``variant="b"``), ``pdp`` (Pairwise Difference Pearson, :mod:`korean_eval.metaeval.pdp`;
+the Pearson r itself when nothing is grouped). A correlation over fewer than 2 points, or over constant values, is
 undefined and returned as ``NaN`` (never raised). :func:`correlation` takes the statistic as a value and applies
 it at either granularity with any grouping, as mt-metrics-eval's ``AverageCorrelation(corr_fcn, …)`` does.
 """
@@ -19,7 +20,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats as sps
 
-from korean_eval.metaeval.names import GRANULARITIES, GROUPINGS, STATISTICS, check_choice
+from korean_eval.metaeval.names import GRANULARITIES, GROUPINGS, STATISTICS, VECTOR_STATISTICS, check_choice
+from korean_eval.metaeval.pdp import pdp
 
 #: Fewer systems than this give no system-level correlation: two points always correlate ±1.
 MIN_SYSTEMS = 3
@@ -50,7 +52,8 @@ def _ungrouped(value: float, n: int) -> CorrelationResult:
 
 
 def correlate(x: np.ndarray, y: np.ndarray, statistic: str) -> float:
-    """Correlation of two equal-length 1-d arrays (no NaN); NaN if undefined (n < 2 or a constant input)."""
+    """Correlation of two equal-length 1-d arrays (no NaN); NaN if undefined (n < 2 or a constant input). ``pdp`` of
+    two vectors (one group) is their Pearson r."""
     check_choice("correlation statistic", statistic, STATISTICS)
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -60,7 +63,7 @@ def correlate(x: np.ndarray, y: np.ndarray, statistic: str) -> float:
         return float("nan")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if statistic == "pearson":
+        if statistic in ("pearson", "pdp"):
             return float(sps.pearsonr(x, y).statistic)
         if statistic == "spearman":
             return float(sps.spearmanr(x, y).statistic)
@@ -106,10 +109,19 @@ def segment_correlation(
     ``n_undefined`` say how many groups held a pair and how many of those were undefined
     (:class:`CorrelationResult`). The groupings are mt-metrics-eval's ``AverageCorrelation(corr_fcn, average_by=
     "none" | "item" | "sys", replace_nans_with_zeros=…)`` (docs/design.md §5).
+
+    ``pdp`` is not an average: the within-group differences of every group are pooled into one Pearson r
+    (:func:`korean_eval.metaeval.pdp.pdp`, mt-metrics-eval ``Pearson(average_by, pdp=True)``); ``n_undefined``
+    counts the groups holding a single (system, item) point, which contribute no difference; an undefined PDP is 0 with
+    ``replace_nans_with_zeros`` (as mt-metrics-eval returns it).
     """
     check_choice("grouping", grouping, GROUPINGS)
     metric = np.asarray(metric, dtype=np.float64)
     human = np.asarray(human, dtype=np.float64)
+    if statistic == "pdp" and grouping != "none":
+        found = pdp(metric, human, grouping)
+        value = 0.0 if replace_nans_with_zeros and not np.isfinite(found.value) else found.value
+        return CorrelationResult(value, found.n, found.n_groups, found.n_single)
     ok = np.isfinite(metric) & np.isfinite(human)
     n = int(ok.sum())
     if grouping == "none":
@@ -145,7 +157,7 @@ def grouped_correlations(m: np.ndarray, h: np.ndarray, k: np.ndarray, statistic:
     tied pairs). Longer rows: one scipy call per row. Rows with fewer than 2 values or a constant side are NaN, as
     in :func:`correlate`.
     """
-    check_choice("correlation statistic", statistic, STATISTICS)
+    check_choice("correlation statistic", statistic, VECTOR_STATISTICS)
     m = np.asarray(m, dtype=np.float64)
     h = np.asarray(h, dtype=np.float64)
     k = np.asarray(k, dtype=bool)

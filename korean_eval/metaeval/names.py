@@ -1,6 +1,10 @@
 """The vocabulary of the meta-evaluation, decided once (docs/design.md §5).
 
-* **Statistics** (:data:`STATISTICS`): ``pearson`` (Pearson r), ``spearman`` (Spearman ρ), ``kendall`` (Kendall τ-b).
+* **Statistics** (:data:`STATISTICS`): ``pearson`` (Pearson r), ``spearman`` (Spearman ρ), ``kendall`` (Kendall τ-b)
+  — correlations of two vectors (:data:`VECTOR_STATISTICS`) — and ``pdp`` (Pairwise Difference Pearson,
+  mt-metrics-eval 2025 / WMT25: Pearson r over the within-group differences of every pair of entries, pooled over
+  the groups; :mod:`korean_eval.metaeval.pdp`). Ungrouped (grouping ``none``, or the system level) PDP *is* Pearson
+  r (:func:`computed_statistic`).
 * **Granularities** (:data:`GRANULARITIES`): ``segment`` — metric and human scores of (system, item) pairs;
   ``system`` — one metric score and one mean human score per system.
 * **Groupings** (:data:`GROUPINGS`) of a segment-level correlation: ``none`` (one correlation over all pairs),
@@ -24,13 +28,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-Statistic = Literal["pearson", "spearman", "kendall"]
+Statistic = Literal["pearson", "spearman", "kendall", "pdp"]
 Grouping = Literal["none", "item", "system"]
 Granularity = Literal["segment", "system"]
-STATISTICS: tuple[Statistic, ...] = ("pearson", "spearman", "kendall")
+STATISTICS: tuple[Statistic, ...] = ("pearson", "spearman", "kendall", "pdp")
+#: The correlations of two vectors (every statistic but ``pdp``, which is defined on grouped matrices).
+VECTOR_STATISTICS: tuple[Statistic, ...] = ("pearson", "spearman", "kendall")
 GROUPINGS: tuple[Grouping, ...] = ("none", "item", "system")
 GRANULARITIES: tuple[Granularity, ...] = ("segment", "system")
-STATISTIC_SYMBOLS: dict[str, str] = {"pearson": "r", "spearman": "ρ", "kendall": "τ"}
+STATISTIC_SYMBOLS: dict[str, str] = {"pearson": "r", "spearman": "ρ", "kendall": "τ", "pdp": "PDP"}
 
 #: Tests of "configuration a agrees with the humans more than b" (:mod:`korean_eval.metaeval.significance`).
 SignificanceTest = Literal["williams", "williams_n2", "perm-inputs", "perm-wmt"]
@@ -72,6 +78,22 @@ def is_grouped(granularity: str, grouping: str) -> bool:
     """Whether the correlation is an average of per-group correlations (segment level, grouping ``item`` or
     ``system``) — the case to which the Williams test does not apply."""
     return grouping_used(granularity, grouping) != "none"
+
+
+def computed_statistic(statistic: str, granularity: str, grouping: str) -> str:
+    """The statistic actually computed: ``pearson`` for ``pdp`` when nothing is grouped (system level, or grouping
+    ``none``: one group, whose pooled pairwise differences have exactly the Pearson r of its entries;
+    :mod:`korean_eval.metaeval.pdp`), else ``statistic`` itself. All three names are validated."""
+    check_choice("statistic", statistic, STATISTICS)
+    ungrouped = grouping_used(granularity, grouping) == "none"
+    return "pearson" if statistic == "pdp" and ungrouped else statistic
+
+
+def headline_grouping(statistic: str) -> str:
+    """The segment-level grouping a single-table summary (the CLI's summary, significance tests and clusters) uses
+    for ``statistic``: ``item`` for ``pdp`` (defined per segment, as WMT25 reads it; ungrouped it is Pearson r),
+    ``none`` for every other."""
+    return "item" if check_choice("statistic", statistic, STATISTICS) == "pdp" else "none"
 
 
 def default_tests(granularity: str) -> tuple[SignificanceTest, ...]:

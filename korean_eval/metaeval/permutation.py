@@ -21,7 +21,8 @@ from typing import NamedTuple
 import numpy as np
 
 from korean_eval.metaeval.correlation import MIN_SYSTEMS, common_points
-from korean_eval.metaeval.names import PERMUTATION_TESTS, check_choice, grouping_used
+from korean_eval.metaeval.names import PERMUTATION_TESTS, check_choice, computed_statistic, grouping_used
+from korean_eval.metaeval.pdp import pdp_rows, permuted_pdp
 from korean_eval.metaeval.resampling import count_weighted_means, mean_of_defined
 from korean_eval.metaeval.weighted import Counts, weighted_correlations
 
@@ -143,10 +144,12 @@ def permutation_deltas(
     of it (heads: b's copy for the permuted a, a's copy for the permuted b), so every permutation is one row of
     :func:`korean_eval.metaeval.weighted.weighted_correlations` — no re-sorting per permutation. Item grouping
     needs no recomputation at all: an item's correlation is either a's or b's. The identity weighting gives ``δ``,
-    so a permutation equal to the identity reproduces ``δ`` exactly. ``.p_value()`` of the result is the p.
+    so a permutation equal to the identity reproduces ``δ`` exactly. ``.p_value()`` of the result is the p. Grouped
+    ``pdp``: :func:`korean_eval.metaeval.pdp.permuted_pdp` (its pooled sums under the same weights).
     """
     a, b, h, ok = common_points(metric_a, metric_b, human, granularity)
     grouping = grouping_used(granularity, grouping)
+    statistic = computed_statistic(statistic, granularity, grouping)
     za, zb = standardise(a, ok), standardise(b, ok)
     live = live_units(ok)  # one unit per column (or system)
     keep_a_t, keep_b_t, exact = _swap_weights(seed, n_permutations, live.tobytes())
@@ -160,6 +163,8 @@ def permutation_deltas(
         cols = np.concatenate([np.tile(np.arange(n_items), n_sys), n_items + np.tile(np.arange(n_items), n_sys)])
         za, zb, h = za.ravel(), zb.ravel(), h.ravel()
         diff = _pooled(statistic, za, zb, h, keep[0], cols) - _pooled(statistic, za, zb, h, keep[1], cols)
+    elif statistic == "pdp":
+        diff = permuted_pdp(za, zb, h, grouping, keep[0]) - permuted_pdp(za, zb, h, grouping, keep[1])
     elif grouping == "item":
         per_item = np.concatenate(
             [weighted_correlations(za.T, h.T, statistic), weighted_correlations(zb.T, h.T, statistic)]
@@ -198,6 +203,7 @@ def permutation_deltas_wmt(
         return permutation_deltas(metric_a, metric_b, human, statistic, granularity, grouping, n_permutations, seed)
     a, b, h, ok = common_points(metric_a, metric_b, human, granularity)
     grouping = grouping_used(granularity, grouping)
+    statistic = computed_statistic(statistic, granularity, grouping)
     za, zb = standardise(a, ok), standardise(b, ok)
     patterns = swap_patterns(ok.ravel(), n_permutations, seed)
     swaps = np.vstack([np.zeros((1, ok.size), dtype=bool), patterns.swaps]).reshape(-1, *ok.shape)
@@ -233,8 +239,10 @@ def deltas_of_test(
 def _grid_correlations(x: np.ndarray, h: np.ndarray, statistic: str, grouping: str) -> np.ndarray:
     """Segment-level correlation with ``h`` (``(n_systems, n_items)``) of every matrix of ``x`` (``(n_rows,
     n_systems, n_items)``), NaN = absent: over all points (``none``) or the mean of the defined per-item / per-system
-    correlations."""
+    correlations; grouped ``pdp``: :func:`korean_eval.metaeval.pdp.pdp_rows`."""
     n_rows, n_sys, n_items = x.shape
+    if statistic == "pdp":
+        return pdp_rows(x, h, grouping)
     if grouping == "none":
         return weighted_correlations(x.reshape(n_rows, -1), h.ravel(), statistic)
     if grouping == "item":

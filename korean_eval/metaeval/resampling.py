@@ -25,7 +25,8 @@ from collections.abc import Callable
 import numpy as np
 
 from korean_eval.metaeval.correlation import MIN_SYSTEMS
-from korean_eval.metaeval.names import GROUPINGS, check_choice
+from korean_eval.metaeval.names import GROUPINGS, check_choice, computed_statistic
+from korean_eval.metaeval.pdp import bootstrap_pdp
 from korean_eval.metaeval.weighted import (
     Counts,
     check_counts,
@@ -122,8 +123,12 @@ def bootstrap_segment_correlations(
       it is defined (repeated columns counted repeatedly);
     * ``system``: per system, the correlation across items weighted by ``counts[r]``; the mean over the systems
       where it is defined.
+
+    ``pdp`` (grouped): :func:`korean_eval.metaeval.pdp.bootstrap_pdp`, its pooled sums weighted by the counts;
+    ungrouped it is Pearson.
     """
     check_choice("grouping", grouping, GROUPINGS)
+    statistic = computed_statistic(statistic, "segment", grouping)
     metric = np.asarray(metric, dtype=np.float64)
     human = np.asarray(human, dtype=np.float64)
     if metric.shape != human.shape or metric.ndim != 2:
@@ -135,6 +140,8 @@ def bootstrap_segment_correlations(
     if checked.shape[1] != n_items:
         raise ValueError(f"counts must have {n_items} columns, got {checked.shape}")
     weights = Counts(rows=checked)  # both layouts made once, shared by every call below
+    if statistic == "pdp":
+        return bootstrap_pdp(metric, human, grouping, weights)
     if grouping == "none":
         cols = np.tile(np.arange(n_items, dtype=np.int64), n_sys)
         return weighted_correlations(metric.ravel(), human.ravel(), statistic, weights, cols)
@@ -182,6 +189,7 @@ def system_correlations(metric_sys: np.ndarray, human_sys: np.ndarray, statistic
     Row ``b`` is the correlation across the systems with both scores, NaN when fewer than
     :data:`korean_eval.metaeval.correlation.MIN_SYSTEMS` systems have both (or the correlation is undefined).
     """
+    statistic = computed_statistic(statistic, "system", "none")
     xs, ys = rows2d(metric_sys, "metric_sys"), rows2d(human_sys, "human_sys")
     if xs.shape[1] != ys.shape[1] or len({xs.shape[0], ys.shape[0]} - {1}) > 1:
         raise ValueError(f"metric_sys and human_sys must be compatible (rows, systems), got {xs.shape}, {ys.shape}")

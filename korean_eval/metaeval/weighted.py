@@ -17,7 +17,8 @@ import numpy as np
 from korean_eval.metaeval.kernels import correlation_rows, counts_matmul_t, fixed_points_rows
 from korean_eval.metaeval.names import STATISTICS, check_choice
 
-_STAT_CODES = {"pearson": 0, "spearman": 1, "kendall": 2}  # the kernels' statistic codes
+# The kernels' statistic codes; PDP of one point set (one group) is its Pearson r (korean_eval.metaeval.pdp).
+_STAT_CODES = {"pearson": 0, "spearman": 1, "kendall": 2, "pdp": 0}
 
 
 class Counts:
@@ -131,7 +132,7 @@ def _one_point_set(statistic: str, x: np.ndarray, y: np.ndarray, counts: Counts,
     ok = np.isfinite(x) & np.isfinite(y)
     if not ok.all():
         x, y, cols = x[ok], y[ok], cols[ok]
-    if statistic == "pearson":
+    if _STAT_CODES[statistic] == 0:
         return _pearson_fixed_points(x, y, counts, cols)
     if x.size == 0:
         return np.full(counts.shape[0], np.nan)

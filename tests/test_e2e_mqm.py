@@ -1,0 +1,64 @@
+"""MQM ratings in a real browser (``streamlit run app.py``, Playwright, Debian's Chromium): text files and two raters'
+``.seg.rating`` files uploaded on the Data page → the Correlations page draws the human ceiling as a dashed line
+on its bar charts. Screenshot ``correlations-mqm-ceiling.png`` in the test's temporary directory, or in
+``$KOREAN_EVAL_ARTIFACTS`` when set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, idle, require_chromium, upload
+from tests.make_mtme_fixture import LP, texts
+from tests.make_spans_fixture import RATERS, rating_lines
+from tests.test_e2e_browser import BARS, NO_EXCEPTION, _shot, artifacts  # noqa: F401, F811 - a fixture
+
+pytestmark = pytest.mark.browser
+
+
+def _files(folder: Path) -> dict[str, list[Path]]:
+    refs = texts()[1]
+    (folder / "ref.txt").write_text("\n".join(refs["refA"]) + "\n", encoding="utf-8")
+    systems = []
+    for name, lines in texts()[2].items():  # the MT systems (the ratings of the reference copies are excluded)
+        systems.append(folder / f"{name}.txt")
+        systems[-1].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ratings = []
+    for rater in RATERS:
+        ratings.append(folder / f"{LP}.mqm.{rater}.seg.rating")
+        ratings[-1].write_text(rating_lines(rater), encoding="utf-8")
+    return {"ref": [folder / "ref.txt"], "systems": systems, "ratings": ratings}
+
+
+def test_the_ceiling_line_is_drawn_in_the_browser(tmp_path_factory, artifacts):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    require_chromium()
+    files = _files(tmp_path_factory.mktemp("mqm-files"))
+    with AppServer(tmp_path_factory.mktemp("e2e-mqm")) as app, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
+        page.set_default_timeout(180_000)
+        page.goto(f"{app.url}/data")
+        page.get_by_role("heading", name="Data", exact=True).wait_for()
+        idle(page)
+        upload(page, "Reference file(s)", files["ref"])
+        upload(page, "System outputs", files["systems"])
+        ratings = page.locator('[data-testid="stFileUploader"]').filter(has_text="Or error-span ratings")
+        ratings.locator('input[type="file"]').set_input_files([str(f) for f in files["ratings"]])
+        page.wait_for_timeout(2000)  # (names are shortened on screen; "2 rater group(s)" below proves both arrived)
+        idle(page)
+        page.get_by_role("button", name="Use these files").click()
+        page.get_by_text("Every page now shows these data").wait_for()
+        idle(page)
+        assert page.get_by_text("2 rater group(s)").count() >= 1
+        page.get_by_role("link", name="Correlations").click()
+        page.locator(BARS).first.wait_for(timeout=300_000)
+        idle(page, 300)
+        assert page.locator(NO_EXCEPTION).count() == 0
+        assert page.locator(".js-plotly-plot .annotation-text", has_text="human ceiling").count() == 2
+        assert page.get_by_text("Dashed line: the human ceiling").count() == 1
+        shot = _shot(page, artifacts, "correlations-mqm-ceiling", 2000)
+        assert shot.stat().st_size > 50_000
+        browser.close()

@@ -1,0 +1,79 @@
+"""Error spans × Korean categories (korean_eval.spans.categories): each span's Korean category, the MQM × Korean
+table, per-category penalties by hand, and the correlation of a metric with a category's penalty against scipy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from korean_eval.config import EvalConfig
+from korean_eval.data import evalset_from_texts
+from korean_eval.mtme_files import DirTree
+from korean_eval.mtme_load import MtmeOptions, load_mtme
+from korean_eval.pipeline import evaluate
+from korean_eval.spans.attach import attach_ratings
+from korean_eval.spans.categories import (
+    category_correlations,
+    category_penalties,
+    category_table,
+    with_korean_categories,
+)
+from korean_eval.spans.reading import read_ratings
+from tests.make_mtme_fixture import LP
+from tests.make_spans_fixture import write_rating_fixture
+
+
+def small_evalset():
+    es = evalset_from_texts([("ref.txt", "나는 학교에 간다.\n오늘 날씨가 좋다.\n".encode())],
+                            [("sysA.txt", "나는 학교 간다.\n오늘 날씨가 좋다\n".encode())])
+    lines = [
+        'sysA\t{"errors": [{"start": 3, "end": 5, "severity": "Minor", "category": "Fluency/Grammar"},'
+        ' {"start": 0, "end": 2, "severity": "Major", "category": "Accuracy/Mistranslation"},'
+        ' {"start": 0, "end": 99, "severity": "Minor", "category": "Fluency/Grammar"}]}\tr1',
+        'sysA\t{"errors": [{"start": 9, "end": 9, "severity": "Minor", "category": "Fluency/Punctuation"},'
+        ' {"start": 0, "end": 2, "severity": "Minor", "category": "Accuracy/Source", "is_source_error": true}]}\tr1',
+    ]
+    attach_ratings(es, [read_ratings(("\n".join(lines) + "\n").encode(), "r.rating", 2)])
+    return es
+
+
+def test_each_span_gets_its_korean_category_or_a_reason():
+    es = small_evalset()
+    spans = with_korean_categories(es.spans, es.systems, es.seg_ids)
+    assert spans["korean_category"].fillna("-").tolist() == ["content", "content", "-", "omission", "-"]
+    assert spans["korean_reason"].tolist() == ["", "", "offsets do not fit the text", "", "source error"]
+    table = category_table(spans)
+    assert table["spans"].sum() == len(spans)
+    row = table[(table.mqm_category == "Fluency/Grammar") & (table.korean_category == "content")]
+    assert row["examples"].iloc[0] == "학교"
+
+
+def test_category_penalties_by_hand():
+    es = small_evalset()
+    pens = category_penalties(es.spans, es.human_ratings, es.system_names, es.seg_ids)
+    assert set(pens) == {"Accuracy/Mistranslation", "Accuracy/Source", "Fluency/Grammar", "Fluency/Punctuation"}
+    assert pens["Fluency/Grammar"].tolist() == [[2.0, 0.0]]  # two minor errors in segment 0, none in 1
+    assert pens["Accuracy/Mistranslation"].tolist() == [[5.0, 0.0]]
+    assert pens["Fluency/Punctuation"][0] == pytest.approx([0.0, 0.1])
+
+
+def test_correlation_with_a_category_penalty_equals_scipy(tmp_path: Path):
+    folder = write_rating_fixture(tmp_path)
+    es = load_mtme(DirTree(folder), MtmeOptions(lp=LP, human_groups=("mqm.rater1", "mqm.rater2"))).evalset
+    results = evaluate(es, EvalConfig(levels=("char", "word"), metrics=("chrf", "ter"), jobs=1, spa_permutations=0))
+    table = category_correlations(results, es.spans, es.human_ratings, resamples=50, seed=1)
+    assert set(table["mqm_category"]) == {"Accuracy/Mistranslation", "Fluency/Grammar", "Fluency/Punctuation"}
+    penalty = category_penalties(es.spans, es.human_ratings, results.systems, results.seg_ids)["Fluency/Grammar"]
+    for (level, metric), sign in ((("char", "chrf"), 1.0), (("word", "ter"), -1.0)):
+        m = sign * results.segment_matrices[(level, metric)]
+        ok = np.isfinite(m) & np.isfinite(penalty)
+        row = table[(table.level == level) & (table.metric == metric) & (table.mqm_category == "Fluency/Grammar")].iloc[0]
+        assert row.value == pytest.approx(stats.pearsonr(m[ok], -penalty[ok])[0], abs=1e-12)
+        assert row.n == ok.sum() and row.ci_low <= row.value <= row.ci_high
+    spans = with_korean_categories(es.spans, es.systems, es.seg_ids)
+    assert spans["korean_category"].notna().sum() > 0.9 * len(spans)
+    assert isinstance(category_table(spans), pd.DataFrame)

@@ -1,0 +1,59 @@
+"""The Downloads page's paper-ready exports: the LaTeX tables as one zip and the self-contained HTML report, built
+by the library (:mod:`korean_eval.export_latex`, :mod:`korean_eval.export_html`) for the dashboard's settings, with
+the top significance cluster of the Correlations page's headline (:func:`ui.state.top_cluster`) and its 95 %
+bootstrap intervals (:func:`ui.state.correlations_with_ci`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import zipfile
+from dataclasses import dataclass
+
+from korean_eval.export_html import html_report
+from korean_eval.export_latex import latex_tables
+from korean_eval.export_tables import TopClusters, significance_method, top_configs
+from korean_eval.metaeval.names import GRANULARITIES
+from korean_eval.report import run_metadata
+from ui import state
+from ui.state import Context
+
+LATEX_ZIP = "korean-eval-latex.zip"
+REPORT_HTML = "korean-eval-report.html"
+
+
+@dataclass(frozen=True)
+class Exports:
+    """The LaTeX tables zipped (one ``.tex`` per table) and the HTML report, as bytes."""
+
+    latex_zip: bytes
+    report_html: bytes
+
+
+def exports_key(ctx: Context) -> str:
+    """Session-state key of the exports of these results and display settings."""
+    return f"ke_exports|{ctx.key}|{ctx.settings.statistic}|{ctx.settings.grouping}"
+
+
+def _top_clusters(ctx: Context) -> TopClusters:
+    if not ctx.has_human:
+        return TopClusters(method="no significance test: no human scores")
+    configs = {g: top_configs(state.top_cluster(ctx, ctx.settings.statistic, g, ctx.settings.grouping))
+               for g in GRANULARITIES}
+    return TopClusters(configs, significance_method(state.N_RESAMPLES, state.SEED, state.ALPHA))
+
+
+def prepare_exports(ctx: Context) -> Exports:
+    """Both exports for ``ctx`` (the top clusters and intervals computed with progress bars when not cached)."""
+    results = ctx.results
+    if ctx.has_human:
+        results = dataclasses.replace(results, correlations=state.correlations_with_ci(ctx, state.N_RESAMPLES))
+    top = _top_clusters(ctx)
+    statistic, grouping = ctx.settings.statistic, ctx.settings.grouping
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, text in latex_tables(results, top, statistic, grouping).items():
+            zf.writestr(name, text)
+    meta = run_metadata(results, ctx.evalset, {"bootstrap": {"resamples": state.N_RESAMPLES, "seed": state.SEED}})
+    report = html_report(results, ctx.evalset, top, statistic, grouping, meta)
+    return Exports(buf.getvalue(), report.encode("utf-8"))
