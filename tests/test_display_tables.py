@@ -126,3 +126,17 @@ def test_numbers_table_has_a_ci_column_only_with_intervals(results):
     with_ci = views.numbers_table(view.assign(ci_low=0.1, ci_high=0.2))
     assert set(with_ci["95% CI"]) == {"[0.100, 0.200]"}
     assert not any(str(v) in ("None", "nan", "") for v in with_ci.to_numpy().ravel())
+
+
+def test_ceiling_rows_join_the_numbers_as_text(results):
+    numbers = views.numbers_table(views.correlation_view(results, "pearson", "none", agreement=True))
+    rows = pd.DataFrame([{
+        "granularity": "segment", "grouping": "none", "level": "human ceiling", "family": "humans",
+        "metric": "group a vs b", "statistic": "pearson", "value": 0.61234, "95% CI": "n/a (intervals off, or undefined)",
+        "n": 1200, "signature": "",
+    }])
+    table = display_tables.with_ceiling(numbers, rows)
+    assert list(table.columns) == list(numbers.columns) and len(table) == len(numbers) + 1  # no CI column without CIs
+    last = table.iloc[-1]
+    assert (last["level"], last["value"], last["n"], last["signature"]) == ("human ceiling", "0.612", "1,200", "—")
+    assert display_tables.with_ceiling(numbers, None) is numbers
