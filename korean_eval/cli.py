@@ -1,4 +1,4 @@
-"""Command line: ``python -m korean_eval {run,qc,profile,levels}``.
+"""Command line: ``korean-eval {run,qc,profile,levels,mtme-list,app}`` (or ``python -m korean_eval …``).
 
 ``run`` scores systems at token levels with metrics, meta-evaluates them against human scores and writes the tidy
 tables (``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv`` …) into ``--out``.
@@ -10,7 +10,7 @@ pair of a folder in mt-metrics-eval's layout (``--mtme DIR --lp en-ko``, :mod:`k
 documents, per-domain tables too). ``--human-direction lower`` declares human scores lower-is-better. Without any
 input, the bundled sample data is used. Options are checked before any file is read (:mod:`korean_eval.cli_checks`). A
 progress bar goes to stderr, a summary to stdout; bad input exits with status 2 and one line
-``error: <file or option>, line <n>: <problem>``.
+``error: <file or option>, line <n>: <problem>``. ``app`` serves the dashboard (:mod:`korean_eval.cli_app`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+import korean_eval
 from korean_eval.cache import ENV_VAR, open_cache, use_cache_dir
+from korean_eval.cli_app import register_app_command
 from korean_eval.cli_checks import (
     check_input_files,
     check_mqm_weights,
@@ -264,7 +266,8 @@ def levels_command(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m korean_eval", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="korean-eval", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {korean_eval.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="score, meta-evaluate and write the tables")
     add_input_options(run)
@@ -311,6 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_list_command(sub)
     lv = sub.add_parser("levels", help="list token levels, their versions and availability")
     lv.set_defaults(func=levels_command)
+    register_app_command(sub)
     return parser
 
 

@@ -52,6 +52,7 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("lower_is_better", "scores|mtme_metrics"),
     ("human_direction", "human|human_from_table|judgments|mtme|ratings"),
     ("mqm_weights", "ratings|mtme"),
+    ("ratings_seg_offset", "ratings"),
     ("lp", "mtme"),
     ("mtme_set", "mtme"),
     ("mtme_ref", "mtme"),

@@ -34,8 +34,8 @@ from korean_eval.textio import read_input_file
 
 def add_input_options(parser: argparse.ArgumentParser) -> None:
     """The argument groups "texts" (``--ref``, ``--sys``, ``--sys-dir``, ``--table``, ``--table-cols``), "human
-    scores" (``--human``, ``--human-cols``, ``--human-from-table``, ``--ratings``, ``--human-direction``,
-    ``--mqm-weights``) and the raw judgments' quality control
+    scores" (``--human``, ``--human-cols``, ``--human-from-table``, ``--ratings``, ``--ratings-seg-offset``,
+    ``--human-direction``, ``--mqm-weights``) and the raw judgments' quality control
     (:func:`korean_eval.cli_qc.add_qc_options`)."""
     src = parser.add_argument_group("texts")
     src.add_argument("--ref", action="append", metavar="FILE", help="reference file (repeat for several references)")
@@ -50,6 +50,9 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
     hum.add_argument("--ratings", action="append", metavar="FILE", help="error-span ratings, one rater group per file "
                      "(repeatable): an mt-metrics-eval SRC-TGT.NAME.seg.rating file, a Google MQM TSV or an ESA table; "
                      "human scores = the mean over raters per item, their agreement = the human ceiling")
+    hum.add_argument("--ratings-seg-offset", type=int, metavar="N", default=None,
+                     help="added to the integer seg_id of --ratings tables (e.g. -1: a Google MQM TSV numbers "
+                     "segments from 1, text files from 0); written into the human scores' note")
     add_human_direction_option(hum)
     add_mqm_weights_option(hum)
     add_qc_options(parser)
@@ -112,7 +115,8 @@ def _read_inputs(args: argparse.Namespace) -> EvalSet:
         name, data = read_input_file(args.human, "human score")
         attach_human(evalset, data, name, ColumnMap.parse(args.human_cols))
     if getattr(args, "ratings", None):
-        reads = [read_ratings(data, name, evalset.n_segments) for name, data in
+        offset = args.ratings_seg_offset or 0
+        reads = [read_ratings(data, name, evalset.n_segments, offset) for name, data in
                  (read_input_file(path, "ratings") for path in args.ratings)]
         attach_ratings(evalset, reads, parse_weights(args.mqm_weights), args.human_direction == "lower")
     if args.judgments:

@@ -103,7 +103,7 @@ def load_mtme(tree: FileTree, options: MtmeOptions) -> MtmeLoaded:
         evalset.report.note(f"human-scores/{pair.lp}", f"segment-level human scores {', '.join(names)}: using "
                             f"{human} (the first in sorted order); choose another by name")
     if groups or (human is not None and pair.rating_file(human) is not None):
-        _attach_groups(tree, pair, evalset, groups or (human,), options)
+        _attach_groups(tree, pair, evalset, groups or (human,), options, refs)
     elif human is None:
         evalset.report.note(f"human-scores/{pair.lp}", "no segment-level human scores: nothing to correlate with")
     else:
@@ -318,10 +318,12 @@ def _attach_human(tree: FileTree, pair: LanguagePair, evalset: EvalSet, name: st
 
 
 def _attach_groups(
-    tree: FileTree, pair: LanguagePair, evalset: EvalSet, names: Sequence[str], options: MtmeOptions
+    tree: FileTree, pair: LanguagePair, evalset: EvalSet, names: Sequence[str], options: MtmeOptions,
+    refs: tuple[str, ...],
 ) -> None:
-    """Human scores from rating files or several rater groups (:mod:`korean_eval.mtme_ratings`)."""
-    reads, values = rating_groups(tree, pair, evalset, names)
+    """Human scores from rating files or several rater groups (:mod:`korean_eval.mtme_ratings`; ``refs``: the
+    references scored against)."""
+    reads, values = rating_groups(tree, pair, evalset, names, refs)
     lower = bool(values) and human_lower_is_better(names[0], values, options.human_direction)
     attach_ratings(evalset, reads, parse_weights(options.mqm_weights), scores_lower_is_better=lower)
 

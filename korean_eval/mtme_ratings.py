@@ -7,7 +7,9 @@ file gives every judgment's score (ESA: the rater's 0–100 score; the spans sta
 file alone, MQM penalties come from the spans (:mod:`korean_eval.spans.weights`). Several names are merged (mean
 over every judgment per item) and their agreement is the human ceiling (:mod:`korean_eval.spans.ceiling`).
 (:func:`korean_eval.mtme_load.load_mtme` attaches them, with the direction rule of its given scores.) Every file is checked like a score file: unknown systems and a wrong number of lines per system are refused
-with file and line.
+with file and line. Judgments of a system output the evaluation leaves out are excluded with their own reason, not
+as an unknown system: :data:`SCORED_AGAINST` (a reference scored against) or :data:`REFERENCE_COPY` (another
+reference's copy, unless references are evaluated as systems).
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ from korean_eval.spans.reading import check_rating_counts
 from korean_eval.spans.records import Judgment, RatingsRead
 from korean_eval.textio import InputError
 
-__all__ = ["rating_groups"]
+__all__ = ["REFERENCE_COPY", "SCORED_AGAINST", "rating_groups"]
+
+REFERENCE_COPY = "a reference copy, not evaluated as a system"
+SCORED_AGAINST = "the reference scored against, not evaluated as a system"
 
 
 def _from_rating_file(tree: FileTree, pair: LanguagePair, name: str, n_segments: int) -> RatingsRead:
@@ -60,16 +65,29 @@ def _with_scores(tree: FileTree, pair: LanguagePair, name: str, read: RatingsRea
     return out, data.values()
 
 
+def _set_aside_references(read: RatingsRead, evalset: EvalSet, scored_against: Sequence[str]) -> RatingsRead:
+    """``read`` without the judgments of system outputs that are not evaluated (the files are checked: any such
+    output is a reference), each excluded with its line and reason (module docstring)."""
+    kept = []
+    for j in read.judgments:
+        if j.system in evalset.systems:
+            kept.append(j)
+        else:
+            read.excluded.append((j.line, SCORED_AGAINST if j.system in scored_against else REFERENCE_COPY))
+    read.judgments = kept
+    return read
+
+
 def rating_groups(
-    tree: FileTree, pair: LanguagePair, evalset: EvalSet, names: Sequence[str]
+    tree: FileTree, pair: LanguagePair, evalset: EvalSet, names: Sequence[str], scored_against: Sequence[str] = ()
 ) -> tuple[list[RatingsRead], list[float]]:
     """The rater groups ``names`` read (module docstring), and the values of their score files (for the direction
-    rule; empty when every group is a rating file alone)."""
+    rule; empty when every group is a rating file alone). ``scored_against``: the references scored against."""
     reads, values = [], []
     for name in names:
         read = _from_rating_file(tree, pair, name, evalset.n_segments) if pair.rating_file(name) else None
         if pair.human_file(name, "seg") is not None:
             read, found = _with_scores(tree, pair, name, read, evalset)
             values += found
-        reads.append(read)
+        reads.append(_set_aside_references(read, evalset, scored_against))
     return reads, values

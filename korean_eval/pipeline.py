@@ -74,9 +74,8 @@ from korean_eval.collect import (
 )
 from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
+from korean_eval.human_side import HumanScores, human_notes, human_scores, human_system_table
 from korean_eval.metaeval import tidy
-from korean_eval.metaeval.correlation import system_means
-from korean_eval.metaeval.soft_pairwise import HumanPairwise, human_pairwise
 from korean_eval.planning import (
     LevelPlan,
     RunPlan,
@@ -90,7 +89,7 @@ from korean_eval.planning import (
 from korean_eval.result_store import digest, store_result, stored_evaluation
 from korean_eval.results import GIVEN_LEVEL, Results, higher_is_better
 from korean_eval.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
-from korean_eval.spans.ceiling import human_ceiling
+from korean_eval.spans.ceiling import run_ceiling
 from korean_eval.tokenizers import SpmLevel, TokenLevel, get_level, level_availability, package_version
 from korean_eval.workers import POOL_LEVELS, Job, Scheduler, task_tokenize, text_chunks, worker_count
 
@@ -169,18 +168,6 @@ def evaluate(
 # ---- the stage runner ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class HumanScores:
-    """The human scores as the meta-evaluation uses them: ``(systems, segments)`` matrix, per-system scores (the
-    means of the matrix's rows, or the system-level scores given directly when ``declared``), and the human side of
-    the soft pairwise accuracy (None when it is off or there are no human scores)."""
-
-    matrix: np.ndarray
-    system_means: np.ndarray
-    pairwise: HumanPairwise | None = None
-    declared: bool = False
-
-
 @dataclass
 class StartedLevel:
     """One level after the tokenise stage: its tokens and ``token_stats`` row, the plan of its pairs, and the
@@ -207,13 +194,7 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     run = plan_run(evalset, config)  # 1. plan
     ticker = Ticker(progress, run.steps)
     sched = make_scheduler(config)
-    systems, seg_ids = evalset.system_names, evalset.seg_ids
-    human = tidy.human_matrix(evalset.human, systems, seg_ids)
-    declared = evalset.human_system is not None
-    human_sys = tidy.declared_system_scores(evalset.human_system, systems) if declared else system_means(human)
-    with_spa = config.spa_permutations > 0 and bool(np.isfinite(human).any())
-    pairwise = human_pairwise(human, config.spa_permutations, config.seed) if with_spa else None
-    humans = HumanScores(human, human_sys, pairwise, declared)
+    humans = human_scores(evalset, config)
     # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
     started = tokenise_and_start_scoring(run, evalset, config, cache, sched, ticker)
     # 3.-5. per level × metric: score → collect → meta-evaluate; then the user's own scores: collect → meta-evaluate
@@ -223,15 +204,9 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     finished += [finish_cell(cell, evalset, humans, config) for cell in given]
     ticker.report("meta-evaluation")
     notes = [started[lv].tokenised.fallback_note for lv in run.levels if started[lv].tokenised.fallbacks] + notes
-    if evalset.human is None:
-        notes.append("no human scores: correlations and rankings against humans are empty")
-    if declared:
-        notes.append("system-level human scores are the ones given at system level (not the mean of segment scores):"
-                     " system-level correlations, rankings and pairwise accuracy use them")
+    notes += human_notes(evalset)
     scored = [[s for s, _ in cells] for cells in per_level]
     results = assemble(evalset, run, started, scored, finished, sched.seconds, humans, config, notes)
-    if results.human_ceiling is not None and results.human_ceiling.empty:
-        results.notes.append("no human ceiling: no two raters (or rater groups) rated a shared item")
     ticker.report("done", 1.0)
     return results
 
@@ -296,6 +271,7 @@ def assemble(
         worker_seconds,
     )
     cells = [s for level_cells in scored for s in level_cells]
+    ceiling, ceiling_notes = run_ceiling(evalset.human_ratings, evalset.system_names, evalset.seg_ids, config.as_dict())
     return Results(
         segment_scores=segment_table([f.rows for f in finished]),
         system_scores=system_table([f.rows for f in finished]),
@@ -313,21 +289,12 @@ def assemble(
         human_matrix=humans.matrix,
         human_system=humans.system_means if humans.declared else None,
         settings=config.as_dict(),
-        notes=notes,
+        notes=notes + ceiling_notes,
         tokens={lv: started[lv].tokenised.tokens for lv in run.levels},
         human_ratings=evalset.human_ratings,
-        human_ceiling=ceiling_table(evalset, config),
+        human_ceiling=ceiling,
         spans=evalset.spans,
     )
-
-
-def ceiling_table(evalset: EvalSet, config: EvalConfig) -> pd.DataFrame | None:
-    """The human ceiling of ``evalset``'s ratings (:func:`korean_eval.spans.ceiling.human_ceiling`, no intervals),
-    or None without ratings."""
-    if evalset.human_ratings is None:
-        return None
-    return human_ceiling(evalset.human_ratings, evalset.system_names, evalset.seg_ids, config.statistics,
-                         config.groupings, spa_permutations=config.spa_permutations, spa_seed=config.seed)
 
 
 # ---- tokenise --------------------------------------------------------------------------------------------------
@@ -484,16 +451,3 @@ def correlation_table(rows: list[dict], config: EvalConfig) -> pd.DataFrame:
     )
     return correlations
 
-
-def human_system_table(systems: list[str], humans: HumanScores) -> pd.DataFrame:
-    """The ``human_systems`` table: each system's human score (``human_mean``: the mean over its scored segments, or
-    the system-level score given directly), its rank and how many segments were scored."""
-    human, human_sys = humans.matrix, humans.system_means
-    return pd.DataFrame(
-        {
-            "system": systems,
-            "human_mean": human_sys,
-            "human_rank": tidy.rank(human_sys),
-            "n_scored": np.isfinite(human).sum(axis=1),
-        }
-    )

@@ -10,7 +10,9 @@ from pathlib import Path
 from korean_eval.data import EvalSet, evalset_from_texts
 from korean_eval.table_inputs import attach_human
 
-SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
+_PACKAGE = Path(__file__).resolve().parent
+# an installed copy has the sample inside the package (pyproject.toml: korean_eval.sample_data); a checkout beside it
+SAMPLE_DIR = _PACKAGE / "sample_data" if (_PACKAGE / "sample_data").is_dir() else _PACKAGE.parent / "sample_data"
 SAMPLE_NOTE = "Sample data: human scores are SIMULATED from the errors each system makes (sample_data/README.md)."
 
 

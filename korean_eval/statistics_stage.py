@@ -94,13 +94,10 @@ def compute_statistics(results: Results, settings: StatisticsSettings) -> Statis
         "system_pairs.csv": system_pairs_table(results, n_resamples=n, seed=seed),
     }
     if results.human_ratings is not None:
-        from korean_eval.spans.ceiling import human_ceiling
+        from korean_eval.spans.ceiling import run_ceiling
 
-        config = results.settings
-        tables["human_ceiling.csv"] = human_ceiling(
-            results.human_ratings, results.systems, results.seg_ids, config["statistics"], config["groupings"],
-            resamples=n, seed=seed, spa_permutations=config["spa_permutations"], spa_seed=config["seed"],
-        )
+        tables["human_ceiling.csv"], _ = run_ceiling(results.human_ratings, results.systems, results.seg_ids,
+                                                     results.settings, resamples=n, seed=seed)
     return StatisticsTables(with_ci, tables)
 
 

@@ -123,7 +123,7 @@ def _texts_panel() -> None:
     human = c3.file_uploader("Human scores (system, seg_id, score)", type=TABLE_TYPES, key="up_human")
     given = c4.file_uploader("Your own metric scores (system, seg_id, one column per metric)", type=TABLE_TYPES, key="up_given")
     src = c5.file_uploader("Source file (optional)", key="up_src")
-    ratings, weights = ratings_inputs("txt")
+    ratings, weights, offset = ratings_inputs("txt")
     st.caption("seg_id of text files is the 0-based line number.")
     given_directions = _directions(given)
     if st.button("Use these files", type="primary", disabled=not (refs and systems), key="use_texts"):
@@ -138,6 +138,7 @@ def _texts_panel() -> None:
                 max_bytes=LIMIT,
                 ratings=[Upload.of(f) for f in ratings or []],
                 mqm_weights=weights,
+                ratings_seg_offset=offset,
             ),
             f"{refs[0].name} + {len(systems)} system file{'s' if len(systems) > 1 else ''}",
             given_directions,
@@ -183,6 +184,7 @@ def _table_panel() -> None:
         c7, c8 = st.columns(2)
         human = c7.file_uploader("Or a separate human-score file (system, seg_id, score)", type=TABLE_TYPES, key="up_human_t")
         given = c8.file_uploader("Your own metric scores (optional)", type=TABLE_TYPES, key="up_given_t")
+        ratings, weights, offset = ratings_inputs("table")
         given_directions = _directions(given)
         roles = TableRoles(
             system=sys_col,
@@ -194,7 +196,10 @@ def _table_panel() -> None:
         )
         if st.button("Use this table", type="primary", key="use_table"):
             _apply(
-                lambda: build_from_table(up, roles, _upload(human), _upload(given), max_bytes=LIMIT), up.name, given_directions
+                lambda: build_from_table(up, roles, _upload(human), _upload(given), max_bytes=LIMIT,
+                                         ratings=[Upload.of(f) for f in ratings], mqm_weights=weights,
+                                         ratings_seg_offset=offset),
+                up.name, given_directions,
             )
 
 

@@ -74,3 +74,63 @@ def test_the_lens_page_shows_the_category_tables(archive: bytes):
     table = next(f for f in tables(at) if "korean category" in f.columns and "examples" in f.columns)
     assert {"content", "particle"} & set(table["korean category"])
     assert table["spans"].str.replace(",", "").astype(int).sum() > 100
+
+
+def _text_files(at, refs: list[str], hyps: dict[str, list[str]]) -> None:
+    at.file_uploader(key="up_refs").set_value([("ref.txt", ("\n".join(refs) + "\n").encode(), "text/plain")])
+    at.file_uploader(key="up_systems").set_value(
+        [(f"{n}.txt", ("\n".join(v) + "\n").encode(), "text/plain") for n, v in hyps.items()])
+
+
+def test_a_google_tsv_beside_text_files_names_the_offset_then_uses_it():
+    from tests.test_spans_seg_offset import HYPS, REF, google_tsv
+
+    at = data_page()
+    _text_files(at, REF, HYPS)
+    at.file_uploader(key="up_ratings_txt").set_value([("mqm.tsv", google_tsv(), "text/tab-separated-values")])
+    at.run()
+    at.button(key="use_texts").click().run()
+    assert_handled(at, r"6 of 8 judgment\(s\).*“seg_id offset of the ratings” -1", evaluate=False)
+    at.number_input(key="ratings_seg_offset_txt").set_value(-1).run()
+    at.button(key="use_texts").click().run()
+    assert_handled(at, r"seg_id offset added to the ratings' ids \(mqm.tsv: -1\)", evaluate=False)
+    evalset = at.session_state[state.EVALSET_KEY]
+    assert evalset.report.excluded_frame().empty and len(evalset.human_ratings) == 8
+
+
+def _long_table(first: int) -> bytes:
+    from tests.test_spans_seg_offset import HYPS, REF
+
+    rows = ["system,seg_id,hyp,ref"]
+    rows += [f"{name},{i + first},{hyp},{REF[i]}" for name, hyps in HYPS.items() for i, hyp in enumerate(hyps)]
+    return ("\n".join(rows) + "\n").encode()
+
+
+def test_ratings_beside_one_long_table():
+    from tests.test_spans_seg_offset import google_tsv
+
+    at = data_page()
+    at.segmented_control(key="data_mode").set_value("One long table").run()
+    at.file_uploader(key="up_table").set_value(("long.csv", _long_table(0), "text/csv"))
+    at.run()
+    at.file_uploader(key="up_ratings_table").set_value([("mqm.tsv", google_tsv(), "text/tab-separated-values")])
+    at.number_input(key="ratings_seg_offset_table").set_value(-1)
+    at.run()
+    at.button(key="use_table").click().run()
+    assert_handled(at, r"mqm-weights:major=5", r"seg_id offset added to the ratings' ids \(mqm.tsv: -1\)",
+                   evaluate=False)
+    evalset = at.session_state[state.EVALSET_KEY]
+    assert evalset.report.excluded_frame().empty and len(evalset.human_ratings) == 8
+
+
+def test_ratings_with_a_human_score_column_are_refused():
+    from korean_eval.data import InputError
+    from tests.test_spans_seg_offset import google_tsv
+    from ui.inputs import TableRoles, Upload, build_from_table
+
+    roles = TableRoles(system="system", seg_id=("seg_id",), hyp="hyp", ref=("ref",), score="ref")
+    with pytest.raises(InputError, match="human score column 'ref' or error-span ratings, not both"):
+        build_from_table(Upload("long.csv", _long_table(1)), roles, ratings=[Upload("mqm.tsv", google_tsv())])
+    plain = TableRoles(system="system", seg_id=("seg_id",), hyp="hyp", ref=("ref",))
+    evalset = build_from_table(Upload("long.csv", _long_table(1)), plain, ratings=[Upload("mqm.tsv", google_tsv())])
+    assert len(evalset.human_ratings) == 8  # a table numbered from 1 needs no offset

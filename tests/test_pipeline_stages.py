@@ -14,9 +14,9 @@ from korean_eval.cache import DiskCache, NullCache
 from korean_eval.collect import Cell, collect_cell, segment_table, system_table, timing_table, token_stats_row
 from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
+from korean_eval.human_side import HumanScores
 from korean_eval.metrics import make_metric
 from korean_eval.pipeline import (
-    HumanScores,
     Ticker,
     evaluate,
     given_cells,

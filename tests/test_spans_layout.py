@@ -13,6 +13,7 @@ from korean_eval.config import EvalConfig
 from korean_eval.mtme_files import DirTree
 from korean_eval.mtme_layout import describe, scan
 from korean_eval.mtme_load import MtmeOptions, load_mtme
+from korean_eval.mtme_ratings import REFERENCE_COPY, SCORED_AGAINST
 from korean_eval.pipeline import evaluate
 from korean_eval.textio import InputError
 from tests.make_mtme_fixture import LP, NO_TRANSLATION_AT, all_outputs, texts
@@ -44,8 +45,20 @@ def test_one_rating_file_scores_equal_the_hand_computation(folder: Path):
     got = {(r.system, r.seg_id): r.score_raw for r in es.human.itertuples()}
     assert got == pytest.approx(expected) and es.human_lower_is_better
     assert (es.human["score"] == -es.human["score_raw"]).all()
-    assert {e.reason for e in es.report.excluded} == {"unknown system"}  # the reference copies' lines, counted
+    reasons = es.report.excluded_frame().groupby("reason").size().to_dict()  # the references' lines, counted
+    assert reasons == {SCORED_AGAINST: rated_lines("rater1", "refA"), REFERENCE_COPY: rated_lines("rater1", "refB")}
     assert loaded.human == "mqm.rater1" and set(es.human_ratings["rater"]) == {"rater1"}
+
+
+def rated_lines(rater: str, system: str) -> int:
+    k = list(all_outputs()).index(system)
+    return sum(rated(rater, k, i) for i in range(len(all_outputs()[system])))
+
+
+def test_reference_copies_rated_become_systems_when_asked(folder: Path):
+    es = load_mtme(DirTree(folder), MtmeOptions(lp=LP, human="mqm.rater1", refs_as_systems=True)).evalset
+    assert set(es.report.excluded_frame()["reason"]) == {SCORED_AGAINST}
+    assert "refB" in set(es.human_ratings["system"]) and "refA" not in set(es.human_ratings["system"])
 
 
 def test_two_raters_merged_and_their_ceiling_in_results(folder: Path):

@@ -81,26 +81,38 @@ def build_from_texts(
     max_bytes: int | None = None,
     ratings: Sequence[Upload] = (),
     mqm_weights: str | None = None,
+    ratings_seg_offset: int = 0,
 ) -> EvalSet:
     """Reference file(s) + one file per system (+ human scores, own metric scores, sources, error-span ratings)
     → EvalSet.
 
-    ``ratings``: one rater group per file (:func:`korean_eval.spans.reading.read_ratings`; MQM penalties with
-    ``mqm_weights``, :func:`korean_eval.spans.weights.parse_weights`), instead of ``human``.
+    ``ratings``: one rater group per file, instead of ``human`` (:func:`with_ratings`).
     ``max_bytes``: refuse any file bigger than this first (:func:`check_sizes`)."""
     check_sizes([*refs, *systems, human, given, src, *ratings], max_bytes)
-    if ratings and human is not None:
-        raise kdata.InputError(human.name, "give human scores or error-span ratings, not both (one would be ignored)")
+    _check_one_human(ratings, human)
     evalset = evalset_from_texts(
         [(u.name, u.data) for u in refs],
         [(u.name, u.data) for u in systems],
         system_names=list(names) if names is not None else None,
         src=(src.name, src.data) if src is not None else None,
     )
-    if ratings:
-        reads = [read_ratings(u.data, u.name, evalset.n_segments) for u in ratings]
-        attach_ratings(evalset, reads, parse_weights(mqm_weights))
+    with_ratings(evalset, ratings, mqm_weights, ratings_seg_offset)
     return _attach(evalset, human, given)
+
+
+def _check_one_human(ratings: Sequence[Upload], human: Upload | None) -> None:
+    if ratings and human is not None:
+        raise kdata.InputError(human.name, "give human scores or error-span ratings, not both (one would be ignored)")
+
+
+def with_ratings(evalset: EvalSet, ratings: Sequence[Upload], mqm_weights: str | None, seg_offset: int = 0) -> EvalSet:
+    """``evalset`` with the error-span ``ratings`` (one rater group per file,
+    :func:`korean_eval.spans.reading.read_ratings`; their integer seg_ids + ``seg_offset``) as its human scores (MQM
+    penalties with ``mqm_weights``, :func:`korean_eval.spans.weights.parse_weights`); unchanged without ratings."""
+    if ratings:
+        reads = [read_ratings(u.data, u.name, evalset.n_segments, seg_offset) for u in ratings]
+        attach_ratings(evalset, reads, parse_weights(mqm_weights))
+    return evalset
 
 
 def build_from_scores(given: Upload, human: Upload, max_bytes: int | None = None) -> EvalSet:
@@ -158,9 +170,17 @@ def build_from_table(
     human: Upload | None = None,
     given: Upload | None = None,
     max_bytes: int | None = None,
+    ratings: Sequence[Upload] = (),
+    mqm_weights: str | None = None,
+    ratings_seg_offset: int = 0,
 ) -> EvalSet:
-    """One long table (system, seg_id, hyp, ref [, src, human score]) → EvalSet; a separate human file wins."""
-    check_sizes([upload, human, given], max_bytes)
+    """One long table (system, seg_id, hyp, ref [, src, human score]) → EvalSet; a separate human file wins.
+    ``ratings``: error-span ratings instead of a human-score file or column (:func:`with_ratings`)."""
+    check_sizes([upload, human, given, *ratings], max_bytes)
+    _check_one_human(ratings, human)
+    if ratings and roles.score:
+        raise kdata.InputError(upload.name, f"give the human score column {roles.score!r} or error-span ratings, not "
+                               "both (one would be ignored)")
     if not roles.seg_id:
         raise kdata.InputError(upload.name, "pick at least one seg_id column")
     if not roles.ref:
@@ -170,6 +190,7 @@ def build_from_table(
     if twice:
         raise kdata.InputError(upload.name, f"column(s) {', '.join(twice)} picked for two roles; each column has one role")
     evalset = evalset_from_table(upload.data, upload.name, roles.column_map(), human_col=roles.score)
+    with_ratings(evalset, ratings, mqm_weights, ratings_seg_offset)
     return _attach(evalset, human, given)
 
 

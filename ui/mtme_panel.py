@@ -17,6 +17,7 @@ import streamlit as st
 from korean_eval.data import EvalSet, InputError
 from korean_eval.mtme_layout import LanguagePair, MtmeContents, describe, metric_references
 from korean_eval.mtme_load import HUMAN_DIRECTIONS, MtmeOptions
+from korean_eval.spans.seg_offset import OFFSET_LABEL
 from korean_eval.spans.weights import DEFAULT_WEIGHTS
 from ui import directions
 from ui.inputs import Upload, build_from_mtme, mtme_contents
@@ -24,6 +25,8 @@ from ui.widgets import input_error
 
 WEIGHTS_HELP = ("severity[/category]:weight, the most specific match per error, and cap:N per segment; default: "
                 "Freitag et al. (2021), as mt-metrics-eval's score_mqm.py. Shown in the human scores' note.")
+OFFSET_HELP = ("Added to the integer seg_id of a ratings table: -1 for a Google MQM TSV (numbered from 1) with text "
+               "files (numbered from 0). Shown in the human scores' note.")
 DIRECTION_LABELS = {
     "auto": "auto (MQM penalties ≥ 0: lower is better; otherwise higher)",
     "higher": "higher is better",
@@ -67,13 +70,15 @@ def _choices(pair: LanguagePair, key: str) -> MtmeOptions:
                        mqm_weights=weights)
 
 
-def ratings_inputs(key: str) -> tuple[list, str]:
-    """An uploader of error-span ratings (one rater group per file) and the MQM weights."""
-    r1, r2 = st.columns([3, 2])
+def ratings_inputs(key: str) -> tuple[list, str, int]:
+    """An uploader of error-span ratings (one rater group per file), the MQM weights and the seg_id offset of the
+    ratings (:mod:`korean_eval.spans.seg_offset`)."""
+    r1, r2, r3 = st.columns([3, 2, 1])
     files = r1.file_uploader("Or error-span ratings (MQM/ESA): mt-metrics-eval .seg.rating, Google MQM TSV or ESA "
                              "table; several files = rater groups", accept_multiple_files=True, key=f"up_ratings_{key}")
     weights = r2.text_input("MQM weights", value=DEFAULT_WEIGHTS, key=f"mqm_weights_{key}", help=WEIGHTS_HELP)
-    return list(files or []), weights
+    offset = r3.number_input(OFFSET_LABEL, value=0, step=1, key=f"ratings_seg_offset_{key}", help=OFFSET_HELP)
+    return list(files or []), weights, int(offset)
 
 
 def mtme_panel(limit: int, apply: Callable[[Callable[[], EvalSet], str], None]) -> None:

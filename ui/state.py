@@ -409,13 +409,11 @@ def human_ceiling(ctx: Context, with_ci: bool = False):
     res = ctx.results
     if res.human_ceiling is None or not with_ci:
         return res.human_ceiling
-    from korean_eval.spans.ceiling import human_ceiling as compute
+    from korean_eval.spans.ceiling import run_ceiling
 
-    cfg = res.settings
     return _cached_stat(
         _stats_key(ctx, "human_ceiling"), f"Bootstrapping the human ceiling ({N_RESAMPLES} resamples)…", "human_ceiling",
-        lambda: compute(res.human_ratings, res.systems, res.seg_ids, cfg["statistics"], cfg["groupings"],
-                        resamples=N_RESAMPLES, seed=SEED, spa_permutations=cfg["spa_permutations"], spa_seed=cfg["seed"]),
+        lambda: run_ceiling(res.human_ratings, res.systems, res.seg_ids, res.settings, N_RESAMPLES, SEED)[0],
     )
 
 

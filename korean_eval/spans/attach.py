@@ -17,7 +17,9 @@ file, or a layout name such as ``esa-human1``) and sets:
 
 Excluded with file, line and reason: judgments of an unknown system or segment or without a hypothesis, a second
 judgment of an item by the same rater of a group, an error whose severity has no weight, an ESA judgment without a
-segment score. MQM and ESA groups are not merged with each other (InputError).
+segment score. MQM and ESA groups are not merged with each other (InputError). A file whose seg_ids would match
+with a seg_id offset one more or one less gets a note (or, when nothing is usable, the error) naming the option
+(:func:`korean_eval.spans.seg_offset.offset_hint`); an offset given is written into ``evalset.human_note``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import pandas as pd
 
 from korean_eval.data import EvalSet
 from korean_eval.spans.records import ErrorSpan, Judgment, RatingsRead
+from korean_eval.spans.seg_offset import offset_hint
 from korean_eval.spans.weights import MqmWeights, error_problem, error_weight, judgment_penalty, parse_weights
 from korean_eval.table_inputs import attach_human_frame, declare_human_lower_is_better
 from korean_eval.textio import InputError, line_list
@@ -130,14 +133,17 @@ def attach_ratings(
     lower = kind == "mqm" or scores_lower_is_better
     rows, spans = [], []
     position = {s: i for i, s in enumerate(evalset.seg_ids)}
+    hints = {r.name: offset_hint(r, position) for r in reads}
     for read in reads:
+        if hints[read.name]:
+            evalset.report.note(read.name, hints[read.name])
         for j in _usable(read, evalset, weights):
             raw = judgment_penalty(j, weights) if kind == "mqm" else float(j.score)
             rows.append((j.system, j.seg_id, j.group, j.rater, -raw if lower else raw, raw, j.file, j.line))
             spans += [_span_row(e, j, weights, evalset, position) for e in j.errors]
     names = ", ".join(r.name for r in reads)
     if not rows:
-        raise InputError(names, "no usable rating (see the excluded rows)")
+        raise InputError(names, "; ".join(["no usable rating (see the excluded rows)", *filter(None, hints.values())]))
     ratings = pd.DataFrame(rows, columns=RATING_COLUMNS)
     attach_human_frame(evalset, ratings[["system", "seg_id"]].assign(score=ratings["score_raw"]), names)
     evalset.human_ratings = ratings
@@ -149,6 +155,9 @@ def attach_ratings(
     else:
         evalset.human_note = f"segment scores given with the ratings ({', '.join(r.group for r in reads)}), mean " \
                              "over raters per item"
+    shifted = [f"{r.name}: {r.seg_offset:+d}" for r in reads if r.seg_offset]
+    if shifted:
+        evalset.human_note += f"; seg_id offset added to the ratings' ids ({', '.join(shifted)})"
     if len(evalset.spans):
         _report_fit(evalset, evalset.spans)
     groups = ratings.groupby("group", sort=False)["rater"].nunique()

@@ -20,7 +20,7 @@ ceiling is agreeing with the average rater better than raters agree with each ot
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,11 +38,14 @@ from korean_eval.metaeval.resampling import (
 from korean_eval.metaeval.soft_pairwise import human_pairwise
 from korean_eval.metaeval.tidy import CORRELATION_COLUMNS, correlation_rows, human_matrix, pairwise_rows
 
-__all__ = ["CEILING_COLUMNS", "MEAN_ROW", "ceiling_units", "human_ceiling", "reference_rows"]
+__all__ = ["CEILING_COLUMNS", "MEAN_ROW", "NO_CEILING_NOTE", "ceiling_units", "human_ceiling", "reference_rows",
+           "run_ceiling"]
 
 CEILING_COLUMNS = ["comparison", "unit", "versus", *[c for c in CORRELATION_COLUMNS if c not in ("level", "metric")]]
 #: The ``comparison`` of the rows averaging the leave-one-out comparisons.
 MEAN_ROW = "mean over units"
+#: The run's note when there are ratings but no ceiling.
+NO_CEILING_NOTE = "no human ceiling: no two raters (or rater groups) rated a shared item"
 
 
 def ceiling_units(ratings: pd.DataFrame) -> tuple[str, dict[str, pd.DataFrame]]:
@@ -130,6 +133,19 @@ def human_ceiling(
     if len(frames) > 2:
         table = pd.concat([table, _mean_rows(table)], ignore_index=True)
     return table
+
+
+def run_ceiling(
+    ratings: pd.DataFrame | None, systems: Sequence[str], seg_ids: Sequence[str], settings: Mapping,
+    resamples: int = 0, seed: int = 12345,
+) -> tuple[pd.DataFrame | None, list[str]]:
+    """:func:`human_ceiling` with a run's settings (``EvalConfig.as_dict()``, ``Results.settings``: its statistics,
+    groupings, SPA permutations and seed), and the run's notes on it; ``(None, [])`` without ratings."""
+    if ratings is None:
+        return None, []
+    table = human_ceiling(ratings, systems, seg_ids, settings["statistics"], settings["groupings"], resamples=resamples,
+                          seed=seed, spa_permutations=settings["spa_permutations"], spa_seed=settings["seed"])
+    return table, [NO_CEILING_NOTE] if table.empty else []
 
 
 def _mean_rows(table: pd.DataFrame) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from korean_eval.spans.esa import ESA_COLUMNS, read_esa_table
 from korean_eval.spans.mqm_tsv import REQUIRED_COLUMNS, read_mqm_tsv
 from korean_eval.spans.rating_file import read_rating_file
 from korean_eval.spans.records import RatingsRead
+from korean_eval.spans.seg_offset import apply_seg_offset
 from korean_eval.tables import read_table
 from korean_eval.textio import InputError
 
@@ -44,17 +45,18 @@ def check_rating_counts(counts: dict[str, list[int]], n_segments: int, name: str
                              "per segment of the source, in order); its last one is on this line", line=lines[-1])
 
 
-def read_ratings(data: bytes, name: str, n_segments: int) -> RatingsRead:
+def read_ratings(data: bytes, name: str, n_segments: int, seg_offset: int = 0) -> RatingsRead:
     """Read ``data`` (file ``name``) as one rater group (module docstring); ``n_segments``: the evaluation set's
-    segments (a rating file is positional)."""
+    segments (a rating file is positional); ``seg_offset``: added to a table's integer seg_ids
+    (:func:`korean_eval.spans.seg_offset.apply_seg_offset`)."""
     group = group_name(name)
     if name.endswith(".rating"):
         read, counts = read_rating_file(data, name, group)
         check_rating_counts(counts, n_segments, name)
-        return read
+        return apply_seg_offset(read, seg_offset, positional=True)
     columns = set(read_table(data, name).columns)
     if {"category", "severity", "target"} <= columns:
-        return read_mqm_tsv(data, name, group)
+        return apply_seg_offset(read_mqm_tsv(data, name, group), seg_offset)
     if "score" in columns:
-        return read_esa_table(data, name, group)
+        return apply_seg_offset(read_esa_table(data, name, group), seg_offset)
     raise InputError(name, f"not a ratings file; give {FORMATS}")

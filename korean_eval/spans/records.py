@@ -71,7 +71,8 @@ class Judgment:
 @dataclass
 class RatingsRead:
     """A ratings file read: its group name, its kind (``mqm`` from spans, ``esa`` with segment scores), every
-    usable judgment, and the rows excluded as ``(line, reason)``; ``notes`` on decoding and counts."""
+    usable judgment, and the rows excluded as ``(line, reason)``; ``notes`` on decoding and counts; ``seg_offset``:
+    the offset added to its seg_ids (:mod:`korean_eval.spans.seg_offset`)."""
 
     name: str
     group: str
@@ -79,6 +80,7 @@ class RatingsRead:
     judgments: list[Judgment] = field(default_factory=list)
     excluded: list[tuple[int | None, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    seg_offset: int = 0
 
     def spans(self) -> list[ErrorSpan]:
         """Every error span of every judgment, in file order."""

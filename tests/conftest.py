@@ -1,0 +1,47 @@
+"""The tests keep every cache in a temporary directory of the test session, never in the user's home.
+
+korean-eval's cache (``$KOREAN_EVAL_CACHE_DIR``, else platformdirs' ``~/.cache/korean-eval``) holds tokens,
+statistics and stored results, and numba's compiled kernels go to ``$NUMBA_CACHE_DIR`` (else ``<cache>/numba``,
+:func:`korean_eval.cache.configure_numba_cache`). Both places are fixed when :mod:`korean_eval` is imported, which
+test modules do when they are collected, so this file sets the environment when pytest loads it, before any test
+module. One directory per session: pytest-xdist's workers inherit it from the controller, which loads this file
+first; each worker gets a korean-eval cache of its own (no test sees another process's stored results), while the
+compiled kernels are shared (numba writes its cache files atomically; each process would otherwise compile every
+kernel again). ``XDG_CACHE_HOME``, ``MPLCONFIGDIR`` and the Hypothesis example database (otherwise ``.hypothesis/``
+in the working directory) go there too; subprocesses of the tests inherit the environment. The process that made
+the directory removes it at the end. tests/test_no_home_writes.py checks that a pipeline run with these settings
+leaves the home directory untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+ROOT_VAR = "KOREAN_EVAL_TEST_CACHE_ROOT"
+_OWNER = ROOT_VAR not in os.environ  # this process made the directory (the xdist controller, or a plain run)
+TEST_CACHE_ROOT = Path(os.environ.get(ROOT_VAR) or tempfile.mkdtemp(prefix="korean-eval-tests-"))
+_PROCESS = os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+os.environ.update(
+    {
+        ROOT_VAR: str(TEST_CACHE_ROOT),
+        "KOREAN_EVAL_CACHE_DIR": str(TEST_CACHE_ROOT / f"korean-eval-{_PROCESS}"),
+        "NUMBA_CACHE_DIR": str(TEST_CACHE_ROOT / "numba"),
+        "XDG_CACHE_HOME": str(TEST_CACHE_ROOT / "xdg-cache"),
+        "MPLCONFIGDIR": str(TEST_CACHE_ROOT / "matplotlib"),
+    }
+)
+
+settings.register_profile("korean-eval-tests", database=DirectoryBasedExampleDatabase(TEST_CACHE_ROOT / "hypothesis"))
+settings.load_profile("korean-eval-tests")
+
+
+def pytest_unconfigure(config) -> None:
+    if _OWNER:
+        shutil.rmtree(TEST_CACHE_ROOT, ignore_errors=True)

@@ -1,0 +1,63 @@
+"""Tests write nothing into the user's home directory (issue: a 31 MB ``~/.cache/korean-eval`` appeared).
+
+tests/conftest.py points korean-eval's cache, numba's compiled kernels, ``XDG_CACHE_HOME`` and the Hypothesis
+database at a temporary directory. Here a pipeline that touches every kind of library that could write a cache —
+Kiwi's model, KoNLPy's JVM (Okt, when Java is there), SentencePiece training, numba's TER kernels, the persistent
+cache — runs in a subprocess with the tests' environment and ``HOME`` pointed at an empty directory,
+which must stay empty. The second test shows that the check can fail: without the tests' settings the same CLI
+writes its cache under ``HOME`` (platformdirs' user cache directory).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from korean_eval.tokenizers import available_levels
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data"
+
+
+def _run_cli(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    argv = ["run", "--ref", str(SAMPLE / "ref.txt"), "--sys", str(SAMPLE / "systems" / "sys_weak.txt"),
+            "--sys", str(SAMPLE / "systems" / "sys_strong.txt"), "--human", str(SAMPLE / "human.tsv"),
+            "--quiet", "--out", str(tmp_path / "out"), *args]
+    env = {**env, "PYTHONPATH": str(ROOT)}  # the checkout's package, run from tmp_path (relative writes land there)
+    return subprocess.run([sys.executable, "-m", "korean_eval", *argv], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=900)
+
+
+def _files_under(directory: Path) -> list[str]:
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*"))
+
+
+@pytest.mark.slow
+def test_a_pipeline_with_the_test_settings_writes_nothing_under_home(tmp_path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    levels = [lv for lv in ("word", "kiwi", "okt", "spm", "jamo") if lv in available_levels()]
+    env = {**os.environ, "HOME": str(home)}
+    result = _run_cli(tmp_path, env, "--levels", ",".join(levels), "--metrics", "bleu,chrf,ter",
+                      "--bootstrap", "10", "--spa-permutations", "0")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert _files_under(home) == []
+    # where the writes went instead (tests/conftest.py)
+    assert (Path(os.environ["KOREAN_EVAL_CACHE_DIR"]) / "cache-v1.sqlite").is_file()
+    assert any(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("ter_kernels.*.nbi"))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="platformdirs follows HOME/XDG_CACHE_HOME on Linux")
+def test_without_the_test_settings_the_cache_goes_under_home(tmp_path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("KOREAN_EVAL_CACHE_DIR", "XDG_CACHE_HOME", "NUMBA_CACHE_DIR")}
+    env["HOME"] = str(home)
+    result = _run_cli(tmp_path, env, "--levels", "word", "--metrics", "bleu", "--bootstrap", "0",
+                      "--spa-permutations", "0")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert ".cache/korean-eval/cache-v1.sqlite" in _files_under(home)
