@@ -1,13 +1,12 @@
 """Correlations: agreement of every metric × token level with the human scores, segment and system level."""
 
-import pandas as pd
 import streamlit as st
 
 from korean_eval.metaeval import names as vocab
-from ui import ceiling, grid_charts, state, views
+from ui import ceiling, display_tables, grid_charts, state, views
 from ui import correlation_sections as sections
 from ui import significance_views as sig_views
-from ui.widgets import human_note, md_escape
+from ui.widgets import fit_table, human_note, md_escape
 
 state.enter_page("pages/correlations.py")
 ctx = state.context()
@@ -60,12 +59,11 @@ ceilings = ceiling.ceiling_rows(state.human_ceiling(ctx, with_ci=ci), s.statisti
 tops = sections.headline_cards(ctx, view)
 sections.correlation_charts(ctx, view, undefined, form or "auto", tops, ceilings)
 sections.ceiling_notice(view, ceilings)
-with st.expander("Numbers behind the charts, with 95% confidence intervals", icon=":material/table:"):
-    st.dataframe(
-        pd.concat([views.numbers_table(view), ceiling.ceiling_table_rows(ceilings, views.ci_text)], ignore_index=True),
-        hide_index=True,
-        column_config={"value": st.column_config.NumberColumn(format="%.4f")},
-    )
+with st.expander("Numbers behind the charts" + (", with 95% confidence intervals" if ci else ""), icon=":material/table:"):
+    numbers = display_tables.with_ceiling(views.numbers_table(view), ceiling.ceiling_table_rows(ceilings, views.ci_text))
+    fit_table(numbers, height=560, break_anywhere=["signature"])
+    if not ci:
+        st.caption("Switch on the 95% confidence intervals above to add them to this table.")
 partly = view[view["value"].isna() & ~view["granularity"].map(lambda g: bool(undefined[g]))]
 if len(partly):
     st.caption(

@@ -12,7 +12,7 @@ from korean_eval.human_qc.options import QCOptions, detect_columns
 from korean_eval.human_qc.report import QCResult
 from korean_eval.human_qc.run import run_qc
 from korean_eval.tables import Table, parse_number, read_table
-from ui import charts, directions, state, views
+from ui import charts, directions, display_tables, state, views
 from ui.inputs import (
     TableRoles,
     Upload,
@@ -27,7 +27,7 @@ from ui.inputs import (
     with_human_scores,
 )
 from ui.mtme_panel import mtme_panel, ratings_inputs
-from ui.widgets import chart, human_note, input_error, md_escape
+from ui.widgets import chart, csv_button, fit_table, human_note, input_error, md_escape
 
 state.enter_page("pages/data.py")
 
@@ -35,6 +35,8 @@ NONE = "—"
 FLASH_KEY = "data_flash"
 TABLE_TYPES = ["csv", "tsv", "jsonl", "json", "txt"]
 LIMIT = state.upload_limit_bytes()
+EXCLUDED_ROWS_SHOWN = 1000
+QC_ROWS_SHOWN = 1000
 
 # ------------------------------------------------------------------------------------------------ helpers
 
@@ -144,11 +146,11 @@ def _texts_panel() -> None:
 
 
 def _table_panel() -> None:
-    table = st.file_uploader(
+    uploaded = st.file_uploader(
         "One table with a row per (system, segment): CSV, TSV or JSONL", type=TABLE_TYPES, key="up_table"
     )
-    if table is not None:
-        up = Upload.of(table)
+    if uploaded is not None:
+        up = Upload.of(uploaded)
         try:
             head = _head(up.name, up.data, LIMIT)
         except (InputError, ValueError) as err:
@@ -178,7 +180,7 @@ def _table_panel() -> None:
             help="E.g. the study's Z_adequacy. Several rows of one (system, segment) are averaged.",
         )
         with st.expander("Table preview"):
-            st.dataframe(head, hide_index=True)
+            fit_table(head, height=420)
         c7, c8 = st.columns(2)
         human = c7.file_uploader("Or a separate human-score file (system, seg_id, score)", type=TABLE_TYPES, key="up_human_t")
         given = c8.file_uploader("Your own metric scores (optional)", type=TABLE_TYPES, key="up_given_t")
@@ -246,14 +248,14 @@ def _qc_panel() -> None:
     up = Upload.of(raw)
     try:
         check_sizes([up], LIMIT)
-        table = _judgments(up.name, up.data)
+        raw_table = _judgments(up.name, up.data)
     except ValueError as err:
         input_error(err)
         return
-    judgments = table.frame()
+    judgments = raw_table.frame()
     try:
         options = _qc_options(judgments)
-        result = run_qc(judgments, options, lines=table.lines)
+        result = run_qc(judgments, options, lines=raw_table.lines)
     except ValueError as err:
         input_error(err)
         return
@@ -308,14 +310,18 @@ def _qc_result(result: QCResult, judgments: pd.DataFrame, up: Upload) -> None:
         first = result.options.score_cols[0]
         before = _finite_numbers(judgments[first])
         chart(charts.distribution(before, result.judgments[first].dropna(), first), "qc-distribution")
-    tabs = st.tabs(["Steps", "System means", "Per rater", "Per system", "Fences", "Unusable rows", "Item scores"])
-    for tab, frame in zip(
-        tabs,
+    names = ["Steps", "System means", "Per rater", "Per system", "Fences", "Unusable rows", "Item scores"]
+    for name, tab, frame in zip(
+        names,
+        st.tabs(names),
         [rep.steps.drop(columns=["key"]), rep.system_means, rep.per_rater, rep.per_system, rep.fences, rep.invalid_rows, result.item_scores],
         strict=True,
     ):
         with tab:
-            st.dataframe(frame, hide_index=True, width="stretch")
+            fit_table(display_tables.readable(frame, rows=QC_ROWS_SHOWN), height=420 if len(frame) > 10 else None)
+            if len(frame) > QC_ROWS_SHOWN:
+                st.caption(f"The first {QC_ROWS_SHOWN:,} of {len(frame):,} rows; the CSV has every row.")
+                csv_button(frame, f"qc_{name.lower().replace(' ', '_')}.csv", key=f"qc_csv_{name}")
     scores = result.item_scores_without_outliers if result.options.flag_outlier_systems else result.item_scores
     if st.button(
         f"Use these {len(scores):,} item scores as the human scores of the current data",
@@ -353,18 +359,24 @@ def _report() -> None:
             icon=":material/filter_alt:",
         )
         st.markdown(f"**Excluded rows** ({len(excluded):,}), by file and reason")
-        st.dataframe(current.report.excluded_summary(), hide_index=True)
+        fit_table(current.report.excluded_summary())
         with st.expander("Every excluded row"):
-            st.dataframe(excluded, hide_index=True, width="stretch")
+            fit_table(excluded.head(EXCLUDED_ROWS_SHOWN), height=420 if len(excluded) > 10 else None)
+            if len(excluded) > EXCLUDED_ROWS_SHOWN:
+                st.caption(f"The first {EXCLUDED_ROWS_SHOWN:,} of {len(excluded):,}; excluded_rows.csv (Downloads) has all.")
     else:
         st.caption("No row was excluded.")
     if current.human is not None:
         st.markdown("**Human scores per system**")
-        st.dataframe(views.human_overview(current), hide_index=True)
+        overview = display_tables.human_overview_text(views.human_overview(current))
+        fit_table(overview, height=420 if len(overview) > 10 else None)
     if current.given is not None:
         st.markdown("**Your own metric scores**: " + ", ".join(md_escape(m) for m in current.given["metric"].unique()))
     st.markdown("**Preview** (first 20 segments)")
-    st.dataframe(views.preview(current), hide_index=True, width="stretch")
+    names = list(current.systems)
+    key = "preview_" + hashlib.sha1("|".join(names).encode()).hexdigest()[:8]
+    shown = st.multiselect("Systems in the preview", names, default=names[:3], key=key) if names else []
+    fit_table(views.preview(current, systems=shown), height=640)
 
 
 # ------------------------------------------------------------------------------------------------- page

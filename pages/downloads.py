@@ -88,7 +88,5 @@ if prepared is not None:
                           on_click="ignore")
 
 st.subheader("Single tables")
-cols = st.columns(3)
-for i, (name, frame) in enumerate(tables.items()):
-    with cols[i % 3]:
-        csv_button(frame, name)
+for name, frame in tables.items():  # one column: a long file name (significance tables) is never cut
+    csv_button(frame, name)

@@ -8,8 +8,8 @@ import streamlit as st
 from korean_eval.lens.categories import CATEGORIES, CATEGORY_LABELS
 from korean_eval.lens.perturb import KIND_LABELS
 from korean_eval.metaeval.names import VECTOR_STATISTICS
-from ui import lens_charts, lens_spans, lens_state, lens_views, state, views
-from ui.widgets import chart, csv_button, human_note, md_escape, text_pairs
+from ui import display_tables, lens_charts, lens_spans, lens_state, lens_views, state, views
+from ui.widgets import chart, csv_button, fit_table, human_note, md_escape, text_pairs
 
 state.enter_page("pages/lens.py")
 data = state.evalset()
@@ -63,7 +63,7 @@ with profile_tab:
         st.info("No segment of this system has an error in this category.")
     text_pairs(examples, "hypothesis", "reference", lambda e: f"segment {md_escape(e['seg_id'])} · {e['errors']} errors")
     with st.expander("Profile table (every category and subcategory)"):
-        st.dataframe(result.profile, hide_index=True, width="stretch")
+        fit_table(display_tables.readable(result.profile), height=480 if len(result.profile) > 12 else None)
 
 with speech_tab:
     chart(lens_charts.agreement_bars(result.speech_levels, result.spacing), "lens-speech-spacing")
@@ -72,11 +72,15 @@ with speech_tab:
         "-자, -냐 …), other (하오체 -ㅂ시다/-오/-소, headlines and notices without a final ending). Spacing: the "
         "boundaries inside regions where both texts have the same characters; F1 of the reference's spaces."
     )
-    st.dataframe(result.speech_levels.merge(result.spacing, on=["system", "segments"]), hide_index=True, width="stretch")
+    tall = 480 if len(result.speech_levels) > 12 else None
+    st.markdown("**Speech level per system**")
+    fit_table(display_tables.readable(result.speech_levels), height=tall)
+    st.markdown("**Spacing per system**")
+    fit_table(display_tables.readable(result.spacing), height=tall)
     system = st.selectbox("System", list(result.speech_levels["system"]), key="lens_speech_system")
     chart(lens_charts.confusion_heatmap(lens_views.confusion_matrix(result, system), system), "lens-confusion")
     st.markdown("**Segments whose speech level or honorific 시 differs from the reference**")
-    st.dataframe(lens_views.speech_examples(result, system), hide_index=True, width="stretch")
+    fit_table(display_tables.readable(lens_views.speech_examples(result, system)))
     st.markdown("**Segments with spacing errors** — :blue-background[the reference has a space before this "
                 "character, the hypothesis not]")
     spaced = lens_views.spacing_examples(result, system)
@@ -102,7 +106,7 @@ with probe_tab:
         )
         for sentence in lens_views.probe_sentences(result):
             st.markdown(sentence)
-        st.dataframe(lens_views.applicability(result), hide_index=True, width="stretch")
+        fit_table(display_tables.readable(lens_views.applicability(result)))
         c1, c2, c3 = st.columns(3)
         kind = c1.selectbox("Perturbation", list(KIND_LABELS), format_func=KIND_LABELS.get, key="lens_kind")
         metric = c2.selectbox("Metric", list(config.metrics), format_func=views.metric_label, key="lens_metric")
@@ -112,7 +116,7 @@ with probe_tab:
                              f"{e['change']:+.2f} {md_escape(views.metric_label(metric))}")
         missing = lens_views.not_applied(result, kind)
         with st.expander(f"Segments where this perturbation cannot apply ({len(missing)})"):
-            st.dataframe(missing, hide_index=True, width="stretch")
+            fit_table(display_tables.readable(missing), height=420 if len(missing) > 10 else None)
 
 with human_tab:
     if data.human is None or result.human_links.empty:
@@ -132,7 +136,8 @@ with human_tab:
                     f"+ coefficient × spacing errors; "
                     f"R² = {r2:.3f} over {n:,} pairs. Intervals assume independent pairs (they are not: read them "
                     "as descriptive).")
-        st.dataframe(coefficients, hide_index=True, width="stretch")
+        fit_table(display_tables.readable(coefficients.rename(
+            columns={"value": "coefficient", "ci_low": "95% CI low", "ci_high": "95% CI high"})))
     for note in result.notes:
         st.caption(md_escape(note))
 

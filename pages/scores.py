@@ -1,11 +1,10 @@
 """Scores & rankings: raw system scores per level × metric beside the human mean (the study's Table 4)."""
 
-import pandas as pd
 import streamlit as st
 
-from ui import charts, grid_charts, state, views
+from ui import charts, display_tables, grid_charts, state, views
 from ui import significance_views as sig_views
-from ui.widgets import chart, human_note, md_escape
+from ui.widgets import chart, csv_button, fit_table, human_note, md_escape
 
 state.enter_page("pages/scores.py")
 ctx = state.context()
@@ -21,17 +20,8 @@ st.warning(
 )
 human_note(ctx.evalset)
 
-
-def _style(scores: pd.DataFrame, ranks: pd.DataFrame, differs: pd.DataFrame):
-    """Cells "score (rank)"; a cell whose rank differs from the human rank is highlighted."""
-    text = scores.copy().astype(object)
-    for col in scores.columns:
-        text[col] = [
-            "–" if pd.isna(v) else f"{v:.2f}  ({int(r)})" if pd.notna(r) else f"{v:.2f}"
-            for v, r in zip(scores[col], ranks[col], strict=True)
-        ]
-    css = differs.replace({True: "background-color: #FDE2E1; color: #A61B1B; font-weight: 600", False: ""})
-    return text.style.apply(lambda _: css, axis=None)
+#: Rows of a long table drawn on the page (the CSV download next to it has every row).
+MAX_ROWS = 300
 
 
 st.subheader("System scores per token level")
@@ -43,8 +33,8 @@ st.caption(
 tabs = st.tabs([views.metric_label(m) for m in metrics])
 for tab, metric in zip(tabs, metrics, strict=True):
     with tab:
-        scores, ranks, differs = views.score_table(res, metric)
-        st.dataframe(_style(scores, ranks, differs), width="stretch")
+        text, css = display_tables.score_table_text(*views.score_table(res, metric))
+        fit_table(text, styles=css)
         if not res.higher_is_better(metric):
             st.caption(f"{md_escape(views.metric_label(metric))} is an error rate: lower is better, rank 1 = lowest.")
 
@@ -92,12 +82,14 @@ else:
 
     st.markdown(f"**Ranking view: human order and {md_escape(label)}'s order at each level**")
     text, between = sig_views.ranking_table(state.ranking_view(ctx, metric, human_test))
-    st.dataframe(
-        text.style.apply(lambda _: between.map(sig_views.label_css), axis=None),
-        width="stretch",
+    fit_table(
+        text,
+        styles=between.map(sig_views.label_css),
+        break_anywhere=list(text.columns),  # with many levels, long system names may break to fit
     )
     st.caption(
-        "Systems best first (human mean score, or system score; for an error rate the lowest first). A cell's colour "
+        "Systems best first, one row per position (human mean score, or system score; for an error rate the lowest "
+        "first). A cell's colour "
         "is the label of that system and the one **below it** in the same column (legend below). " + resampling
     )
 
@@ -111,10 +103,7 @@ else:
     if pairs.empty:
         st.info("No system pair can be tested (fewer than two systems or no segments).")
     else:
-        st.dataframe(
-            counts.style.apply(lambda col: [sig_views.label_css(col.name)] * len(col), subset=list(sig_views.PAIR_LABELS)),
-            hide_index=True,
-        )
+        fit_table(counts, styles=counts.apply(lambda col: [sig_views.label_css(col.name)] * len(col)))
         show = st.pills(
             "Show pairs labelled",
             list(sig_views.PAIR_LABELS),
@@ -122,20 +111,15 @@ else:
             default=list(sig_views.PAIR_LABELS),
             key="pair_labels",
         )
-        table = sig_views.pair_table(pairs)
-        table = table[table["label"].isin(list(show or []) + ["undefined"])]
-        number = st.column_config.NumberColumn
-        st.dataframe(
-            table.style.map(sig_views.label_css, subset=["label"]),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "metric Δ (a − b)": number(format="%+.2f"),
-                "metric p": number(format="%.4f"),
-                "human Δ (a − b)": number(format="%+.3f"),
-                "human p": number(format="%.4f"),
-            },
+        shown = sig_views.pair_table(
+            pairs, state.N_RESAMPLES, state.N_RESAMPLES if human_test == "bootstrap" else None
         )
+        shown = shown[shown["label"].isin(list(show or []) + ["undefined"])]
+        css = shown.apply(lambda col: col.map(sig_views.label_css) if col.name == "label" else [""] * len(col))
+        fit_table(shown.head(MAX_ROWS), styles=css.head(MAX_ROWS), height=640 if len(shown) > 15 else None)
+        if len(shown) > MAX_ROWS:
+            st.caption(f"The first {MAX_ROWS} of {len(shown):,} pairs; the CSV has every pair.")
+        csv_button(pairs, f"system_pairs_{metric}.csv", f"All {len(pairs):,} system pairs of {label} as CSV")
         note = "" if res.higher_is_better(metric) else (
             f" {md_escape(label)} is an error rate: a positive Δ means system a is *worse*; labels use its agreement "
             "(the sign flipped)."
@@ -161,7 +145,7 @@ else:
     with st.expander("Flipped pairs of every metric at a glance", icon=":material/swap_vert:"):
         counts = views.flip_counts(res)
         chart(grid_charts.flip_heatmap(counts, n_systems * (n_systems - 1) // 2), "flipped-pairs")
-        flips = views.flips_table(res)
+        flips = display_tables.flips_text(res.flips)
         if flips.empty:
             st.success("No metric at any level orders a pair of systems against the humans.")
         else:
@@ -171,13 +155,11 @@ else:
                 default=list(counts.index),
                 key="flip_metrics",
             )
-            st.dataframe(
-                flips[flips["metric"].isin(pick)],
-                hide_index=True,
-                column_config={
-                    c: st.column_config.NumberColumn(format="%.2f") for c in ["human a", "human b", "metric a", "metric b"]
-                },
-            )
+            picked = flips[flips["metric"].isin(pick)]
+            fit_table(picked.head(MAX_ROWS), height=480 if len(picked) > 12 else None)
+            if len(picked) > MAX_ROWS:
+                st.caption(f"The first {MAX_ROWS} of {len(picked):,} flipped pairs; flipped_pairs.csv (Downloads) has all.")
 
 with st.expander("Signatures (cite these with the numbers)", icon=":material/fingerprint:"):
-    st.dataframe(views.signatures_table(res), hide_index=True, width="stretch")
+    signatures = views.signatures_table(res)
+    fit_table(signatures, height=420 if len(signatures) > 10 else None, break_anywhere=["signature"])

@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from ui import charts, state, views
-from ui.widgets import chart, md_escape, token_chips
+from ui import charts, display_tables, state, views
+from ui.widgets import chart, fit_table, human_note, md_escape, token_chips
 
 state.enter_page("pages/tokens.py")
 ctx = state.context()
@@ -14,6 +14,7 @@ levels = [lv for lv in views.ordered_levels(res.tokens) if lv in cfg.levels]
 
 st.title("Tokens")
 st.caption("The same Korean text cut into words, morphemes, subwords, characters and jamo — what each metric sees.")
+human_note(data)
 
 if not data.refs:
     st.info("These data are metric scores only, without texts: there is nothing to tokenise.")
@@ -47,12 +48,13 @@ else:
         st.text(ref0[seg])
 st.text(text)
 if tokens:
-    table = views.tokens_side_by_side(tokens)
-    table["tokens"] = [token_chips(tokens[lv], views.level_family(lv)) for lv in table["level"]]
-    table["level"] = [
-        f"**{lv}**" + ("" if fam == lv else f" · {fam}") for lv, fam in zip(table["level"], table["family"], strict=True)
+    side = views.tokens_side_by_side(tokens)
+    side["tokens"] = [token_chips(tokens[lv], views.level_family(lv)) for lv in side["level"]]
+    side["level"] = [
+        f"**{lv}**" + ("" if fam == lv else f" · {fam}") for lv, fam in zip(side["level"], side["family"], strict=True)
     ]
-    st.table(table[["level", "count", "tokens"]], hide_index=True, border="horizontal")
+    side["count"] = side["count"].astype(str)
+    fit_table(side[["level", "count", "tokens"]], markdown=["level", "tokens"])
 
 st.subheader("Over the whole data")
 stats = res.token_stats.copy()
@@ -67,28 +69,38 @@ with t1:
         f"{int(stats['words'].iloc[0]):,} whitespace words in {int(stats['texts'].iloc[0]):,} texts "
         "(references and hypotheses). An eojeol (word) holds about 2 morphemes and 3 syllables."
     )
+cached = [lv for lv, s in zip(stats["level"], stats["tokenizer_seconds"], strict=True) if display_tables.is_cached(s)]
 with t2:
-    cached = bool((stats["tokenizer_seconds"] < 1e-3).all())
     if cached:
         st.markdown("**Tokenisation time per level**")
-        st.caption("This run took its tokens from the cache, so it measured no tokenizer time.")
+        st.caption(
+            f"Cached in the run that computed these results: {', '.join(cached)} — their tokens came from the cache, "
+            "so that run timed no tokenizer for them (the token statistics table says \"cached\"). For a speed "
+            "comparison, time every level on the same texts without the cache:"
+        )
         if st.button("Time the tokenizers now (without the cache)", key="tok_time"):
             st.session_state["tok_timed"] = True
         if st.session_state.get("tok_timed"):
             timed = pd.DataFrame(state.tokenizer_timing(data.content_hash(), tuple(levels), state.spm_key(cfg), data, cfg))
             timed["family"] = timed["level"].map(views.level_family)
-            chart(charts.level_bars(timed, "seconds", "Tokenisation time (no cache)", "seconds", ".3f"), "tokenize-time")
+            chart(charts.level_bars(timed, "seconds", "Tokenisation time (no cache)", "seconds", ".2f"), "tokenize-time")
     else:
         chart(
-            charts.level_bars(stats, "tokenizer_seconds", "Tokenisation time in this run", "seconds", ".3f"),
+            charts.level_bars(stats, "tokenizer_seconds", "Tokenisation time in this run", "seconds", ".2f"),
             "tokenize-time",
         )
     st.caption("Analyzers that need a JVM (KoNLPy) or a model (Kiwi) also take seconds to start the first time.")
 
 timings = views.metric_timings(res)
-if not timings.empty:
-    chart(charts.timing_heatmap(timings), "metric-time")
+timed_levels = [lv for lv in timings.columns if lv not in cached]
+if not timings.empty and timed_levels:
+    chart(charts.timing_heatmap(timings[timed_levels]), "metric-time")
+if cached and not timings.empty:
+    st.caption(
+        f"Scoring time is not shown for {', '.join(lv for lv in timings.columns if lv in cached) or 'no level'}: "
+        "their statistics came from the cache in that run, so its seconds measure loading, not computing."
+    )
 with st.expander("Token statistics table"):
-    st.dataframe(stats, hide_index=True, width="stretch")
+    fit_table(display_tables.token_stats_text(stats))
 for note in res.notes:
     st.caption(md_escape(note))

@@ -5,7 +5,8 @@
   found (:func:`group_members`) and killed by the group.
 * :class:`Session`: a browser-less client speaking Streamlit's websocket protocol (its own protobuf messages, as the
   browser sends them): it asks for a run of the first page and reads the progress texts the run sends.
-* :func:`upload`, :func:`idle`, :func:`watch_first_paint`: driving its pages in a real browser (Playwright).
+* :func:`chromium_page`, :func:`upload`, :func:`idle`, :func:`watch_first_paint`: driving its pages in a real
+  browser (Playwright).
 * The process table from ``/proc`` (Linux): parents, process groups, states, resident memory.
 """
 
@@ -18,7 +19,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -240,6 +242,24 @@ def require_chromium() -> None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"{CHROMIUM} is required under CI=true (apt-get install -y chromium)")
         pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
+
+
+@contextmanager
+def chromium_page(width: int, height: int, timeout_ms: float) -> Iterator:
+    """A Playwright page in Debian's headless Chromium (:data:`CHROMIUM_ARGS`), viewport ``width`` × ``height``
+    at scale 1, every wait bounded by ``timeout_ms``; closed with its browser afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1)
+        page = context.new_page()
+        page.set_default_timeout(timeout_ms)
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
 
 
 def idle(page, seconds: float = 120) -> None:

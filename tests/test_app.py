@@ -24,7 +24,7 @@ from korean_eval.data import InputError
 from korean_eval.human_qc.options import QCOptions
 from korean_eval.human_qc.run import run_qc
 from korean_eval.sample import load_sample, sample_files
-from ui import state, views
+from ui import formats, state, views
 from ui.inputs import (
     TableRoles,
     Upload,
@@ -112,6 +112,22 @@ def bar_points(fig: dict, kind: str = "bar") -> dict[tuple[str, str], float]:
         for o, i, y in zip(outer, inner, values(trace["y"]), strict=True):
             out[(o, i)] = y
     return out
+
+
+def table_text(element) -> pd.DataFrame:
+    """A table drawn by ``ui.widgets.fit_table`` as the reader sees it (its Markdown escapes removed)."""
+
+    def plain(v):
+        return re.sub(r"\\(.)", r"\1", v) if isinstance(v, str) else v
+
+    frame = element.value.map(plain)
+    frame.columns = [plain(c) for c in frame.columns]
+    return frame
+
+
+def tables(at: AppTest) -> list[pd.DataFrame]:
+    """Every ``st.table`` of the page, as text (:func:`table_text`)."""
+    return [table_text(t) for t in at.table]
 
 
 def sample_uploads() -> tuple[list[Upload], list[Upload], Upload]:
@@ -311,17 +327,20 @@ def test_scores_and_rankings_page():
     figs = figures(at)
     assert figs[0]["layout"]["title"]["text"].startswith("System ranking: humans vs BLEU")
     assert figure_titled(at, "Flipped system pairs")
-    bleu = at.dataframe[0].value  # the BLEU tab of the Table-4 view
+    bleu = tables(at)[0].set_index("system")  # the BLEU tab of the Table-4 view
     assert list(bleu.columns) == ["Human", "word", "kiwi", "char"]
     # cells "score  (rank)", rank 1 = highest BLEU
     evalset = load_sample()
     res = state._store().get(state.results_key(evalset, at.session_state[state.SETTINGS_KEY].config))
     word = res.system_scores.query("level == 'word' and metric == 'bleu'").set_index("system")["score"]
     best = word.idxmax()
-    assert bleu.loc[best, "word"] == f"{word[best]:.2f}  (1)"
+    assert bleu.loc[best, "word"] == f"{word[best]:.2f} (1)"
+    human = res.human_systems.set_index("system")
+    top = human["human_rank"].idxmin()
+    assert bleu.loc[top, "Human"] == f"{human.loc[top, 'human_mean']:.2f} (1)"  # human means: 2 decimals, rank integer
     at.selectbox(key="rank_metric").set_value("chrf++").run()
     assert "chrF++" in figures(at)[0]["layout"]["title"]["text"]
-    signatures = at.dataframe[-1].value
+    signatures = tables(at)[-1]
     assert signatures["signature"].str.contains("level:").all()
 
 
@@ -339,8 +358,10 @@ def test_segments_page():
     at = run_app("pages/segments.py")
     fig = figures(at)[0]
     assert fig["data"] and all(t["mode"] == "markers" for t in fig["data"])
-    table = at.dataframe[0].value
-    assert (table["difference"].abs().diff().dropna() <= 1e-12).all()  # largest disagreement first
+    table = tables(at)[0]
+    assert (table["difference"].astype(float).abs().diff().dropna() <= 1e-12).all()  # largest disagreement first
+    assert table["difference"].str.match(r"^[+-]\d\.\d\d$").all() and table["human"].str.match(r"^-?\d+\.\d\d$").all()
+    assert (table["reference"].str.replace(r"\s", "", regex=True).str.len() >= 10).all()  # the default minimum length
     at.selectbox(key="seg_metric").set_value("ter").run()
     assert_clean(at)
     assert "TER" in figures(at)[0]["layout"]["title"]["text"]
@@ -363,13 +384,14 @@ def test_disagreement_definition():
 
 def test_tokens_page_side_by_side_and_typed_sentence():
     at = run_app("pages/tokens.py")
-    table = at.table[0].value
+    table = tables(at)[0]
     assert len(table) == 3 and [lv.split(" ·")[0].strip("*") for lv in table["level"]] == ["word", "kiwi", "char"]
     assert len(figures(at)) >= 2  # tokens per word, metric timings
     at.segmented_control(key="tok_mode").set_value("Type a sentence").run()
     at.text_input(key="tok_text").set_value("나는 학교에 갔다.").run()
     assert_clean(at)
-    counts = dict(zip([lv.split(" ·")[0].strip("*") for lv in at.table[0].value["level"]], at.table[0].value["count"], strict=True))
+    side = tables(at)[0]
+    counts = dict(zip([lv.split(" ·")[0].strip("*") for lv in side["level"]], side["count"].astype(int), strict=True))
     assert counts["char"] == len("나는학교에갔다.")
     assert counts["word"] == 4  # 13a splits the final full stop off
 
@@ -379,8 +401,11 @@ def test_data_page_shows_validation_report_and_preview():
     labels = {m.label: m.value for m in at.metric}
     assert labels["segments"] == "120" and labels["systems"] == "5"
     assert any("SIMULATED" in i.value for i in at.info)
-    preview = at.dataframe[-1].value
-    assert {"seg_id", "reference", "sys_strong"} <= set(preview.columns)
+    preview = tables(at)[-1]
+    first = next(iter(load_sample().systems))
+    assert {"seg_id", "source", "reference", first} <= set(preview.columns) and len(preview.columns) == 3 + 3
+    overview = next(t for t in tables(at) if "mean human score" in t.columns)
+    assert overview["mean human score"].str.match(r"^-?\d+\.\d\d$").all()  # 2 decimals, as on every page
 
 
 def test_downloads_page_offers_every_table_and_a_zip():
@@ -405,7 +430,7 @@ def test_uploaded_text_files_become_the_data_of_every_page():
     assert any("my upload" in c.value for c in at.sidebar.caption)
     at.switch_page("pages/scores.py").run()
     assert_clean(at)
-    assert list(at.dataframe[0].value.index) != [] and set(at.dataframe[0].value.index) == set(names)
+    assert set(tables(at)[0]["system"]) == set(names)
 
 
 def test_upload_errors_name_file_and_line():
@@ -475,7 +500,7 @@ def test_no_human_scores_is_explained_not_an_error():
     assert_clean(at)
     at.switch_page("pages/scores.py").run()
     assert_clean(at)
-    assert len(at.dataframe) >= 5
+    assert len(at.table) >= 3
 
 
 def test_own_metric_scores_are_plotted_as_given():
@@ -584,8 +609,10 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     assert fig["layout"]["yaxis"]["tickmode"] == "array" and len(rows) == n
     assert [int(y.split("[")[1].split("]")[0]) for y in rows] == list(clusters["cluster"])
     assert len(fig["layout"]["shapes"]) == clusters["cluster"].nunique()  # each cluster outlined
-    shown = next(d.value for d in at.dataframe if "cluster" in d.value.columns)
-    assert list(shown["cluster"]) == sorted(shown["cluster"]) and shown["cluster"].iloc[0] == 1
+    shown = next(t for t in tables(at) if "cluster" in t.columns)
+    clusters_shown = shown["cluster"].astype(int)
+    assert list(clusters_shown) == sorted(clusters_shown) and clusters_shown.iloc[0] == 1
+    assert list(clusters_shown) == sorted(set(clusters["cluster"].astype(int)))  # one row per cluster
     assert any("1000 permutations, seed 12345" in c.value for c in at.caption)
     # settings change → a new matrix; going back is served from the cache
     at.radio(key="sig_gran").set_value("system").run()
@@ -602,7 +629,16 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
 
 
 def _pair_frame(at: AppTest) -> pd.DataFrame:
-    return next(d.value for d in at.dataframe if "label" in d.value.columns and "system a" in d.value.columns)
+    """The system-pair table, with ``system a``/``system b`` split from its pair column and ``metric Δ``/``human Δ``
+    (the difference) and ``… CI`` (the interval text) split from their cells."""
+    table = next(t for t in tables(at) if "label" in t.columns and "pair (a vs b)" in t.columns)
+    pair = table["pair (a vs b)"].str.split(" vs ", n=1)
+    out = table.assign(**{"system a": pair.str[0], "system b": pair.str[1]})
+    for side in ("metric", "human"):
+        cell = table[f"{side} Δ (a − b) [95% CI]"].str.split(" ", n=1)
+        out[f"{side} Δ (a − b)"] = cell.str[0].astype(float)
+        out[f"{side} 95% CI"] = cell.str[1]
+    return out
 
 
 def test_system_pair_table_labels_and_human_test():
@@ -616,27 +652,28 @@ def test_system_pair_table_labels_and_human_test():
     sys_scores = res.system_scores.query("metric == 'bleu'").set_index(["level", "system"])["score"]
     for _, row in table.head(5).iterrows():
         expected = sys_scores[(row["level"], row["system a"])] - sys_scores[(row["level"], row["system b"])]
-        assert row["metric Δ (a − b)"] == pytest.approx(expected, abs=1e-9)
+        assert row["metric Δ (a − b)"] == pytest.approx(expected, abs=0.005 + 1e-9)  # shown with 2 decimals
     # seeds and resample counts next to the results
     captions = " ".join(c.value for c in at.caption)
     assert "1000 resamples" in captions and "seed 12345" in captions
     bootstrap_p = table["human p"].to_numpy()
-    assert table["human 95% CI"].str.match(r"^\[-?\d+\.\d{3}, -?\d+\.\d{3}\]$").all()
+    assert table["human 95% CI"].str.match(r"^\[-?\d+\.\d{2}, -?\d+\.\d{2}\]$").all()
+    assert table["metric p"].str.match(r"^(< 0\.001|\d\.\d{3})$").all()  # "< 0.001" at the bootstrap's floor 1/1001
 
     at.radio(key="pair_human_test").set_value("wilcoxon").run()
     assert_clean(at)
     wilcoxon = _pair_frame(at)
     assert set(wilcoxon["label"]) <= PAIR_LABELS
-    assert not np.allclose(wilcoxon["human p"].to_numpy(), bootstrap_p)
-    assert (wilcoxon["human 95% CI"] == "n/a (rank-sum test)").all()  # rank-sum: no interval, and it says so
+    assert list(wilcoxon["human p"]) != list(bootstrap_p)
+    assert (wilcoxon["human 95% CI"] == "(rank-sum test: no interval)").all()  # rank-sum: no interval, and it says so
     assert "Wilcoxon rank-sum" in " ".join(c.value for c in at.caption)
     # independent check: scipy's rank-sum test on the two systems' human scores
     human = load_sample().human
     row = wilcoxon.iloc[0]
     a = human.loc[human["system"] == row["system a"], "score"]
     b = human.loc[human["system"] == row["system b"], "score"]
-    assert row["human p"] == pytest.approx(sps.ranksums(a, b).pvalue, rel=1e-9)
-    assert row["human Δ (a − b)"] == pytest.approx(a.mean() - b.mean(), rel=1e-9)
+    assert row["human p"] == formats.p_value(sps.ranksums(a, b).pvalue)
+    assert row["human Δ (a − b)"] == pytest.approx(a.mean() - b.mean(), abs=0.005 + 1e-9)
     # another metric: the table follows it
     at.selectbox(key="rank_metric").set_value("ter").run()
     assert_clean(at)
@@ -645,7 +682,7 @@ def test_system_pair_table_labels_and_human_test():
 
 def test_pair_label_filter_and_counts():
     at = run_app("pages/scores.py")
-    counts = next(d.value for d in at.dataframe if "agree" in d.value.columns and "level" in d.value.columns)
+    counts = next(t for t in tables(at) if "agree" in t.columns and "level" in t.columns)
     assert list(counts["level"]) == ["word", "kiwi", "char"]
     table = _pair_frame(at)
     assert counts.drop(columns="level").to_numpy().sum() == (table["label"] != "undefined").sum()
@@ -657,11 +694,11 @@ def test_ranking_view_and_pairwise_accuracy():
     at = run_app("pages/scores.py")
     res = _sample_results(at)
     human = load_sample().human.groupby("system")["score"].mean().sort_values(ascending=False)
-    ranking = next(d.value for d in at.dataframe if d.value.index.name == "position")
+    ranking = next(t for t in tables(at) if list(t.columns)[:1] == ["Human"])  # one row per position, best first
     assert list(ranking.columns) == ["Human", "word", "kiwi", "char"]
-    assert [cell.split(" (")[0] for cell in ranking["Human"]] == list(human.index)
+    assert [cell.split("(")[0].strip() for cell in ranking["Human"]] == list(human.index)
     bleu_char = res.system_scores.query("level == 'char' and metric == 'bleu'").sort_values("score", ascending=False)
-    assert [cell.split(" (")[0] for cell in ranking["char"]] == list(bleu_char["system"])
+    assert [cell.split("(")[0].strip() for cell in ranking["char"]] == list(bleu_char["system"])
     # pairwise accuracy: share of system pairs ordered as the human means order them, computed here from scratch
     fig = figure_titled(at, "Pairwise accuracy")
     bars = bar_points(fig)

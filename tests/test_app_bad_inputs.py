@@ -353,7 +353,7 @@ def test_characters_that_crash_analyzers_are_scored_at_every_analyzer_level():
     assert not at.exception and not at.error
     at.switch_page("pages/scores.py").run()
     assert not at.exception and not at.error
-    ranking = next(d.value for d in at.dataframe if d.value.index.name == "position")
+    ranking = next(t.value for t in at.table if list(t.value.columns)[:1] == ["Human"])
     assert {"word", "mecab", "kiwi", "char", "jamo"} <= set(ranking.columns)
 
 
@@ -381,7 +381,7 @@ def test_human_scores_for_unknown_systems_and_segments_are_excluded_and_listed()
     at = upload_texts(files)
     assert_handled(at, r"3 input row\(s\) were not used", r"human\.csv — unknown system \(1\)",
                    r"human\.csv — unknown seg_id \(2\)")
-    excluded = next(d.value for d in at.dataframe if list(d.value.columns) == ["file", "line", "reason"])
+    excluded = next(t.value for t in at.table if list(t.value.columns) == ["file", "line", "reason"])
     assert sorted(excluded["line"]) == [20, 21, 22]
 
 

@@ -28,6 +28,7 @@ from streamlit.proto.Markdown_pb2 import Markdown
 from streamlit.proto.Metric_pb2 import Metric
 from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Table
 
 from korean_eval import textio
 from korean_eval.data import InputError
@@ -36,6 +37,7 @@ from tests.test_app import APP, _private_cache, _streamlit_navigation  # noqa: F
 from tests.test_app_bad_inputs import HUMAN, REF, SYS_A, SYS_B, SYS_C, data_page, human_csv, text, unescape
 from ui import inputs, state
 from ui.inputs import Upload, check_sizes
+from ui.widgets import md_escape
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
@@ -72,6 +74,10 @@ def rendered(at: AppTest) -> tuple[list[tuple[str, str, object]], list[str]]:
             texts.append((type(proto).__name__, proto.body, proto))
         elif isinstance(proto, Metric):
             texts += [("metric", proto.label, proto), ("metric", proto.body, proto)]
+        elif isinstance(node, Table):  # st.table: every cell and header is Markdown
+            frame = node.value
+            cells = [*frame.columns, *frame.to_numpy().ravel()]
+            texts += [("table", str(c), proto) for c in cells if isinstance(c, str)]
         elif isinstance(proto, PlotlyChart):
             # decoded (Plotly's JSON writes "</" as "<\/"), re-encoded without escapes
             specs.append(json.dumps(json.loads(proto.spec), ensure_ascii=False))
@@ -224,8 +230,8 @@ def test_hostile_names_and_segments_are_escaped_on_every_page():
             # the names are shown, as text: escaped Markdown in the report, raw text in the preview table
             joined = unescape(" ".join(body for _, body, _ in texts))
             assert BOLD in joined
-            preview = at.dataframe[-1].value
-            assert SCRIPT in preview.columns and preview["reference"].iloc[0] == IMG
+            preview = at.table[-1].value
+            assert md_escape(SCRIPT) in preview.columns and unescape(preview[md_escape("reference")].iloc[0]) == IMG
         if page == "pages/downloads.py":
             # download file names are fixed or sanitised, whatever the metric and system names
             for button in at.get("download_button"):

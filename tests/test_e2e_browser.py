@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from korean_eval.sample import sample_files
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, idle, require_chromium, upload
+from tests.app_server import AppServer, chromium_page, idle, require_chromium, upload
 
 pytestmark = pytest.mark.browser
 
@@ -38,16 +38,8 @@ def artifacts(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def page(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1500, "height": 1100}, device_scale_factor=1)
-        pg = context.new_page()
-        pg.set_default_timeout(120_000)
+    with chromium_page(1500, 1100, 120_000) as pg:
         yield pg
-        context.close()
-        browser.close()
 
 
 def _shot(pg, folder: Path, name: str, height: int = 1800) -> Path:

@@ -21,6 +21,7 @@ from tests.test_app import (  # noqa: F401 - the two autouse fixtures apply here
     _streamlit_navigation,
     renamed_human,
     sample_uploads,
+    tables,
     values,
 )
 from ui import lens_state, state
@@ -85,6 +86,11 @@ def test_the_page_on_the_sample_shows_the_numbers_of_the_cli(cli_tables):
     text = " ".join(m.value for m in at.markdown)
     assert "punishes it most" in text and "R² =" in text
     assert "background[" in text  # differing morphemes highlighted in the examples
+    # the tables as text that fits: the profile table holds profile.csv's F1 with 3 decimals, "—" where undefined
+    shown = next(t for t in tables(at) if "subcategory" in t.columns)
+    assert len(shown) == len(profile) and shown["f1"].str.match(r"^(\d\.\d{3}|—)$").all()
+    assert list(shown["f1"]) == [f"{v:.3f}" if v == v else "—" for v in profile["f1"]]
+    assert not any(str(v) in ("None", "nan", "") for t in tables(at) for v in t.to_numpy().ravel())
 
 
 def test_switching_values_and_cells_reuses_the_result(monkeypatch):

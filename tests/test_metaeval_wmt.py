@@ -188,6 +188,6 @@ def test_cli_writes_the_wmt_statistics_and_clusters(tmp_path):
 def test_numbers_table_never_shows_a_blank_interval():
     from ui.views import ci_text
 
-    assert ci_text(0.1, 0.3, "pearson") == "[0.1000, 0.3000]"
+    assert ci_text(0.1, 0.3, "pearson") == "[0.100, 0.300]"
     assert ci_text(float("nan"), float("nan"), "pearson").startswith("n/a")
     assert ci_text(float("nan"), float("nan"), "acc_eq") == "n/a (an accuracy: not bootstrapped)"

@@ -289,8 +289,8 @@ def level_bars(df: pd.DataFrame, value: str, title: str, axis_title: str, fmt: s
     fig.update_xaxes(categoryorder="array", categoryarray=list(df["level"]), title_text="token level")
     label_every(fig, "x", list(df["level"]))
     fig.update_yaxes(title_text=axis_title, gridcolor="#eee")
-    fig.update_layout(barmode="overlay")
-    return base_layout(fig, 360, title)
+    fig.update_layout(barmode="overlay", showlegend=False)  # the x axis names every level; half-width legends overlap the title
+    return base_layout(fig, 360, title, legend=False)
 
 
 def timing_heatmap(seconds: pd.DataFrame) -> go.Figure:

@@ -10,7 +10,7 @@ from korean_eval.metaeval import names as vocab
 from ui import ceiling, grid_charts, headlines, state, views
 from ui import significance_views as sig_views
 from ui.state import Context
-from ui.widgets import chart, md_escape
+from ui.widgets import chart, fit_table, md_escape
 
 
 def _test_text(granularity: str) -> str:
@@ -139,15 +139,8 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
         chart(fig, "significance-matrix")
     with right:
         st.markdown("**Rank clusters**")
-        st.dataframe(
-            sig_views.cluster_table(res, clusters, statistic),
-            hide_index=True,
-            height=min(35 * (len(clusters) + 1) + 3, 160 + 26 * len(clusters)) if small else "auto",
-            column_config={
-                "agreement": st.column_config.NumberColumn(format="%.3f"),
-                f"{views.SYMBOLS[statistic]} as computed": st.column_config.NumberColumn(format="%.3f"),
-            },
-        )
+        shown = sig_views.cluster_table(res, clusters)
+        fit_table(shown, height=480 if len(shown) > 12 else None, break_anywhere=["configurations (agreement)"])
     if matrix.isna().to_numpy().sum() > len(matrix):
         st.caption(
             "Empty cells: p undefined — the Williams test does not apply to grouped correlations, or a correlation "

@@ -137,6 +137,8 @@ def agreement_bars(speech_levels: pd.DataFrame, spacing: pd.DataFrame) -> go.Fig
     fig.add_bar(x=systems, y=spacing["f1"], name="spacing F1", marker_color="#F58518",
                 text=[f"{v:.3f}" if np.isfinite(v) else "" for v in spacing["f1"]], textposition="outside",
                 hovertemplate="%{x}<br>spacing F1 %{y:.3f}<extra></extra>")
+    if len(systems) > 8:  # side by side the labels of narrow bars overlap: upright, above each bar
+        fig.update_traces(textangle=-90, cliponaxis=False)
     fig.update_yaxes(range=[0, 1.12], title_text="share / F1", gridcolor="#eee")
     fig.update_xaxes(title_text="system")
     fig.update_layout(barmode="group")

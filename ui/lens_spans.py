@@ -11,11 +11,11 @@ import streamlit as st
 
 from korean_eval.data import EvalSet
 from korean_eval.lens.span_category import SPAN_CATEGORIES
-from ui import state
+from ui import display_tables, state
 from ui.charts import base_layout, esc, label_every
 from ui.lens_charts import CELL_FONT
 from ui.views import metric_label
-from ui.widgets import chart, md_escape
+from ui.widgets import chart, fit_table, md_escape
 
 
 def span_analysis(ctx: state.Context) -> dict[str, pd.DataFrame]:
@@ -95,7 +95,8 @@ def spans_section(evalset: EvalSet) -> None:
         "the span touches, else of most touched morphemes; spacing for a missing or inserted space, omission "
         "for an empty span. '(none): …' = source errors, spans without offsets, offsets that do not fit."
     )
-    st.dataframe(spans["error_categories.csv"], hide_index=True, width="stretch")
+    categories = spans["error_categories.csv"]
+    fit_table(display_tables.readable(categories), height=480 if len(categories) > 12 else None)
     correlations = spans["category_correlations.csv"]
     chart(tracking_heatmap(tracking_matrix(correlations)), "lens-spans-tracking")
     st.markdown("\n".join(f"- {md_escape(line)}" for line in tracking_lines(correlations)))
@@ -106,4 +107,4 @@ def spans_section(evalset: EvalSet) -> None:
         "errors of several categories."
     )
     with st.expander("Correlations with each category's penalty (table)"):
-        st.dataframe(correlations, hide_index=True, width="stretch")
+        fit_table(display_tables.readable(correlations), height=480 if len(correlations) > 12 else None)

@@ -8,7 +8,8 @@ import pandas as pd
 
 from korean_eval.metaeval.names import config_label
 from korean_eval.results import Results
-from ui.views import SYMBOLS, _level_rank, level_family, metric_label, ordered_levels, ordered_metrics
+from ui import formats
+from ui.views import _level_rank, level_family, metric_label, ordered_levels, ordered_metrics
 
 PAIR_BADGES = {
     "agree": "green",
@@ -28,6 +29,8 @@ PAIR_LABELS: dict[str, tuple[str, str]] = {
     "humans significant, metric not": ("background-color: #E1ECFB; color: #1F4E8C",
                                        "same direction; the humans are sure, the metric is not"),
 }
+#: A Markdown hard line break (two spaces, newline): inside a table cell it puts the score under the system name.
+LINE_BREAK = "  \n"
 HUMAN_TESTS = {
     "bootstrap": "Paired bootstrap",
     "wilcoxon": "Wilcoxon rank-sum (as in the study)",
@@ -58,50 +61,50 @@ def significance_pivot(table: pd.DataFrame, clusters: pd.DataFrame, test: str) -
     return out
 
 
-def cluster_table(results: Results, clusters: pd.DataFrame, statistic: str) -> pd.DataFrame:
-    """The rank clusters, readable: ``cluster, configuration, agreement, <statistic> as computed``."""
-    symbol = SYMBOLS[statistic]
-    return pd.DataFrame(
-        {
-            "cluster": clusters["cluster"].astype(int),
-            "configuration": [config_display(results, c) for c in clusters["config"]],
-            "agreement": clusters["correlation"].astype(float),
-            f"{symbol} as computed": clusters["value"].astype(float),
-            "error rate (sign flipped)": clusters["sign"] < 0,
-        }
-    )
-
-
-def _interval_texts(low: pd.Series, high: pd.Series, digits: int, missing: str = "n/a") -> list[str]:
-    """Intervals as ``[low, high]`` text; ``missing`` (never a blank or "None") where there is none."""
-    return [
-        f"[{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo) and np.isfinite(hi) else missing
-        for lo, hi in zip(low.astype(float), high.astype(float), strict=True)
+def cluster_table(results: Results, clusters: pd.DataFrame) -> pd.DataFrame:
+    """The rank clusters as text, one row per cluster (best first): its configurations, best first, each with its
+    agreement (3 decimals) — e.g. ``chrF++@word (0.992), −TER@char (0.977)``. An error rate's configuration is
+    written with a leading "−": its agreement is its correlation with the sign flipped."""
+    members = [
+        f"{'−' if sign < 0 else ''}{config_display(results, c)} ({formats.correlation(r)})"
+        for c, sign, r in zip(clusters["config"], clusters["sign"], clusters["correlation"], strict=True)
     ]
+    grouped = pd.DataFrame({"cluster": clusters["cluster"].astype(int).to_numpy(), "member": members})
+    rows = grouped.groupby("cluster", sort=True)["member"].agg(", ".join)
+    return pd.DataFrame({"cluster": [formats.rank(c) for c in rows.index], "configurations (agreement)": rows.to_numpy()})
 
 
-def pair_table(pairs: pd.DataFrame) -> pd.DataFrame:
-    """``system_pairs_table`` rows → the displayed table (one row per level × system pair)."""
+def pair_table(pairs: pd.DataFrame, n_resamples: int | None = None, human_resamples: int | None = None) -> pd.DataFrame:
+    """``system_pairs_table`` rows → the displayed text table (one row per level × system pair): differences with
+    2 decimals and their 95% intervals, p-values by :func:`ui.formats.p_value` (``n_resamples`` /
+    ``human_resamples``: the metric's / the humans' bootstrap resamples, whose floor 1/(n + 1) reads "< 0.001";
+    None for a test without resampling, e.g. the rank-sum test)."""
     cols = [
-        "level", "system a", "system b", "label", "metric prefers", "humans prefer", "metric Δ (a − b)", "metric p",
-        "metric 95% CI", "human Δ (a − b)", "human p", "human 95% CI",
+        "level", "pair (a vs b)", "label", "metric prefers", "metric Δ (a − b) [95% CI]", "metric p", "humans prefer",
+        "human Δ (a − b) [95% CI]", "human p",
     ]
     if pairs.empty:
         return pd.DataFrame(columns=cols)
+
+    def delta(diff: pd.Series, low: pd.Series, high: pd.Series, missing: str) -> list[str]:
+        return [
+            f"{formats.score(d, signed=True)} {formats.interval(lo, hi, missing=missing)}".rstrip()
+            for d, lo, hi in zip(diff, low, high, strict=True)
+        ]
+
     out = pd.DataFrame(
         {
             "level": pairs["level"],
-            "system a": pairs["system_a"],
-            "system b": pairs["system_b"],
-            "metric prefers": pairs["metric_better"],
-            "metric Δ (a − b)": pairs["metric_diff"].astype(float),
-            "metric p": pairs["metric_p"].astype(float),
-            "metric 95% CI": _interval_texts(pairs["metric_ci_low"], pairs["metric_ci_high"], 2),
-            "humans prefer": pairs["human_better"],
-            "human Δ (a − b)": pairs["human_diff"].astype(float),
-            "human p": pairs["human_p"].astype(float),
-            "human 95% CI": _interval_texts(pairs["human_ci_low"], pairs["human_ci_high"], 3, "n/a (rank-sum test)"),
+            "pair (a vs b)": [f"{a} vs {b}" for a, b in zip(pairs["system_a"], pairs["system_b"], strict=True)],
             "label": pairs["label"].replace("", "undefined"),
+            "metric prefers": pairs["metric_better"].replace("", formats.DASH),
+            "metric Δ (a − b) [95% CI]": delta(pairs["metric_diff"], pairs["metric_ci_low"], pairs["metric_ci_high"], ""),
+            "metric p": [formats.p_value(p, n_resamples) for p in pairs["metric_p"]],
+            "humans prefer": pairs["human_better"].replace("", formats.DASH),
+            "human Δ (a − b) [95% CI]": delta(
+                pairs["human_diff"], pairs["human_ci_low"], pairs["human_ci_high"], "(rank-sum test: no interval)"
+            ),
+            "human p": [formats.p_value(p, human_resamples) for p in pairs["human_p"]],
         }
     )
     order = _level_rank(out["level"])
@@ -128,18 +131,19 @@ def label_counts(pairs: pd.DataFrame) -> pd.DataFrame:
 def ranking_table(view: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``ranking_view`` rows → (text, labels): positions (rows) × stages (``Human`` then each level, columns).
 
-    A text cell is ``"system (score)"``, plus ``" · human #k"`` where the humans put that system at another
-    position; ``labels`` holds the pair label between that system and the one below it
-    in the same column (``""`` for the last row and the human column)."""
+    A text cell is ``"system (score)"``, plus ``"human #k"`` where the humans put that system at another position,
+    each part on a line of its own (Markdown line breaks, so that a column is as wide as a system name); ``labels``
+    holds the pair label between that system and the one below it in the same column (``""`` for the last row and
+    the human column)."""
     stages = ["Human", *[c for c in dict.fromkeys(view["level"]) if c != "human"]]
     n = int(view["position"].max()) if len(view) else 0
     text = pd.DataFrame("", index=range(1, n + 1), columns=stages, dtype=object)
     labels = pd.DataFrame("", index=range(1, n + 1), columns=stages, dtype=object)
     for r in view.itertuples():
         stage = "Human" if r.config == "human" else r.level
-        score = "–" if not np.isfinite(r.score) else f"{r.score:.2f}"
-        moved = "" if r.config == "human" or r.human_position == r.position else f" · human #{r.human_position}"
-        text.loc[r.position, stage] = f"{r.system} ({score}){moved}"
+        score = formats.score(r.score)
+        moved = "" if r.config == "human" or r.human_position == r.position else f"{LINE_BREAK}human #{r.human_position}"
+        text.loc[r.position, stage] = f"{r.system}{LINE_BREAK}({score}){moved}"
         labels.loc[r.position, stage] = r.vs_next
     text.index.name = labels.index.name = "position"
     return text, labels

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -28,7 +27,7 @@ from korean_eval.pipeline import evaluate, prepare_level
 from korean_eval.results import Results
 from korean_eval.sample import load_sample
 from ui import directions
-from ui.widgets import input_error, md_escape
+from ui.widgets import input_error, md_escape, safe_file_name
 
 EVALSET_KEY = "ke_evalset"
 SOURCE_KEY = "ke_source"
@@ -428,7 +427,7 @@ def computed_statistics(ctx: Context) -> dict[str, Any]:
     """Every statistics table computed so far for these results (never computes): CSV file name → table."""
     out: dict[str, Any] = {}
     for _key, (name, value) in _stats_store().items_with_prefix(ctx.key + "|"):
-        stem = re.sub(r"[^0-9A-Za-z_.+-]+", "-", name)
+        stem = safe_file_name(name)
         if isinstance(value, dict):  # several files (e.g. the error-span tables)
             out.update(value)
         elif isinstance(value, tuple):

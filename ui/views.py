@@ -20,6 +20,7 @@ from korean_eval.metaeval.tidy import best_levels
 from korean_eval.metrics import METRIC_NAMES, metric_info
 from korean_eval.results import GIVEN_LEVEL, Results
 from korean_eval.tokenizers import LEVEL_NAMES, get_level
+from ui import formats
 
 STATISTIC_LABELS = {
     "pearson": "Pearson r",
@@ -156,24 +157,31 @@ def correlation_view(
 
 
 def ci_text(low: float, high: float, statistic: str) -> str:
-    """A confidence interval as text: ``[low, high]``; never a blank or "None" — "n/a" says why there is none."""
+    """A confidence interval as text: ``[low, high]`` (3 decimals); never a blank or "None" — "n/a" says why
+    there is none."""
     if np.isfinite(low) and np.isfinite(high):
-        return f"[{low:.4f}, {high:.4f}]"
+        return formats.interval(low, high, formats.CORRELATION_DIGITS)
     if statistic not in STATISTICS:
         return "n/a (an accuracy: not bootstrapped)"
     return "n/a (intervals off, or undefined)"
 
 
 def numbers_table(view: pd.DataFrame) -> pd.DataFrame:
-    """The numbers behind the charts, one row per configuration and granularity, CIs as text (:func:`ci_text`)."""
-    out = view[["granularity", "grouping", "level", "family", "metric_label", "statistic", "value"]].copy()
+    """The numbers behind the charts as text, one row per configuration and granularity: the value with 3
+    decimals, CIs by :func:`ci_text` (a column only when some interval was computed), n, acc_eq's ε ("—"
+    elsewhere) and the signature."""
+    out = view[["granularity", "grouping", "level", "family", "metric_label", "statistic"]].copy()
     out = out.rename(columns={"metric_label": "metric"})
-    out["95% CI"] = [ci_text(lo, hi, st) for lo, hi, st in zip(view["ci_low"], view["ci_high"], view["statistic"], strict=True)]
-    out["n"] = view["n"]
+    out["value"] = formats.texts(view["value"], formats.correlation)
+    if np.isfinite(view["ci_low"].to_numpy(float)).any():  # with the intervals off, no column of "n/a"
+        out["95% CI"] = [
+            ci_text(lo, hi, st) for lo, hi, st in zip(view["ci_low"], view["ci_high"], view["statistic"], strict=True)
+        ]
+    out["n"] = formats.texts(view["n"], formats.count)
     if "epsilon" in view:
-        out["ε (acc_eq)"] = [f"{e:.4g}" if np.isfinite(e) else "" for e in view["epsilon"]]
+        out["ε (acc_eq)"] = [f"{e:.4g}" if np.isfinite(e) else formats.DASH for e in view["epsilon"]]
     out["signature"] = view["signature"]
-    return out
+    return out.reset_index(drop=True)
 
 
 def best_level_sentences(results: Results, statistic: str, grouping: str) -> dict[str, list[str]]:
@@ -254,29 +262,6 @@ def flip_counts(results: Results) -> pd.DataFrame:
     return out
 
 
-def flips_table(results: Results) -> pd.DataFrame:
-    """The flipped pairs, readable: which system each side prefers."""
-    f = results.flips.copy()
-    if f.empty:
-        return pd.DataFrame(columns=["metric", "level", "humans prefer", "metric prefers", "human a", "human b", "metric a", "metric b"])
-    human_first = f["human_a"] > f["human_b"]
-    out = pd.DataFrame(
-        {
-            "metric": f["metric"].map(metric_label),
-            "level": f["level"],
-            "humans prefer": np.where(human_first, f["system_a"], f["system_b"]),
-            "metric prefers": np.where(human_first, f["system_b"], f["system_a"]),
-            "human a": f["human_a"],
-            "human b": f["human_b"],
-            "metric a": f["metric_a"],
-            "metric b": f["metric_b"],
-            "system a": f["system_a"],
-            "system b": f["system_b"],
-        }
-    )
-    return out[["metric", "level", "humans prefer", "metric prefers", "system a", "system b", "human a", "human b", "metric a", "metric b"]]
-
-
 def signatures_table(results: Results) -> pd.DataFrame:
     sigs = results.signatures()
     rows = [{"level": k.split("/", 1)[0], "metric": metric_label(k.split("/", 1)[1]), "signature": v} for k, v in sigs.items()]
@@ -300,7 +285,9 @@ def disagreements(results: Results, evalset: EvalSet, level: str, metric: str) -
     seg = results.segment_scores
     seg = seg[(seg["level"] == level) & (seg["metric"] == metric)][["system", "seg_id", "score"]]
     human = evalset.human
-    cols = ["system", "seg_id", "human", "metric", "metric_pct", "human_pct", "difference", "abs_difference", "hyp", "ref"]
+    cols = [
+        "system", "seg_id", "human", "metric", "metric_pct", "human_pct", "difference", "abs_difference", "hyp", "ref", "src",
+    ]
     if human is None or seg.empty:
         return pd.DataFrame(columns=cols)
     df = seg.merge(human[["system", "seg_id", "score"]].rename(columns={"score": "human"}), on=["system", "seg_id"])
@@ -319,18 +306,20 @@ def disagreements(results: Results, evalset: EvalSet, level: str, metric: str) -
 
 
 def segment_texts(evalset: EvalSet) -> pd.DataFrame:
-    """``system, seg_id, hyp, ref`` (first reference) for every present hypothesis."""
+    """``system, seg_id, hyp, ref, src`` (first reference; "" without sources) for every present hypothesis."""
     rows = []
     ref0 = evalset.refs[0] if evalset.refs else [""] * evalset.n_segments
+    src = evalset.src or [""] * evalset.n_segments
     for name, hyps in evalset.systems.items():
         for i, hyp in enumerate(hyps):
             if hyp is not None:
-                rows.append((name, evalset.seg_ids[i], hyp, ref0[i]))
-    return pd.DataFrame(rows, columns=["system", "seg_id", "hyp", "ref"])
+                rows.append((name, evalset.seg_ids[i], hyp, ref0[i], src[i]))
+    return pd.DataFrame(rows, columns=["system", "seg_id", "hyp", "ref", "src"])
 
 
-def preview(evalset: EvalSet, rows: int = 20) -> pd.DataFrame:
-    """The first segments side by side: seg_id, reference(s), each system's hypothesis."""
+def preview(evalset: EvalSet, rows: int = 20, systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """The first segments side by side: seg_id, source, reference(s), the hypothesis of each of ``systems`` (None:
+    every system)."""
     n = min(rows, evalset.n_segments)
     df = pd.DataFrame({"seg_id": evalset.seg_ids[:n]})
     if evalset.src:
@@ -338,7 +327,7 @@ def preview(evalset: EvalSet, rows: int = 20) -> pd.DataFrame:
     for j, stream in enumerate(evalset.refs):
         df["reference" if evalset.n_refs == 1 else f"reference {j + 1}"] = stream[:n]
     for name, hyps in evalset.systems.items():
-        if hyps:
+        if hyps and (systems is None or name in systems):
             df[name] = hyps[:n]
     return df
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -10,13 +11,22 @@ import streamlit as st
 
 from korean_eval.data import EvalSet
 from korean_eval.report import to_csv_bytes
+from ui import formats
+from ui.formats import DASH
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_UNSAFE_IN_FILE_NAMES = re.compile(r"[^0-9A-Za-z_.+-]+")
 
 
 def md_escape(text: object) -> str:
     """User text → safe inside ``st.markdown``/``st.error`` (every Markdown and directive character escaped)."""
     return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+def safe_file_name(name: str) -> str:
+    """A download's file name from names that may come from user files: every run of characters other than
+    ASCII letters, digits and ``_ . + -`` becomes one ``-``."""
+    return _UNSAFE_IN_FILE_NAMES.sub("-", name)
 
 
 FAMILY_BADGES = {"word": "blue", "morpheme": "green", "subword": "violet", "character": "orange", "jamo": "red"}
@@ -42,7 +52,52 @@ def chart(fig: go.Figure, name: str, key: str | None = None) -> None:
     st.plotly_chart(fig, config=plotly_config(f"korean-eval-{name}"), key=key or f"chart_{name}", width="stretch")
 
 
+def _cell_text(value: object, markdown: bool) -> object:
+    """A cell of :func:`fit_table`: "—" when missing, user text escaped (shown as text, never as Markdown), a float
+    the caller left unformatted with a score's 2 decimals (:func:`ui.formats.score`)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return DASH
+    if isinstance(value, str):
+        return value if markdown else md_escape(value)
+    if isinstance(value, float):
+        return md_escape(formats.score(value))
+    return value
+
+
+def fit_table(
+    frame: pd.DataFrame,
+    styles: pd.DataFrame | None = None,
+    height: int | None = None,
+    markdown: Sequence[str] = (),
+    break_anywhere: Sequence[str] = (),
+) -> None:
+    """A static table that fits its box (``st.table``: columns share the width and every cell wraps; with
+    ``height``, rows scroll under a sticky header). Cells are shown as text (Markdown escaped, except the columns
+    in ``markdown``), "—" where a value is missing; format numbers first (:mod:`ui.formats`). ``styles``: CSS per
+    cell (same shape as ``frame``); ``break_anywhere``: columns whose long unbroken strings (signatures) may break
+    at any character."""
+    shown = pd.DataFrame(
+        {col: [_cell_text(v, col in markdown) for v in frame[col]] for col in frame.columns}, index=frame.index
+    )
+    shown.columns = [md_escape(c) for c in frame.columns]
+    styler = shown.style.hide(axis="index")
+    if styles is not None:
+        css = styles.copy()
+        css.columns, css.index = shown.columns, shown.index
+        styler = styler.apply(lambda _: css, axis=None)
+    # The cell's text sits in a Markdown container inside the <td>, so the rule targets the td's descendants.
+    anywhere = [f"td.col{j}, td.col{j} *" for j, c in enumerate(frame.columns) if c in break_anywhere]
+    if anywhere:
+        styler = styler.set_table_styles([{"selector": ", ".join(anywhere), "props": "overflow-wrap: anywhere"}])
+    st.table(styler, height=height or "content")
+
+
 def csv_button(frame: pd.DataFrame, file_name: str, label: str | None = None, key: str | None = None) -> None:
+    """A download button of ``frame`` as CSV; a 0-row table gets a caption instead (nothing to download)."""
+    file_name = safe_file_name(file_name)
+    if frame.empty:
+        st.caption(f"{md_escape(file_name)}: no rows, nothing to download.")
+        return
     st.download_button(
         label or f"{file_name} ({len(frame):,} rows)",
         data=to_csv_bytes(frame),

@@ -1,0 +1,197 @@
+"""The dashboard at scale in a real browser: 20 systems × 500 segments (``tests/large_evaluation.py``) uploaded as one
+long table through the Data page, six token levels × BLEU, chrF++, TER and EED; every page (each tab of the Korean
+lens, every expander open, the significance matrix computed) screenshotted at 1280 × 800 and 1920 × 1080 (the whole
+page), and no table, data grid, download button or card may be wider than its box (in the page:
+``scrollWidth <= clientWidth + 1``).
+
+Screenshots go to the test's temporary directory. ``KOREAN_EVAL_WRITE_SCREENSHOT=<path>`` also writes the
+Correlations page at 1280 px wide to ``<path>`` (the README's ``docs/screenshot-correlations.png``). Needs
+``/usr/bin/chromium`` (see ``tests/test_e2e_browser.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.app_server import chromium_page, idle, upload
+from tests.large_evaluation import write_large_evaluation
+from tests.test_e2e_browser import NO_EXCEPTION, server  # noqa: F401 - the app server fixture (one per module)
+
+pytestmark = pytest.mark.browser
+
+#: write_large_evaluation's default: 20 systems × 500 segments (a quicker look at the layout: fewer, through
+#: KOREAN_EVAL_E2E_SEGMENTS; the tables' widths depend on the systems, levels and metrics, not on the segments).
+SEGMENTS = int(os.environ.get("KOREAN_EVAL_E2E_SEGMENTS", "500"))
+SIZES = {"1280": (1280, 800), "1920": (1920, 1080)}
+#: Levels added to the default ones (word, mecab, kiwi, char, jamo) and metrics chosen in the sidebar: the widest
+#: tables (one column per level) and long metric names, at a cost that keeps the test within a few minutes.
+EXTRA_LEVELS = ("spm",)
+METRICS = ("BLEU", "chrF++", "TER", "EED")
+ALL_METRICS = ("BLEU", "chrF", "chrF+", "chrF++", "TER", "NLTK-BLEU", "GLEU", "NIST", "RIBES", "CharacTER", "EED")
+
+#: In-page check: every table, data grid, download button and metric card whose content is wider than its box.
+OVERFLOWS_JS = r"""() => {
+  const boxes = [
+    ['table', '[data-testid="stTable"]'], ['table', '[data-testid="stTable"] div'],
+    ['dataframe', '[data-testid="stDataFrame"]'], ['dataframe', '[data-testid="stDataFrame"] .dvn-scroller'],
+    ['download button', '[data-testid="stDownloadButton"] button'],
+    ['download button', '[data-testid="stDownloadButton"] button *'],
+    ['card', '[data-testid="stMetricValue"]'], ['card', '[data-testid="stMetricValue"] *'],
+    ['card', '[data-testid="stMetricLabel"] *'],
+  ];
+  const out = [];
+  for (const [what, selector] of boxes) {
+    for (const el of document.querySelectorAll(selector)) {
+      if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) {
+        out.push(`${what}: ${el.scrollWidth} > ${el.clientWidth}: ${(el.innerText || '').replace(/\s+/g, ' ').slice(0, 80)}`);
+      }
+    }
+  }
+  const main = document.querySelector('[data-testid="stMain"]');
+  if (main && main.scrollWidth > main.clientWidth + 1) out.push(`page: ${main.scrollWidth} > ${main.clientWidth}`);
+  return out;
+}"""
+MAIN_HEIGHT_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  return Math.max(main ? main.scrollHeight : 0, document.documentElement.scrollHeight);
+}"""
+
+
+@pytest.fixture(scope="module")
+def large_csv(tmp_path_factory) -> Path:
+    return write_large_evaluation(tmp_path_factory.mktemp("large"), segments=SEGMENTS)
+
+
+@pytest.fixture(scope="module")
+def browser_page(server):  # noqa: F811
+    with chromium_page(1280, 800, 240_000) as pg:
+        yield pg
+
+
+def _full_page_shot(pg, path: Path, width: int, height: int) -> list[str]:
+    """Screenshot of the whole page at ``width`` (Streamlit scrolls inside its own container, so the viewport is
+    made as tall as the content) and the overflows found at that width."""
+    pg.set_viewport_size({"width": width, "height": height})
+    pg.wait_for_timeout(700)
+    idle(pg)
+    overflows = pg.evaluate(OVERFLOWS_JS)
+    full = max(height, int(pg.evaluate(MAIN_HEIGHT_JS)))
+    pg.set_viewport_size({"width": width, "height": min(full, 16_000)})
+    pg.wait_for_timeout(700)
+    overflows += pg.evaluate(OVERFLOWS_JS)
+    pg.screenshot(path=str(path))
+    pg.set_viewport_size({"width": width, "height": height})
+    return sorted(set(overflows))
+
+
+def _open_expanders(pg) -> None:
+    """Open every collapsed expander in view (their tables must fit too; those in hidden tabs wait for their tab)."""
+    closed = pg.locator('[data-testid="stExpander"] details:not([open]) > summary:visible')
+    for _ in range(20):
+        if not closed.count():
+            break
+        closed.first.click()
+        idle(pg)
+
+
+def _pill(sidebar, name: str, on: bool) -> None:
+    """Switch a sidebar pill (or multi-select segmented control) button on or off."""
+    button = sidebar.get_by_role("button", name=name, exact=True).first
+    if (button.get_attribute("aria-pressed") == "true") != on:
+        button.click()
+        idle(button.page)
+
+
+def _choose_settings(pg) -> None:
+    """Sidebar: the default levels plus :data:`EXTRA_LEVELS`; of the metrics only :data:`METRICS`."""
+    sidebar = pg.locator('[data-testid="stSidebar"]')
+    for level in EXTRA_LEVELS:
+        sidebar.locator("label").filter(has_text=re.compile(f"^{re.escape(level)}$")).click()
+        idle(pg)
+    _pill(sidebar, "extended", True)
+    for name in ALL_METRICS:
+        _pill(sidebar, name, name in METRICS)
+
+
+def _load_large(pg, server_url: str, csv: Path) -> None:
+    """The Data page: settings first (nothing is computed there), then the long table through its uploader."""
+    pg.goto(f"{server_url}/data")
+    pg.get_by_role("heading", name="Data", exact=True).wait_for()
+    pg.get_by_text("Token levels").wait_for()
+    idle(pg)
+    _choose_settings(pg)
+    pg.get_by_role("radio", name="One long table", exact=True).click()
+    idle(pg)
+    upload(pg, "One table with a row per", [csv])
+    pg.get_by_role("button", name="Use this table").click()
+    pg.get_by_text("Every page now shows these data").wait_for()
+    idle(pg)
+
+
+PAGES = {
+    "correlations": ("Correlations", ".js-plotly-plot"),
+    "scores": ("Scores & rankings", '[data-testid="stTable"]'),
+    "segments": ("Segments", ".js-plotly-plot .scatterlayer .point"),
+    "tokens": ("Tokens", '[data-testid="stTable"]'),
+    "lens": ("Korean lens", ".js-plotly-plot"),
+    "data": ("Data", '[data-testid="stMetric"]'),
+    "downloads": ("Downloads", '[data-testid="stDownloadButton"]'),
+}
+#: Pages whose content sits in tabs: each tab is opened, checked and screenshotted on its own.
+TABS = {"lens": ("Error profile", "Speech level & spacing", "Perturbation probe", "What the humans punish")}
+
+
+def _prepare(pg, name: str) -> None:
+    """What a reader would open on the page before reading it: every expander, and on the Correlations page the
+    significance matrix with its rank clusters (at the system level: seconds, not minutes)."""
+    if name == "correlations":
+        pg.locator('[data-testid="stRadio"] label').filter(has_text=re.compile("^system$")).first.click()
+        idle(pg)
+        pg.get_by_text("Compute the significance matrix", exact=True).first.click()
+        idle(pg)
+        pg.get_by_text("Rank clusters", exact=True).first.wait_for()
+    _open_expanders(pg)
+
+
+def _readme_screenshot(pg, path: str) -> None:
+    """The top of the Correlations page at 1280 × 1350 (the headline cards and the segment-level chart): the
+    README's picture."""
+    pg.set_viewport_size({"width": 1280, "height": 1350})
+    pg.evaluate("() => document.querySelectorAll('[data-testid^=\"stSidebar\"]').forEach(e => e.scrollTo(0, 0))")
+    pg.wait_for_timeout(700)
+    idle(pg)
+    pg.screenshot(path=path)
+
+
+def test_every_page_fits_at_1280_and_1920(server, browser_page, large_csv, tmp_path):  # noqa: F811
+    pg = browser_page
+    _load_large(pg, server, large_csv)
+    assert pg.get_by_text(f"20 systems × {SEGMENTS} segments").count() >= 1
+    problems: dict[str, list[str]] = {}
+    for name, (link, ready) in PAGES.items():
+        pg.get_by_role("link", name=link, exact=True).click()
+        pg.locator(ready).first.wait_for(timeout=600_000)
+        idle(pg)
+        if name == "correlations" and os.environ.get("KOREAN_EVAL_WRITE_SCREENSHOT"):
+            _readme_screenshot(pg, os.environ["KOREAN_EVAL_WRITE_SCREENSHOT"])
+        _prepare(pg, name)
+        assert pg.locator(NO_EXCEPTION).count() == 0, name
+        for tab in TABS.get(name, (None,)):
+            view = name
+            if tab is not None:
+                pg.get_by_role("tab", name=tab, exact=True).click()
+                idle(pg)
+                _open_expanders(pg)
+                view = f"{name}-{re.sub(r'[^a-z]+', '-', tab.lower()).strip('-')}"
+            for size, (width, height) in SIZES.items():
+                shot = tmp_path / f"{view}-{size}.png"
+                found = _full_page_shot(pg, shot, width, height)
+                assert shot.stat().st_size > 20_000
+                assert pg.locator(NO_EXCEPTION).count() == 0, (view, size)
+                if found:
+                    problems[f"{view} at {size}"] = found
+    assert not problems, problems
