@@ -30,12 +30,20 @@ def ceiling_rows(ceiling: pd.DataFrame | None, statistic: str, grouping: str) ->
     return out
 
 
+def _make_room(fig: go.Figure, high: float) -> None:
+    """Raise the value axis's fixed top, if there is one, so that ``high`` and the line's label show."""
+    span = fig.layout.yaxis.range
+    if span is not None and span[1] < high * 1.1:
+        fig.update_yaxes(range=[span[0], high * 1.1])
+
+
 def add_ceiling_line(fig: go.Figure, row: pd.Series) -> go.Figure:
     """A dashed horizontal line at the ceiling's value, labelled, with its interval as a band when known."""
     value = float(row["value"])
     if np.isfinite(row["ci_low"]) and np.isfinite(row["ci_high"]):
         fig.add_hrect(y0=float(row["ci_low"]), y1=float(row["ci_high"]), fillcolor=CEILING_COLOR, opacity=0.08,
                       line_width=0)
+    _make_room(fig, max(value, float(row["ci_high"]) if np.isfinite(row["ci_high"]) else value))
     fig.add_hline(y=value, line_dash="dash", line_color=CEILING_COLOR, line_width=1.5,
                   annotation_text=f"human ceiling {value:.2f}", annotation_position="top right",
                   annotation_font=dict(color=CEILING_COLOR, size=12))

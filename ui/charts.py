@@ -121,6 +121,20 @@ def _outline_top(fig: go.Figure, df: pd.DataFrame, top: frozenset[tuple[str, str
         )
 
 
+def bar_axis_top(df: pd.DataFrame, bottom: float) -> float:
+    """The top of a correlation bar chart's value axis: the highest bar or interval end, plus room for the value
+    labels above the bars (more when they stand upright, beyond :data:`HORIZONTAL_VALUES` bars); never above the
+    1.08 / 1.2 that a correlation of 1 needs, and at least 0.1."""
+    highs = np.append(df["shown_high"].to_numpy(float), df["shown"].to_numpy(float))
+    ymax = float(np.nanmax(highs)) if np.isfinite(highs).any() else 1.0
+    upright = len(df) > HORIZONTAL_VALUES
+    room = (0.25 if upright else 0.1) * (max(ymax, 0.0) - bottom)
+    top = max(ymax, 0.0) + room
+    if ymax <= 1:
+        top = min(top, 1.2 if upright else 1.08)
+    return max(top, 0.1)
+
+
 def correlation_bars(
     view: pd.DataFrame, granularity: str, statistic: str, grouping_note: str = "",
     top: frozenset[tuple[str, str]] = frozenset(),
@@ -176,10 +190,11 @@ def correlation_bars(
     _outline_top(fig, df, top)
     lows = np.append(df["shown_low"].to_numpy(float), df["shown"].to_numpy(float))
     ymin = float(np.nanmin(lows)) if np.isfinite(lows).any() else 0.0
+    bottom = min(0.0, ymin * 1.15 if np.isfinite(ymin) else 0.0)
     fig.update_yaxes(
         title_text=f"{STATISTIC_LABELS[statistic]} with humans" if statistic in STATISTICS else f"{SYMBOLS[statistic]} "
         "(agreement with humans)",
-        range=[min(0.0, ymin * 1.15 if np.isfinite(ymin) else 0.0), 1.08 if len(df) <= HORIZONTAL_VALUES else 1.2],
+        range=[bottom, bar_axis_top(df, bottom)],
         zeroline=True,
         zerolinecolor="#999",
         gridcolor="#eee",
