@@ -1,6 +1,7 @@
 """MQM ratings in a real browser (``streamlit run app.py``, Playwright, Debian's Chromium): text files and two raters'
 ``.seg.rating`` files uploaded on the Data page → the Correlations page draws the human ceiling as a dashed line
-on its bar charts. Screenshot ``correlations-mqm-ceiling.png`` in the test's temporary directory, or in
+on its bar charts, and the Korean lens's "Error spans (MQM)" tab draws its category table and tracking grid.
+Screenshots ``correlations-mqm-ceiling.png`` and ``lens-mqm-spans.png`` in the test's temporary directory, or in
 ``$KOREAN_EVAL_ARTIFACTS`` when set."""
 
 from __future__ import annotations
@@ -60,5 +61,16 @@ def test_the_ceiling_line_is_drawn_in_the_browser(tmp_path_factory, artifacts): 
         assert page.locator(".js-plotly-plot .annotation-text", has_text="human ceiling").count() == 2
         assert page.get_by_text("Dashed line: the human ceiling").count() == 1
         shot = _shot(page, artifacts, "correlations-mqm-ceiling", 2000)
+        assert shot.stat().st_size > 50_000
+        # The Korean lens: which Korean category each MQM span falls in, and which configuration tracks each category
+        page.get_by_role("link", name="Korean lens").click()
+        page.get_by_role("tab", name="Error spans (MQM)").click()
+        page.get_by_text("MQM category × Korean category").first.wait_for(timeout=300_000)
+        idle(page, 300)
+        assert page.locator(NO_EXCEPTION).count() == 0
+        heatmaps = page.locator(".js-plotly-plot .heatmaplayer >> visible=true")  # this tab's, not the hidden tabs'
+        heatmaps.nth(1).wait_for(timeout=120_000)  # the category table and the tracking grid, both drawn
+        assert heatmaps.count() >= 2
+        shot = _shot(page, artifacts, "lens-mqm-spans", 2600)
         assert shot.stat().st_size > 50_000
         browser.close()

@@ -77,3 +77,24 @@ def test_correlation_with_a_category_penalty_equals_scipy(tmp_path: Path):
     spans = with_korean_categories(es.spans, es.systems, es.seg_ids)
     assert spans["korean_category"].notna().sum() > 0.9 * len(spans)
     assert isinstance(category_table(spans), pd.DataFrame)
+
+
+def test_tracking_sentences_say_alike_when_the_runner_up_is_inside_the_interval():
+    import numpy as np
+    import pandas as pd
+
+    from korean_eval.spans.categories import tracking_sentences
+
+    def rows(level, values):
+        return [{"level": level, "metric": "chrf", "mqm_category": c, "statistic": "pearson", "value": v,
+                 "ci_low": lo, "ci_high": hi} for c, v, lo, hi in values]
+
+    table = pd.DataFrame(
+        rows("jamo", [("Fluency/Grammar", 0.41, 0.30, 0.50), ("Accuracy/Omission", 0.25, 0.1, 0.4)])
+        + rows("char", [("Fluency/Grammar", 0.41, 0.20, 0.50), ("Accuracy/Omission", 0.25, 0.1, 0.4)])
+        + rows("word", [("Fluency/Grammar", 0.41, np.nan, np.nan), ("Accuracy/Omission", 0.25, np.nan, np.nan)])
+    )
+    jamo, char, word = tracking_sentences(table)
+    assert "tracks Fluency/Grammar penalties most closely" in jamo and "outside that interval" in jamo
+    assert "tracks Fluency/Grammar and Accuracy/Omission penalties alike" in char
+    assert "most closely" not in word and "not separated" in word

@@ -136,13 +136,26 @@ def span_tables(results: Results, systems: Mapping[str, Sequence[str | None]], s
 def tracking_sentences(table: pd.DataFrame, label=lambda level, metric: f"{metric}@{level}") -> list[str]:
     """Per configuration of a :func:`category_correlations` table, the MQM category whose penalties it tracks most
     closely, e.g. ``chrf@jamo tracks Fluency/Grammar penalties most closely (pearson 0.412 [0.301, 0.508]; then
-    Accuracy/Mistranslation 0.250)``. Descriptive: no test between categories."""
+    Accuracy/Mistranslation 0.250, outside that interval)``. When the runner-up's value lies inside the top
+    category's bootstrap 95% interval the two are not separated and the sentence says they are tracked alike; with
+    no interval it only says which is highest. Descriptive: no test between categories."""
     lines = []
     for (level, metric), rows in table.dropna(subset=["value"]).groupby(["level", "metric"], sort=False):
         ranked = rows.sort_values("value", ascending=False)
-        top = ranked.iloc[0]
-        ci = f" [{top.ci_low:.3f}, {top.ci_high:.3f}]" if np.isfinite(top.ci_low) else ""
-        then = f"; then {ranked.iloc[1].mqm_category} {ranked.iloc[1].value:.3f}" if len(ranked) > 1 else ""
-        lines.append(f"{label(level, metric)} tracks {top.mqm_category} penalties most closely "
-                     f"({top.statistic} {top.value:.3f}{ci}{then})")
+        top, who = ranked.iloc[0], label(level, metric)
+        has_ci = bool(np.isfinite(top.ci_low))
+        ci = f" [{top.ci_low:.3f}, {top.ci_high:.3f}]" if has_ci else ""
+        if len(ranked) == 1:
+            lines.append(f"{who} tracks {top.mqm_category} penalties ({top.statistic} {top.value:.3f}{ci})")
+            continue
+        second = ranked.iloc[1]
+        if not has_ci:
+            lines.append(f"{who}: highest with {top.mqm_category} penalties ({top.statistic} {top.value:.3f}; then "
+                         f"{second.mqm_category} {second.value:.3f}; no interval computed, so not separated)")
+        elif second.value >= top.ci_low:
+            lines.append(f"{who} tracks {top.mqm_category} and {second.mqm_category} penalties alike "
+                         f"({top.statistic} {top.value:.3f}{ci} and {second.value:.3f}, inside that interval)")
+        else:
+            lines.append(f"{who} tracks {top.mqm_category} penalties most closely ({top.statistic} "
+                         f"{top.value:.3f}{ci}; then {second.mqm_category} {second.value:.3f}, outside that interval)")
     return lines
