@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +96,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_healthy(url: str, proc: subprocess.Popen, seconds: float, log_text: Callable[[], str]) -> None:
+    """Poll Streamlit's ``/_stcore/health`` at ``url`` until it answers ``ok``; ``RuntimeError`` if ``proc`` exits
+    first, ``TimeoutError`` after ``seconds`` (both with the end of ``log_text()``)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}:\n{log_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise TimeoutError(f"the server did not answer within {seconds} s:\n{log_text()[-3000:]}")
+
+
 class AppServer:
     """``streamlit run app.py`` in its own process group; stdout and stderr go to files in ``tmp``.
 
@@ -133,18 +150,7 @@ class AppServer:
         return self.proc.pid
 
     def _wait_healthy(self) -> None:
-        deadline = time.monotonic() + self.startup_seconds
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.stderr()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as reply:
-                    if reply.read().strip() == b"ok":
-                        return
-            except OSError:
-                pass
-            time.sleep(0.3)
-        raise TimeoutError(f"streamlit did not answer within {self.startup_seconds} s:\n{self.stderr()[-3000:]}")
+        wait_healthy(self.url, self.proc, self.startup_seconds, self.stderr)
 
     def workers(self) -> list[int]:
         """The server's running worker processes (spawned by multiprocessing; not its resource tracker)."""

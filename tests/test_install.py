@@ -25,7 +25,6 @@ import sys
 import sysconfig
 import time
 import tomllib
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -35,7 +34,7 @@ from packaging.utils import canonicalize_name
 import korean_eval
 from korean_eval.cli import build_parser
 from korean_eval.cli_app import dashboard_dir, streamlit_command
-from tests.app_server import Session, free_port
+from tests.app_server import Session, free_port, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -132,20 +131,6 @@ def _installed_facts(venv: Path, env: dict[str, str], cwd: Path) -> dict:
     return json.loads(result.stdout)
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, f"korean-eval app exited with {proc.returncode}:\n{log.read_text()[-3000:]}"
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                if reply.read().strip() == b"ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.5)
-    raise AssertionError(f"no health answer within {seconds} s:\n{log.read_text()[-3000:]}")
-
-
 def _first_page_starts(port: int, seconds: float = 240) -> str:
     """Run the first page from a browser-less session until it shows progress (the evaluation began: the app, its
     pages and ``ui`` imported) or finished. Returns ``"progress"`` or ``"finished"``; fails on an exception
@@ -217,7 +202,7 @@ def _serve_the_installed_dashboard(script: Path, venv: Path, env: dict[str, str]
         proc = subprocess.Popen([script, "app", "--server.port", str(port), "--server.headless", "true"], cwd=tmp_path,
                                 env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        _wait_healthy(f"http://127.0.0.1:{port}", proc, log)
+        wait_healthy(f"http://127.0.0.1:{port}", proc, 120, log.read_text)
         command = Path(f"/proc/{proc.pid}/cmdline").read_bytes().split(b"\0") if sys.platform.startswith("linux") else []
         if command:  # `korean-eval app` became the server itself (os.execv), on the installed dashboard
             app_py = next(Path(c.decode()) for c in command if c.endswith(b"app.py"))
