@@ -183,10 +183,12 @@ def test_tables_compile_with_pdflatex(export_run, tmp_path):  # noqa: F811
 
 
 def test_hangul_compiles_with_kotex(tmp_path):
-    """A system with a Korean name: needs kotex (texlive-lang-korean, ~60 MB with its fonts — not installed by
-    scripts/setup, so this test skips there and says why)."""
+    """A system with a Korean name: needs kotex (texlive-lang-korean, ~60 MB with its fonts; scripts/setup installs
+    it under CI, where its absence fails the test)."""
     _require_pdflatex()
     if subprocess.run(["kpsewhich", "kotex.sty"], capture_output=True, text=True).stdout.strip() == "":
+        if IN_CI:
+            pytest.fail("kotex.sty is required under CI=true (scripts/setup installs texlive-lang-korean)")
         pytest.skip("kotex.sty not installed (texlive-lang-korean, ~60 MB): Hangul cannot be typeset by pdflatex")
     ref = "고양이가 앉았다.\n날씨가 좋다.\n회의는 3시.\n".encode()
     systems = [("한국어 시스템.txt", "고양이 앉았다.\n날씨 좋다.\n회의 3시.\n".encode()), ("B.txt", ref),
