@@ -20,6 +20,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
@@ -45,3 +46,40 @@ settings.load_profile("korean-eval-tests")
 def pytest_unconfigure(config) -> None:
     if _OWNER:
         shutil.rmtree(TEST_CACHE_ROOT, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ fixtures shared by several test modules
+
+
+@pytest.fixture
+def streamlit_navigation(monkeypatch):
+    """AppTest re-arms Streamlit's legacy ``pages/``-folder mode before *every* run (it resets
+    ``PagesManager.uses_pages_directory``); a real server leaves that mode for good at the first ``st.navigation``
+    call. Keep it off, as on a running server, or widget values set by a test are dropped between runs. The AppTest
+    modules use it for every test (``pytestmark = pytest.mark.usefixtures(...)``)."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture(scope="module")
+def private_cache(tmp_path_factory):
+    """A korean-eval cache directory of the module's own (``$KOREAN_EVAL_CACHE_DIR``) while its tests run."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        yield
+
+
+@pytest.fixture(scope="session")
+def export_run(tmp_path_factory):
+    """One CLI run with every export on the bundled sample (:func:`tests.export_fixture.run_exports`), read by
+    tests/test_export_html.py and tests/test_export_latex.py."""
+    from tests.export_fixture import run_exports
+
+    return run_exports(tmp_path_factory.mktemp("exports"))

@@ -22,10 +22,12 @@ from streamlit.testing.v1 import AppTest
 from korean_eval.metrics import METRIC_NAMES
 from korean_eval.tokenizers import level_table
 from tests.large_evaluation import write_large_evaluation
-from tests.test_app import APP, _streamlit_navigation, assert_clean, figures, values  # noqa: F401 - fixture by name
+from tests.test_app import APP, assert_clean, figures, values
 from ui import state, views
 from ui.charts import MIN_TEXT
 from ui.inputs import TableRoles, Upload, build_from_table, guess_table_roles, table_head
+
+pytestmark = pytest.mark.usefixtures("streamlit_navigation")
 
 #: Levels too slow for a test of 10,000 (system, segment) pairs (see the module docstring).
 TOO_SLOW = {"kkma"}

@@ -16,8 +16,10 @@ from korean_eval.metaeval.system_pairs import pairwise_accuracy_table
 from korean_eval.pipeline import evaluate
 from korean_eval.sample import load_sample
 from korean_eval.table_inputs import given_only_evalset
-from tests.test_app import APP, _private_cache, _streamlit_navigation, bar_points, figures  # noqa: F401
+from tests.test_app import APP, bar_points, figures
 from ui import state
+
+pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
