@@ -11,6 +11,13 @@ kernel again). ``XDG_CACHE_HOME``, ``MPLCONFIGDIR`` and the Hypothesis example d
 in the working directory) go there too; subprocesses of the tests inherit the environment. The process that made
 the directory removes it at the end. tests/test_no_home_writes.py checks that a pipeline run with these settings
 leaves the home directory untouched.
+
+Under pytest-xdist (``--dist loadgroup --no-loadscope-reorder``, pyproject.toml) two hooks here shape the schedule:
+the tests that share a module-scoped fixture of the tests (a large evaluation, an app server, a browser) form one
+group per module, and those that share a session-scoped one (``export_run``) one group per fixture, each run by one
+worker, so the fixture is built once instead of once per worker; and the tests marked
+``slow`` or ``browser`` (and so their groups) are handed out first, so the longest work does not start last and
+leave one worker running it alone at the end. Without xdist neither changes what runs.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ def pytest_unconfigure(config) -> None:
         shutil.rmtree(TEST_CACHE_ROOT, ignore_errors=True)
 
 
+
 # ------------------------------------------------------------------ fixtures shared by several test modules
 
 
@@ -83,3 +91,28 @@ def export_run(tmp_path_factory):
     from tests.export_fixture import run_exports
 
     return run_exports(tmp_path_factory.mktemp("exports"))
+
+#: Markers of the tests scheduled first (pyproject.toml declares them).
+FIRST_MARKERS = ("slow", "browser")
+
+
+def _group(item: pytest.Item) -> str | None:
+    """The worker group of ``item``: the name of a session-scoped fixture of the tests it uses, else its module when
+    it uses a module-scoped one, else None (pytest's and plugins' own fixtures have no ``baseid``)."""
+    info = getattr(item, "_fixtureinfo", None)
+    defs = [d for chain in (info.name2fixturedefs.values() if info else ()) for d in chain if d.baseid]
+    shared = sorted(d.argname for d in defs if d.scope == "session")
+    if shared:
+        return shared[0]
+    return item.nodeid.split("::")[0] if any(d.scope == "module" for d in defs) else None
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    group = _group(item)
+    if group:
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-randomly's shuffle, whose order is kept within each part
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not any(item.get_closest_marker(m) for m in FIRST_MARKERS))

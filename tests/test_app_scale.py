@@ -27,7 +27,7 @@ from ui import state, views
 from ui.charts import MIN_TEXT
 from ui.inputs import TableRoles, Upload, build_from_table, guess_table_roles, table_head
 
-pytestmark = pytest.mark.usefixtures("streamlit_navigation")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("streamlit_navigation")]
 
 #: Levels too slow for a test of 20 × LAYOUT_SEGMENTS (system, segment) pairs (see the module docstring).
 TOO_SLOW = {"kkma"}
