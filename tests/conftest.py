@@ -12,12 +12,12 @@ in the working directory) go there too; subprocesses of the tests inherit the en
 the directory removes it at the end. tests/test_no_home_writes.py checks that a pipeline run with these settings
 leaves the home directory untouched.
 
-Under pytest-xdist (``--dist loadgroup --no-loadscope-reorder``, pyproject.toml) two hooks here shape the schedule:
-the tests that share a module-scoped fixture of the tests (a large evaluation, an app server, a browser) form one
-group per module, and those that share a session-scoped one (``export_run``) one group per fixture, each run by one
-worker, so the fixture is built once instead of once per worker; and the tests marked
-``slow`` or ``browser`` (and so their groups) are handed out first, so the longest work does not start last and
-leave one worker running it alone at the end. Without xdist neither changes what runs.
+Under pytest-xdist the tests are handed out a file at a time (``--dist loadfile --no-loadscope-reorder``,
+pyproject.toml), so a module-scoped fixture (a large evaluation, an app server, a browser) is built by one worker
+only; ``--dist loadgroup`` would group finer, but pytest-xdist 3.8 names a test's group by rewriting
+``item._nodeid``, which pytest 9.2 no longer reads, so its groups are silently ignored. The hook at the end hands the
+files with tests marked ``slow`` or ``browser`` out first, so the longest work does not start last and leave one
+worker running it alone at the end. Without xdist it changes only the order.
 """
 
 from __future__ import annotations
@@ -92,25 +92,8 @@ def export_run(tmp_path_factory):
 
     return run_exports(tmp_path_factory.mktemp("exports"))
 
-#: Markers of the tests scheduled first (pyproject.toml declares them).
+#: Markers of the tests (and so the files) scheduled first (pyproject.toml declares them).
 FIRST_MARKERS = ("slow", "browser")
-
-
-def _group(item: pytest.Item) -> str | None:
-    """The worker group of ``item``: the name of a session-scoped fixture of the tests it uses, else its module when
-    it uses a module-scoped one, else None (pytest's and plugins' own fixtures have no ``baseid``)."""
-    info = getattr(item, "_fixtureinfo", None)
-    defs = [d for chain in (info.name2fixturedefs.values() if info else ()) for d in chain if d.baseid]
-    shared = sorted(d.argname for d in defs if d.scope == "session")
-    if shared:
-        return shared[0]
-    return item.nodeid.split("::")[0] if any(d.scope == "module" for d in defs) else None
-
-
-def pytest_itemcollected(item: pytest.Item) -> None:
-    group = _group(item)
-    if group:
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-randomly's shuffle, whose order is kept within each part
