@@ -11,6 +11,13 @@ kernel again). ``XDG_CACHE_HOME``, ``MPLCONFIGDIR`` and the Hypothesis example d
 in the working directory) go there too; subprocesses of the tests inherit the environment. The process that made
 the directory removes it at the end. tests/test_no_home_writes.py checks that a pipeline run with these settings
 leaves the home directory untouched.
+
+Under pytest-xdist the tests are handed out a file at a time (``--dist loadfile --no-loadscope-reorder``,
+pyproject.toml), so a module-scoped fixture (a large evaluation, an app server, a browser) is built by one worker
+only; ``--dist loadgroup`` would group finer, but pytest-xdist 3.8 names a test's group by rewriting
+``item._nodeid``, which pytest 9.2 no longer reads, so its groups are silently ignored. The hook at the end hands the
+files with tests marked ``slow`` or ``browser`` out first, so the longest work does not start last and leave one
+worker running it alone at the end. Without xdist it changes only the order.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
@@ -45,3 +53,49 @@ settings.load_profile("korean-eval-tests")
 def pytest_unconfigure(config) -> None:
     if _OWNER:
         shutil.rmtree(TEST_CACHE_ROOT, ignore_errors=True)
+
+
+
+# ------------------------------------------------------------------ fixtures shared by several test modules
+
+
+@pytest.fixture
+def streamlit_navigation(monkeypatch):
+    """AppTest re-arms Streamlit's legacy ``pages/``-folder mode before *every* run (it resets
+    ``PagesManager.uses_pages_directory``); a real server leaves that mode for good at the first ``st.navigation``
+    call. Keep it off, as on a running server, or widget values set by a test are dropped between runs. The AppTest
+    modules use it for every test (``pytestmark = pytest.mark.usefixtures(...)``)."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture(scope="module")
+def private_cache(tmp_path_factory):
+    """A korean-eval cache directory of the module's own (``$KOREAN_EVAL_CACHE_DIR``) while its tests run."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        yield
+
+
+@pytest.fixture(scope="session")
+def export_run(tmp_path_factory):
+    """One CLI run with every export on the bundled sample (:func:`tests.export_fixture.run_exports`), read by
+    tests/test_export_html.py and tests/test_export_latex.py."""
+    from tests.export_fixture import run_exports
+
+    return run_exports(tmp_path_factory.mktemp("exports"))
+
+#: Markers of the tests (and so the files) scheduled first (pyproject.toml declares them).
+FIRST_MARKERS = ("slow", "browser")
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-randomly's shuffle, whose order is kept within each part
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not any(item.get_closest_marker(m) for m in FIRST_MARKERS))

@@ -8,8 +8,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 from korean_eval.cli import main
 from korean_eval.sample import sample_files
 
@@ -48,8 +46,3 @@ def run_exports(root: Path, statistic: str = "pearson") -> ExportRun:
                  "--report", str(run.report)])
     assert code == 0
     return run
-
-
-@pytest.fixture(scope="module")
-def export_run(tmp_path_factory) -> ExportRun:
-    return run_exports(tmp_path_factory.mktemp("exports"))

@@ -1,4 +1,5 @@
-"""A large evaluation for the dashboard's scale tests: ≥ 20 systems × ≥ 500 segments with simulated human scores.
+"""A large evaluation for the dashboard's scale tests: 20 systems × ``segments`` segments (500 by default) with
+simulated human scores.
 
 Built from the benchmark generator (``benchmarks/make_data.py``: distinct Korean references from KoNLPy's bundled
 corpora, four simulated systems with MT-like distances and DA-like human scores): each of its four systems gets
@@ -19,6 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 EDIT_PENALTY = 3
 SEED = "korean-eval-large-v1"
+#: Segments per system in the dashboard's layout tests (tests/test_app_scale.py, tests/test_e2e_scale.py). What they
+#: check (every level and metric labelled, charts as grids beyond 30 configurations, the top-cluster headline of 20
+#: systems, no table, grid, button or card wider than its box) depends on the systems, levels and metrics, not on
+#: the segments: no page has a threshold on segments; the tables that grow with them show their first 25 to 300 rows.
+#: 60 segments (1,200 pairs) exercise every page as 500 do, at an eighth of the tokenising and scoring.
+LAYOUT_SEGMENTS = 60
 
 
 def _make_data():

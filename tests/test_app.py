@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from korean_eval.data import InputError
@@ -39,26 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 FAST = {"level|mecab": False, "level|jamo": False}  # → word, kiwi, char
 
-
-@pytest.fixture(autouse=True)
-def _streamlit_navigation(monkeypatch):
-    """AppTest re-arms Streamlit's legacy ``pages/``-folder mode before *every* run (it resets
-    ``PagesManager.uses_pages_directory``); a real server leaves that mode for good at the first ``st.navigation``
-    call. Keep it off, as on a running server, or widget values set by a test are dropped between runs."""
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _private_cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-        yield
+pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 
 def run_app(page: str | None = None, **session) -> AppTest:

@@ -27,8 +27,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from korean_eval.sample import load_sample
-from tests.test_app import APP, _private_cache, _streamlit_navigation  # noqa: F401 - fixtures used by name
+from tests.test_app import APP
 from ui import state
+
+pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 FAST = {"level|mecab": False, "level|kiwi": False, "level|jamo": False}  # → word, char
 REF = [

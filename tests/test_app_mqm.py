@@ -10,10 +10,12 @@ import pytest
 
 from tests.make_mtme_fixture import LP, zip_folder
 from tests.make_spans_fixture import write_rating_fixture
-from tests.test_app import _private_cache, _streamlit_navigation, tables  # noqa: F401 - fixtures used by name
+from tests.test_app import tables
 from tests.test_app_bad_inputs import assert_handled, data_page
 from tests.test_app_mtme import key, upload
 from ui import state
+
+pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 
 @pytest.fixture(scope="module")

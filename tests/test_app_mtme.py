@@ -11,9 +11,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.make_mtme_fixture import LP, MT_SYSTEMS, N_SEGMENTS, write_fixture, zip_folder
-from tests.test_app import _private_cache, _streamlit_navigation  # noqa: F401 - fixtures used by name
 from tests.test_app_bad_inputs import assert_handled, assert_refused, data_page, unescape
 from ui import directions, state
+
+pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 MODE = "mt-metrics-eval (.zip)"
 

@@ -1,14 +1,14 @@
-"""The dashboard at scale (issue 13) through Streamlit's AppTest: a large evaluation — 20 systems × 500 segments with
-human scores (``tests/large_evaluation.py``), every available token level, every metric including the extended
-ones — loaded as the Data page loads a long table; every page runs clean, and every chart labels every level and
-metric it draws (every category axis labelled in full: ``tickmode='array'`` with every category, or one tick per
-bar; never Plotly's automatic thinning), with text of at least 11 px.
+"""The dashboard at scale (issue 13) through Streamlit's AppTest: a large evaluation — 20 systems with human scores
+(``tests/large_evaluation.py``, :data:`~tests.large_evaluation.LAYOUT_SEGMENTS` segments each), every available token
+level, every metric including the extended ones — loaded as the Data page loads a long table; every page runs clean,
+and every chart labels every level and metric it draws (every category axis labelled in full: ``tickmode='array'``
+with every category, or one tick per bar; never Plotly's automatic thinning), with text of at least 11 px.
 
 Scoring is the slow part: it happens once, in the module fixture's first page run (disk cache in the module's tmp
 dir); every later run reads the in-process results store. Every available level is used except Kkma (KoNLPy), whose
 analyser needs about 0.17 s of CPU per sentence (measured: 167 ms on the project's 2-core machine, against 8–27 ms
-for Komoran, Hannanum and Okt), about half an hour for the table's 10,443 distinct texts; it is labelled like every
-other level, and the charts are checked with nine levels × eleven metrics.
+for Komoran, Hannanum and Okt), minutes for the table's distinct texts; it is labelled like every other level, and
+the charts are checked with nine levels × eleven metrics.
 """
 
 from __future__ import annotations
@@ -21,19 +21,21 @@ from streamlit.testing.v1 import AppTest
 
 from korean_eval.metrics import METRIC_NAMES
 from korean_eval.tokenizers import level_table
-from tests.large_evaluation import write_large_evaluation
-from tests.test_app import APP, _streamlit_navigation, assert_clean, figures, values  # noqa: F401 - fixture by name
+from tests.large_evaluation import LAYOUT_SEGMENTS, write_large_evaluation
+from tests.test_app import APP, assert_clean, figures, values
 from ui import state, views
 from ui.charts import MIN_TEXT
 from ui.inputs import TableRoles, Upload, build_from_table, guess_table_roles, table_head
 
-#: Levels too slow for a test of 10,000 (system, segment) pairs (see the module docstring).
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("streamlit_navigation")]
+
+#: Levels too slow for a test of 20 × LAYOUT_SEGMENTS (system, segment) pairs (see the module docstring).
 TOO_SLOW = {"kkma"}
 AVAILABLE = [r["level"] for r in level_table() if r["available"] == "yes" and r["level"] not in TOO_SLOW]
 ALL_LEVELS = [r["level"] for r in level_table()]
 PAGES = ["pages/correlations.py", "pages/scores.py", "pages/segments.py", "pages/tokens.py", "pages/data.py",
          "pages/downloads.py"]
-SYSTEMS, SEGMENTS = 20, 500
+SYSTEMS, SEGMENTS = 20, LAYOUT_SEGMENTS
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,7 @@ def large_session(tmp_path_factory) -> Iterator[dict]:
     tmp = tmp_path_factory.mktemp("large")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp / "cache"))
-        path = write_large_evaluation(tmp)
+        path = write_large_evaluation(tmp, segments=SEGMENTS)
         upload = Upload(path.name, path.read_bytes())
         guess = guess_table_roles(list(table_head(upload).columns))  # the Data page's prefill of the column pickers
         roles = TableRoles(guess["system"][0], guess["seg_id"], guess["hyp"][0], guess["ref"], None, guess["score"][0])

@@ -33,11 +33,13 @@ from streamlit.testing.v1.element_tree import Table
 from korean_eval import textio
 from korean_eval.data import InputError
 from korean_eval.sample import load_sample
-from tests.test_app import APP, _private_cache, _streamlit_navigation  # noqa: F401 - fixtures used by name
+from tests.test_app import APP
 from tests.test_app_bad_inputs import HUMAN, REF, SYS_A, SYS_B, SYS_C, data_page, human_csv, text, unescape
 from ui import inputs, state
 from ui.inputs import Upload, check_sizes
 from ui.widgets import md_escape
+
+pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]

@@ -14,8 +14,10 @@ from streamlit.testing.v1 import AppTest
 from korean_eval.metaeval.system_pairs import pairwise_accuracy_table
 from korean_eval.sample import load_sample
 from korean_eval.table_inputs import given_metric_columns
-from tests.test_app import APP, _private_cache, _streamlit_navigation  # noqa: F401
+from tests.test_app import APP
 from ui import directions, state, views
+
+pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 ERROR_RATES = ["TER", "ter", "hTER", "CharacTER", "EED", "MetricX", "metricx-24-hybrid", "MetricX23", "jamoTER",
                "ter_char", "WER", "cer", "ErrorRate", "num_errors", "err", "loss", "val_loss", "edit_distance",

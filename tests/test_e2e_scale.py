@@ -1,5 +1,6 @@
-"""The dashboard at scale in a real browser: 20 systems × 500 segments (``tests/large_evaluation.py``) uploaded as one
-long table through the Data page, six token levels × BLEU, chrF++, TER and EED; every page (each tab of the Korean
+"""The dashboard at scale in a real browser: 20 systems × :data:`~tests.large_evaluation.LAYOUT_SEGMENTS` segments
+(``tests/large_evaluation.py``; 500 when writing the README's screenshot) uploaded as one long table through the Data
+page, six token levels × BLEU, chrF++, TER and EED; every page (each tab of the Korean
 lens, every expander open, the significance matrix computed) screenshotted at 1280 × 800 and 1920 × 1080 (the whole
 page), and no table, data grid, download button or card may be wider than its box (in the page:
 ``scrollWidth <= clientWidth + 1``).
@@ -18,14 +19,16 @@ from pathlib import Path
 import pytest
 
 from tests.app_server import chromium_page, idle, upload
-from tests.large_evaluation import write_large_evaluation
+from tests.large_evaluation import LAYOUT_SEGMENTS, write_large_evaluation
 from tests.test_e2e_browser import NO_EXCEPTION, server  # noqa: F401 - the app server fixture (one per module)
 
 pytestmark = pytest.mark.browser
 
-#: write_large_evaluation's default: 20 systems × 500 segments (a quicker look at the layout: fewer, through
-#: KOREAN_EVAL_E2E_SEGMENTS; the tables' widths depend on the systems, levels and metrics, not on the segments).
-SEGMENTS = int(os.environ.get("KOREAN_EVAL_E2E_SEGMENTS", "500"))
+#: Segments per system: LAYOUT_SEGMENTS (the tables' widths depend on the systems, levels and metrics, not on the
+#: segments), 500 for the README's screenshot (its numbers are those of 20 systems × 500 segments); any count through
+#: KOREAN_EVAL_E2E_SEGMENTS.
+SEGMENTS = int(os.environ.get("KOREAN_EVAL_E2E_SEGMENTS",
+                              500 if os.environ.get("KOREAN_EVAL_WRITE_SCREENSHOT") else LAYOUT_SEGMENTS))
 SIZES = {"1280": (1280, 800), "1920": (1920, 1080)}
 #: Levels added to the default ones (word, mecab, kiwi, char, jamo) and metrics chosen in the sidebar: the widest
 #: tables (one column per level) and long metric names, at a cost that keeps the test within a few minutes.

@@ -21,8 +21,8 @@ from korean_eval.export_tables import TopClusters
 from korean_eval.pipeline import evaluate
 from korean_eval.sample import load_sample
 from korean_eval.table_inputs import attach_human
-from tests.export_fixture import LEVELS, METRICS, RENAMED, export_run  # noqa: F401
-from tests.test_app import APP, _streamlit_navigation  # noqa: F401
+from tests.export_fixture import LEVELS, METRICS, RENAMED
+from tests.test_app import APP
 
 
 class _Cells(HTMLParser):
@@ -64,7 +64,7 @@ class _Cells(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def report(export_run):  # noqa: F811
+def report(export_run):
     text = export_run.report.read_text(encoding="utf-8")
     parser = _Cells()
     parser.feed(text)
@@ -75,7 +75,7 @@ def _values(rows: list[list[dict]]) -> list[list[float]]:
     return [[float(c["data-value"]) for c in row if "data-value" in c] for row in rows if row]
 
 
-def test_every_correlation_equals_correlations_csv(export_run, report):  # noqa: F811
+def test_every_correlation_equals_correlations_csv(export_run, report):
     _, cells = report
     corr = pd.read_csv(export_run.out / "correlations.csv")
     rows = [row for row in cells.tables["table-correlations"] if row]
@@ -91,7 +91,7 @@ def test_every_correlation_equals_correlations_csv(export_run, report):  # noqa:
             assert got[column] == pytest.approx(want, rel=0, abs=0, nan_ok=True), column  # exact
 
 
-def test_system_scores_and_ranks_equal_the_csvs(export_run, report):  # noqa: F811
+def test_system_scores_and_ranks_equal_the_csvs(export_run, report):
     _, cells = report
     scores = pd.read_csv(export_run.out / "system_scores.csv", keep_default_na=False)
     ranks = pd.read_csv(export_run.out / "rankings.csv", keep_default_na=False)
@@ -118,7 +118,7 @@ def test_system_scores_and_ranks_equal_the_csvs(export_run, report):  # noqa: F8
     assert set(RENAMED.values()) <= {row[0]["text"] for row in cells.tables["table-scores-0"] if row}
 
 
-def test_token_stats_equal_token_stats_csv(export_run, report):  # noqa: F811
+def test_token_stats_equal_token_stats_csv(export_run, report):
     _, cells = report
     stats = pd.read_csv(export_run.out / "token_stats.csv").set_index("level")
     rows = [row for row in cells.tables["table-token-stats"] if row]
@@ -130,7 +130,7 @@ def test_token_stats_equal_token_stats_csv(export_run, report):  # noqa: F811
         assert got["tokens_per_word"] == s["tokens_per_word"]
 
 
-def test_one_plotly_script_nothing_loaded_from_elsewhere(export_run, report):  # noqa: F811
+def test_one_plotly_script_nothing_loaded_from_elsewhere(export_run, report):
     text, cells = report
     plotly_js = get_plotlyjs()
     assert text.count(plotly_js) == 1
@@ -141,7 +141,7 @@ def test_one_plotly_script_nothing_loaded_from_elsewhere(export_run, report):  #
     assert "<link" not in text.replace(plotly_js, "")
 
 
-def test_settings_signatures_hash_and_validation_report(export_run, report):  # noqa: F811
+def test_settings_signatures_hash_and_validation_report(export_run, report):
     text, cells = report
     import json
 
@@ -178,7 +178,7 @@ def test_sample_report_says_the_human_scores_are_simulated():
     assert "SIMULATED" in re.search(r"<div class='note' id='human-note'>(.*?)</div>", text).group(1)
 
 
-def test_downloads_page_offers_the_latex_zip_and_the_report(tmp_path, monkeypatch, _streamlit_navigation):  # noqa: F811
+def test_downloads_page_offers_the_latex_zip_and_the_report(tmp_path, monkeypatch, streamlit_navigation):
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp_path / "cache"))

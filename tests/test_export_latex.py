@@ -20,7 +20,7 @@ from korean_eval.export_latex import latex_escape
 from korean_eval.export_tables import find_top_clusters
 from korean_eval.pipeline import evaluate
 from korean_eval.table_inputs import attach_human
-from tests.export_fixture import LEVELS, METRICS, RENAMED, RESAMPLES, SEED, export_run  # noqa: F401
+from tests.export_fixture import LEVELS, METRICS, RENAMED, RESAMPLES, SEED
 from tests.helpers import IN_CI
 
 TABLES = ["correlations_segment.tex", "correlations_system.tex", "system_scores.tex", "token_stats.tex"]
@@ -59,7 +59,7 @@ def _grid(tex: str) -> dict[tuple[str, str], tuple[str, tuple[float, float] | No
 
 
 @pytest.mark.parametrize("granularity", ["segment", "system"])
-def test_correlation_grid_equals_correlations_csv(export_run, granularity):  # noqa: F811
+def test_correlation_grid_equals_correlations_csv(export_run, granularity):
     corr = pd.read_csv(export_run.out / "correlations.csv")
     rows = corr[(corr["granularity"] == granularity) & (corr["statistic"] == "pearson") & (corr["grouping"] == "none")]
     cells = _grid((export_run.latex / f"correlations_{granularity}.tex").read_text(encoding="utf-8"))
@@ -70,7 +70,7 @@ def test_correlation_grid_equals_correlations_csv(export_run, granularity):  # n
         assert ci == (round(r.ci_low, 3), round(r.ci_high, 3))
 
 
-def _library_results(export_run):  # noqa: F811
+def _library_results(export_run):
     """The same evaluation through the library (not the CLI): the independent side of the top-cluster test."""
     systems = [(p.name, p.read_bytes()) for p in sorted((export_run.root / "systems").glob("*.txt"))]
     from korean_eval.sample import sample_files
@@ -80,7 +80,7 @@ def _library_results(export_run):  # noqa: F811
     return evaluate(ev, EvalConfig(levels=LEVELS, metrics=METRICS, spa_permutations=0, seed=SEED))
 
 
-def test_bold_cells_are_the_top_cluster(export_run):  # noqa: F811
+def test_bold_cells_are_the_top_cluster(export_run):
     top = find_top_clusters(_library_results(export_run), "pearson", n_permutations=RESAMPLES, seed=SEED)
     clusters = pd.read_csv(export_run.out / "clusters.csv")
     for granularity in ("segment", "system"):
@@ -93,7 +93,7 @@ def test_bold_cells_are_the_top_cluster(export_run):  # noqa: F811
         assert len(bold) < len(cells)  # the test can fail: not every cell is bold
 
 
-def test_system_scores_and_ranks_equal_the_csvs(export_run):  # noqa: F811
+def test_system_scores_and_ranks_equal_the_csvs(export_run):
     scores = pd.read_csv(export_run.out / "system_scores.csv", keep_default_na=False)
     ranks = pd.read_csv(export_run.out / "rankings.csv", keep_default_na=False)
     human = pd.read_csv(export_run.out / "human_systems.csv", keep_default_na=False).set_index("system")
@@ -122,7 +122,7 @@ def test_system_scores_and_ranks_equal_the_csvs(export_run):  # noqa: F811
     assert seen == len(METRICS) * 5 * (len(LEVELS) + 1)
 
 
-def test_token_stats_equal_token_stats_csv(export_run):  # noqa: F811
+def test_token_stats_equal_token_stats_csv(export_run):
     stats = pd.read_csv(export_run.out / "token_stats.csv").set_index("level")
     rows = _body_rows((export_run.latex / "token_stats.tex").read_text(encoding="utf-8"))
     assert [r[0] for r in rows] == list(LEVELS)
@@ -143,7 +143,7 @@ def test_text_is_escaped():
     assert latex_escape("a\nb\tc") == "a b c"
 
 
-def test_system_names_are_escaped_in_the_files(export_run):  # noqa: F811
+def test_system_names_are_escaped_in_the_files(export_run):
     tex = (export_run.latex / "system_scores.tex").read_text(encoding="utf-8")
     assert latex_escape(RENAMED["sys_josa"]) in tex and "A_B&C%" not in tex
     assert r"\textless{}i\textgreater{}x \& 'y'" in tex
@@ -171,7 +171,7 @@ def _require_pdflatex() -> None:
         pytest.skip("pdflatex not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
 
 
-def test_tables_compile_with_pdflatex(export_run, tmp_path):  # noqa: F811
+def test_tables_compile_with_pdflatex(export_run, tmp_path):
     _require_pdflatex()
     for name in TABLES:
         shutil.copy(export_run.latex / name, tmp_path / name)

@@ -3,23 +3,21 @@ and pairwise accuracy follow the declared direction, in the library, the CLI and
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from korean_eval.cli import main
 from korean_eval.config import EvalConfig
 from korean_eval.metaeval.system_pairs import pairwise_accuracy_table
 from korean_eval.pipeline import evaluate
 from korean_eval.sample import load_sample
 from korean_eval.table_inputs import given_only_evalset
-from tests.test_app import APP, _private_cache, _streamlit_navigation, bar_points, figures  # noqa: F401
+from tests.test_app import APP, bar_points, figures
 from ui import state
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 
 def _scores() -> tuple[bytes, bytes]:
@@ -69,15 +67,14 @@ def test_unknown_name_is_noted(evalset):
     assert any("not among your metric scores: COMET" in n for n in res.notes)
 
 
-def test_cli_lower_is_better(tmp_path):
+def test_cli_lower_is_better(tmp_path, capsys):
     given, human = _scores()
     (tmp_path / "mx.csv").write_bytes(given)
     (tmp_path / "human.csv").write_bytes(human)
     out = tmp_path / "out"
     args = ["--scores", str(tmp_path / "mx.csv"), "--human", str(tmp_path / "human.csv"), "--lower-is-better",
             "MetricX", "--bootstrap", "0", "--quiet", "--no-cache", "--out", str(out)]  # fmt: skip
-    done = subprocess.run([sys.executable, "-m", "korean_eval", "run", *args], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    assert main(["run", *args]) == 0, capsys.readouterr().err
     corr = pd.read_csv(out / "correlations.csv")
     assert (~_given(corr)["higher_is_better"].astype(bool)).all()
     assert _given(pd.read_csv(out / "flipped_pairs.csv")).empty

@@ -16,9 +16,7 @@ from korean_eval.lens.categories import CATEGORIES
 from korean_eval.lens.perturb import KINDS
 from korean_eval.report import to_csv_bytes
 from korean_eval.sample import load_sample
-from tests.test_app import (  # noqa: F401 - the two autouse fixtures apply here too
-    _private_cache,
-    _streamlit_navigation,
+from tests.test_app import (
     renamed_human,
     sample_uploads,
     tables,
@@ -26,6 +24,8 @@ from tests.test_app import (  # noqa: F401 - the two autouse fixtures apply here
 )
 from ui import lens_state, state
 from ui.inputs import build_from_texts
+
+pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 APP = str(state.__file__).replace("ui/state.py", "app.py")
 SETTINGS = {"level|mecab": False, "level|jamo": False, "metrics|sacrebleu": ["bleu", "chrf", "ter"]}  # word, kiwi, char

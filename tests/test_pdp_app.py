@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_app import (  # noqa: F401  (fixtures used by name)
+from tests.test_app import (
     _METRIC_OF_LABEL,
-    _private_cache,
     _sample_results,
-    _streamlit_navigation,
     assert_clean,
     bar_points,
     figures,
     run_app,
 )
 from ui import views
+
+pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 
 def _value(corr, statistic: str, granularity: str, grouping: str, shown: str, level: str) -> float:

@@ -4,28 +4,26 @@ grouping item (:func:`korean_eval.metaeval.names.headline_grouping`)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 
+from korean_eval.cli import main
 from korean_eval.metaeval.correlation import segment_correlation
 from tests.helpers import ROOT
 
 
-def test_cli_writes_pdp_rows_and_tests_by_pdp(tmp_path):
+def test_cli_writes_pdp_rows_and_tests_by_pdp(tmp_path, capsys):
     out = tmp_path / "out"
     sample = ROOT / "sample_data"
-    result = subprocess.run(
-        [sys.executable, "-m", "korean_eval", "run", "--ref", str(sample / "ref.txt"), "--sys-dir",
+    code = main(
+        ["run", "--ref", str(sample / "ref.txt"), "--sys-dir",
          str(sample / "systems"), "--human", str(sample / "human.tsv"), "--levels", "word,char", "--metrics",
          "bleu,ter", "--statistic", "pdp", "--bootstrap", "100", "--spa-permutations", "0", "--no-cache", "--quiet",
-         "--out", str(out), "--latex", str(tmp_path / "tex")],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+         "--out", str(out), "--latex", str(tmp_path / "tex")]
     )
-    assert result.returncode == 0, result.stderr
-    assert "PDP (segment level: grouping item) correlation with humans" in result.stdout
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "PDP (segment level: grouping item) correlation with humans" in printed.out
     corr = pd.read_csv(out / "correlations.csv")
     pdp = corr[corr["statistic"] == "pdp"]
     assert set(zip(pdp["granularity"], pdp["grouping"], strict=True)) == {

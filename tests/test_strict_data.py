@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from korean_eval.cli import main
 from korean_eval.data import EvalSet, evalset_from_texts
 from korean_eval.table_inputs import attach_given_scores, attach_human, evalset_from_table
 from korean_eval.tables import parse_number, read_number
@@ -77,19 +78,17 @@ def test_given_scores_ambiguous_excluded_per_metric() -> None:
     assert given == {("0", "m1"): 0.5, ("1", "m1"): 0.25, ("1", "m2"): 2.0, ("2", "m2"): 3.0}
 
 
-def test_cli_given_scores_with_ambiguous_value_exit_0_and_exact_correlation(tmp_path) -> None:
+def test_cli_given_scores_with_ambiguous_value_exit_0_and_exact_correlation(tmp_path, capsys) -> None:
     rows = [("A", 0, "1", "0,1"), ("A", 1, "2", "0,3"), ("B", 0, "3", "0,2"), ("B", 1, "5", "0,9"), ("C", 0, "2", "0,4"),
             ("C", 1, "1", "0,2"), ("C", 2, "4", "1,000")]
     (tmp_path / "h.tsv").write_text("system\tseg_id\tscore\n" + "".join(f"{s}\t{i}\t{h}\n" for s, i, h, _ in rows))
     (tmp_path / "s.tsv").write_text("system\tseg_id\tcomet\n" + "".join(f"{s}\t{i}\t{m}\n" for s, i, _, m in rows))
-    result = subprocess.run(
-        [sys.executable, "-m", "korean_eval", "run", "--scores", str(tmp_path / "s.tsv"), "--human",
-         str(tmp_path / "h.tsv"), "--bootstrap", "0", "--out", str(tmp_path / "o"), "--quiet", "--no-cache"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "s.tsv: 6 score(s) read with a decimal comma" in result.stderr
-    assert "1 input row(s) excluded" in result.stderr and "ambiguous number '1,000'" in result.stderr
+    code = main(["run", "--scores", str(tmp_path / "s.tsv"), "--human", str(tmp_path / "h.tsv"), "--bootstrap", "0",
+                 "--out", str(tmp_path / "o"), "--quiet", "--no-cache"])
+    stderr = capsys.readouterr().err
+    assert code == 0, stderr
+    assert "s.tsv: 6 score(s) read with a decimal comma" in stderr
+    assert "1 input row(s) excluded" in stderr and "ambiguous number '1,000'" in stderr
     corr = pd.read_csv(tmp_path / "o" / "correlations.csv")
     seg = corr[(corr.level == "given") & (corr.granularity == "segment") & (corr.grouping == "none")
                & (corr.statistic == "pearson")]
