@@ -613,6 +613,10 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     clusters_shown = shown["cluster"].astype(int)
     assert list(clusters_shown) == sorted(clusters_shown) and clusters_shown.iloc[0] == 1
     assert list(clusters_shown) == sorted(set(clusters["cluster"].astype(int)))  # one row per cluster
+    # one name per configuration: the matrix's rows and the cluster table write it alike (an error rate: −TER@…)
+    row_names = [y.split("] ", 1)[1].rsplit(" (", 1)[0] for y in rows]
+    members = [m.rsplit(" (", 1)[0] for cell in shown["configurations (agreement)"] for m in cell.split(", ")]
+    assert row_names == members and any(name.startswith("−TER@") for name in row_names)
     assert any("1000 permutations, seed 12345" in c.value for c in at.caption)
     # settings change → a new matrix; going back is served from the cache
     at.radio(key="sig_gran").set_value("system").run()

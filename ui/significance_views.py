@@ -42,10 +42,17 @@ SIGNIFICANCE_TESTS = {
 }
 
 
-def config_display(results: Results, config: str) -> str:
-    """``"char/chrf"`` → ``"chrF@char"`` (bring-your-own metrics keep their own name)."""
+def config_display(config: str, sign: float = 1.0) -> str:
+    """``"char/chrf"`` → ``"chrF@char"`` (bring-your-own metrics keep their own name). An error rate compared by
+    its agreement (``sign`` −1, the ``sign`` column of ``rank_clusters_table``) is written with a leading "−":
+    ``"−TER@char"``. The one label of a configuration in the significance matrix and the cluster table."""
     level, _, metric = config.partition("/")
-    return config_label(metric_label(metric), level)
+    return ("−" if sign < 0 else "") + config_label(metric_label(metric), level)
+
+
+def cluster_labels(clusters: pd.DataFrame) -> list[str]:
+    """:func:`config_display` of every row of ``rank_clusters_table`` (its ``config`` and ``sign``), in order."""
+    return [config_display(c, s) for c, s in zip(clusters["config"], clusters["sign"], strict=True)]
 
 
 def significance_pivot(table: pd.DataFrame, clusters: pd.DataFrame, test: str) -> pd.DataFrame:
@@ -61,13 +68,12 @@ def significance_pivot(table: pd.DataFrame, clusters: pd.DataFrame, test: str) -
     return out
 
 
-def cluster_table(results: Results, clusters: pd.DataFrame) -> pd.DataFrame:
-    """The rank clusters as text, one row per cluster (best first): its configurations, best first, each with its
-    agreement (3 decimals) — e.g. ``chrF++@word (0.992), −TER@char (0.977)``. An error rate's configuration is
-    written with a leading "−": its agreement is its correlation with the sign flipped."""
+def cluster_table(clusters: pd.DataFrame) -> pd.DataFrame:
+    """The rank clusters as text, one row per cluster (best first): its configurations (:func:`cluster_labels`),
+    best first, each with its agreement (3 decimals) — e.g. ``chrF++@word (0.992), −TER@char (0.977)``: an error
+    rate's agreement is its correlation with the sign flipped, hence the "−"."""
     members = [
-        f"{'−' if sign < 0 else ''}{config_display(results, c)} ({formats.correlation(r)})"
-        for c, sign, r in zip(clusters["config"], clusters["sign"], clusters["correlation"], strict=True)
+        f"{label} ({formats.correlation(r)})" for label, r in zip(cluster_labels(clusters), clusters["correlation"], strict=True)
     ]
     grouped = pd.DataFrame({"cluster": clusters["cluster"].astype(int).to_numpy(), "member": members})
     rows = grouped.groupby("cluster", sort=True)["member"].agg(", ".join)
