@@ -211,9 +211,9 @@ def correlation_bars(
 #: Text colour of labels that name something drawn in a pale colour (system names beside their lines): the colour
 #: stays on a marker next to the name, the name itself is dark (contrast ≥ 7:1 on white, WCAG AAA).
 LABEL_TEXT = "#1F2328"
-#: Width of one character of :data:`MIN_TEXT` + 1 px text, in px, generously (Latin and Hangul mixed): margins that
-#: must hold a label are sized from it.
-CHAR_PX = 8.5
+#: Width of one character of :data:`MIN_TEXT` + 1 px text, in px (Latin; a Hangul syllable is about 1.6 of them):
+#: margins that must hold a label are sized from it.
+CHAR_PX = 7
 
 
 def system_colors(n: int) -> list[str]:
@@ -273,7 +273,7 @@ def bump_chart(paths: pd.DataFrame, metric_label: str) -> go.Figure:
     fig.update_xaxes(showgrid=False, title_text="")
     label_every(fig, "x", stages)
     base_layout(fig, 90 + 60 * n, f"System ranking: humans vs {esc(metric_label)} at each token level", legend=False)
-    side = int(40 + CHAR_PX * (max((len(str(s)) for s in systems), default=0) + 2))
+    side = int(24 + CHAR_PX * (max((len(str(s)) for s in systems), default=0) + 2))  # 14 px shift + 10 px
     fig.update_layout(showlegend=False, margin=dict(l=side + 40, r=side))  # + 40: the rank axis and its title
     return fig
 

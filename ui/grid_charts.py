@@ -235,8 +235,8 @@ def significance_heatmap(
     )
     for first, last in _cluster_blocks(list(clusters)):
         _outline(fig, first - 0.5, last + 0.5, first - 0.5, last + 0.5, CLUSTER_OUTLINE, 2)
-    fig.update_yaxes(autorange="reversed", title_text="row: agrees more…", showgrid=False, zeroline=False)
-    fig.update_xaxes(title_text="…than column", side="bottom", showgrid=False, zeroline=False)
+    fig.update_yaxes(autorange="reversed", title_text="row", showgrid=False, zeroline=False)
+    fig.update_xaxes(title_text="column", side="bottom", showgrid=False, zeroline=False)
     label_every(fig, "y", list(range(n)), rows)
     if written:
         label_every(fig, "x", list(range(n)), cols, angle=-90 if n > 8 else -45)
@@ -254,14 +254,16 @@ def _number_columns(fig: go.Figure, numbers: Sequence[str]) -> None:
     n = len(numbers)
     if n <= MATRIX_ALTERNATE_FROM:
         label_every(fig, "x", list(range(n)), numbers, angle=-90)
-        fig.update_xaxes(title_text="…than column (numbered as the rows)")
+        fig.update_xaxes(title_text="column (numbered as the rows)")
         return
     label_every(fig, "x", list(range(0, n, 2)), numbers[0::2], angle=-90)
-    fig.update_xaxes(title_text="…than column (numbered as the rows; odd below, even above)")
+    fig.update_xaxes(tickfont=dict(size=MIN_TEXT))  # the smallest allowed: a column is a few px wide
+    fig.update_xaxes(title_text="column (numbered as the rows; odd below, even above)")
     fig.add_scatter(x=[0, n - 1], y=[0, 0], xaxis="x2", mode="markers", marker=dict(opacity=0), hoverinfo="skip",
                     showlegend=False)
     fig.update_layout(xaxis2=dict(overlaying="x", side="top", matches="x", showgrid=False, zeroline=False))
     label_every(fig, "x2", list(range(1, n, 2)), numbers[1::2], angle=-90)
+    fig.update_layout(xaxis2_tickfont=dict(size=MIN_TEXT))
     fig.update_traces(colorbar_y=1 + 40 / (MATRIX_ROW_PX * n), selector=dict(type="heatmap"))
     fig.update_xaxes(range=[-0.5, n - 0.5], autorange=False)
     fig.update_yaxes(range=[n - 0.5, -0.5], autorange=False)  # the invisible points must not pad the rows

@@ -60,12 +60,14 @@ def significance_pivot(table: pd.DataFrame, clusters: pd.DataFrame, test: str) -
     *column* (``significance_table`` rows of ``test``). Rows and columns are the configurations in cluster order
     (best first, from ``rank_clusters_table``); the diagonal is NaN."""
     order = list(clusters["config"])
-    out = pd.DataFrame(np.nan, index=order, columns=order, dtype=float)
-    sub = table[table["test"] == test] if len(table) else table
-    for a, b, p in zip(sub.get("config_a", []), sub.get("config_b", []), sub.get("p_value", []), strict=True):
-        if a in out.index and b in out.columns:
-            out.loc[a, b] = float(p)
-    return out
+    if not len(table):
+        return pd.DataFrame(np.nan, index=order, columns=order, dtype=float)
+    sub = table.loc[table["test"] == test, ["config_a", "config_b", "p_value"]].drop_duplicates(
+        ["config_a", "config_b"], keep="last"
+    )
+    out = sub.pivot(index="config_a", columns="config_b", values="p_value").reindex(index=order, columns=order)
+    out.index.name = out.columns.name = None
+    return out.astype(float)
 
 
 def cluster_table(clusters: pd.DataFrame) -> pd.DataFrame:
