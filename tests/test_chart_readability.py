@@ -53,3 +53,15 @@ def test_ranking_chart_names_every_system_in_dark_text_with_room_for_the_longest
     assert len(set(colors)) == len(systems)
     assert list(fig["layout"]["xaxis"]["ticktext"]) == ["Human", *LEVELS]
     assert fig["layout"]["yaxis"]["title"]["text"] and fig["layout"]["xaxis"]["tickfont"]["size"] >= charts.MIN_TEXT
+
+
+def test_segment_scatter_of_many_systems_puts_its_legend_beside_the_plot():
+    rng = np.random.default_rng(2)
+    systems = [f"sys_{k:02d}" for k in range(24)]
+    df = pd.DataFrame([{"system": s, "seg_id": k, "hyp": "가", "ref": "나", "difference": 0.0,
+                        "human": rng.uniform(0, 100), "metric": rng.uniform(0, 50)} for s in systems for k in range(5)])
+    layout = charts.segment_scatter(df, "BLEU", "word").to_plotly_json()["layout"]
+    assert layout["legend"]["orientation"] == "v" and layout["legend"]["x"] > 1  # right of the plot, not above it
+    assert layout["height"] >= 20 * len(systems)  # a line of the legend per system
+    few = charts.segment_scatter(df[df["system"].isin(systems[:3])], "BLEU", "word").to_plotly_json()["layout"]
+    assert few["legend"]["orientation"] == "h"

@@ -208,6 +208,8 @@ def correlation_bars(
 
 
 
+#: Up to this many systems a legend lies in rows above the plot; more get a column at its right.
+LEGEND_ABOVE_LIMIT = 8
 #: Text colour of labels that name something drawn in a pale colour (system names beside their lines): the colour
 #: stays on a marker next to the name, the name itself is dark (contrast ≥ 7:1 on white, WCAG AAA).
 LABEL_TEXT = "#1F2328"
@@ -311,7 +313,13 @@ def segment_scatter(
     title = f"{esc(metric_label)} at level {level} vs human, per segment"
     if note:
         title += f" <span style='font-size:12px;color:#777'>({note})</span>"
-    return base_layout(fig, 520, title)
+    n_systems = len(colors)
+    if n_systems <= LEGEND_ABOVE_LIMIT:
+        return base_layout(fig, 520, title)
+    # many systems: a horizontal legend would take rows off the plot; one system a line at the right instead
+    base_layout(fig, max(520, 110 + 20 * n_systems), title, legend=False)
+    fig.update_layout(legend=dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top", font=dict(size=12)))
+    return fig
 
 
 def level_bars(df: pd.DataFrame, value: str, title: str, axis_title: str, fmt: str = ".2f") -> go.Figure:
