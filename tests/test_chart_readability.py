@@ -65,3 +65,17 @@ def test_segment_scatter_of_many_systems_puts_its_legend_beside_the_plot():
     assert layout["height"] >= 20 * len(systems)  # a line of the legend per system
     few = charts.segment_scatter(df[df["system"].isin(systems[:3])], "BLEU", "word").to_plotly_json()["layout"]
     assert few["legend"]["orientation"] == "h"
+
+
+def test_speech_level_bars_of_many_systems_lie_down_with_every_name_on_its_row():
+    from ui import lens_charts
+
+    systems = [f"system_{k:02d}" for k in range(24)]
+    speech = pd.DataFrame({"system": systems, "agreement": np.linspace(0.4, 0.8, 24)})
+    spacing = pd.DataFrame({"system": systems, "f1": np.linspace(0.7, 1.0, 24)})
+    fig = lens_charts.agreement_bars(speech, spacing).to_plotly_json()
+    assert {t["orientation"] for t in fig["data"]} == {"h"}
+    assert list(fig["layout"]["yaxis"]["ticktext"]) == systems  # every name, one row each
+    assert fig["layout"]["height"] >= 2 * 14 * len(systems)  # two bars of a text line's height per system
+    few = lens_charts.agreement_bars(speech.head(4), spacing.head(4)).to_plotly_json()
+    assert {t.get("orientation", "v") for t in few["data"]} == {"v"}
