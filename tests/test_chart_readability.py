@@ -79,3 +79,10 @@ def test_speech_level_bars_of_many_systems_lie_down_with_every_name_on_its_row()
     assert fig["layout"]["height"] >= 2 * 14 * len(systems)  # two bars of a text line's height per system
     few = lens_charts.agreement_bars(speech.head(4), spacing.head(4)).to_plotly_json()
     assert {t.get("orientation", "v") for t in few["data"]} == {"v"}
+
+
+def test_every_chart_writes_its_labels_in_dark_text():
+    """The layout's font colour (tick labels, axis titles, legends) is set, and dark: Streamlit's theme would
+    otherwise draw them pale grey."""
+    fig = charts.level_bars(pd.DataFrame({"level": LEVELS, "family": "word", "v": 1.0}), "v", "t", "a").to_plotly_json()
+    assert contrast_on_white(fig["layout"]["font"]["color"]) >= 7

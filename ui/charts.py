@@ -27,7 +27,10 @@ FAMILY_COLORS = {
     "given": "#8C8C8C",
 }
 SYSTEM_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#EECA3B", "#FF9DA6", "#9D755D", "#BAB0AC"]
-FONT = dict(family="Inter, 'Noto Sans KR', 'Source Sans Pro', sans-serif", size=13)
+#: Text colour of every label (tick labels, axis titles, names beside lines): dark grey, contrast ≥ 7:1 on white
+#: (WCAG AAA). Streamlit's chart theme would draw them in a pale grey.
+LABEL_TEXT = "#1F2328"
+FONT = dict(family="Inter, 'Noto Sans KR', 'Source Sans Pro', sans-serif", size=13, color=LABEL_TEXT)
 #: The smallest text on any chart, in px (tick labels, values on bars and in cells).
 MIN_TEXT = 11
 #: Up to this many bars (the most that stand side by side at half width) their values are written horizontally;
@@ -210,9 +213,6 @@ def correlation_bars(
 
 #: Up to this many systems a legend lies in rows above the plot; more get a column at its right.
 LEGEND_ABOVE_LIMIT = 8
-#: Text colour of labels that name something drawn in a pale colour (system names beside their lines): the colour
-#: stays on a marker next to the name, the name itself is dark (contrast ≥ 7:1 on white, WCAG AAA).
-LABEL_TEXT = "#1F2328"
 #: Width of one character of :data:`MIN_TEXT` + 1 px text, in px (Latin; a Hangul syllable is about 1.6 of them):
 #: margins that must hold a label are sized from it.
 CHAR_PX = 7
