@@ -156,6 +156,8 @@ def test_first_screen_shows_correlation_charts_on_the_sample():
     # highest level per metric in words (untested: never "best"), and TER's sign explained
     text = re.sub(r"\\(.)", r"\1", " ".join(m.value for m in at.markdown))
     assert "highest agreement at the" in text and "agrees best" not in text
+    # an error rate is named as the charts and the significance matrix name it: −TER, its agreement −r
+    assert re.search(r"−TER: highest agreement at the \w+ level \(−r = \d\.\d{3}\)", text), text
     assert "Error rates (TER), lower is better" in text
     assert "Plain chrF ignores whitespace" in text
     # headline cards: the top significance cluster per level, and the metric whose level matters most
