@@ -21,6 +21,7 @@ stored again.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import sqlite3
 import sys
@@ -155,18 +156,25 @@ def _block(keys: Sequence[bytes], hit: dict) -> tuple[np.ndarray, np.ndarray, np
     return found, stats, scores
 
 
+def _unscored(blob: bytes, score: object) -> bool:
+    """A stored unscored row: NULL score (a NaN as SQLite stores it) and every statistic NaN."""
+    return score is None and bool(np.isnan(np.frombuffer(blob, dtype=np.float64)).all())
+
+
 def well_formed_stats(rows: Sequence[tuple]) -> list[tuple[bytes, bytes, float]]:
     """The cached statistics rows ``(key, blob, score)`` that can be read, all of one width.
 
     A row is malformed when its blob is not bytes or not a whole number of float64 values (truncated), its score
     is not a number, or its blob has another length than most rows of the same metric key (the width of the
-    statistics vector is fixed per metric). Malformed rows are left out, so their pairs are recomputed and stored
-    again; they never stop a run.
+    statistics vector is fixed per metric). One exception to "not a number": an *unscored* pair (a metric's NaN
+    row, e.g. CharacTER's length guard) is stored with a NaN score, which SQLite keeps as NULL; a NULL score whose
+    statistics are all NaN is that row and is read back with the score NaN. Malformed rows are left out, so their
+    pairs are recomputed and stored again; they never stop a run.
     """
     readable = [
-        (k, bytes(v), float(s))
+        (k, bytes(v), float(s) if s is not None else math.nan)
         for k, v, s in rows
-        if isinstance(v, bytes) and v and len(v) % 8 == 0 and isinstance(s, (int, float))
+        if isinstance(v, bytes) and v and len(v) % 8 == 0 and (isinstance(s, (int, float)) or _unscored(v, s))
     ]
     if not readable:
         return []

@@ -206,6 +206,7 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     notes = [started[lv].tokenised.fallback_note for lv in run.levels if started[lv].tokenised.fallbacks] + notes
     notes += human_notes(evalset)
     scored = [[s for s, _ in cells] for cells in per_level]
+    notes += [n for cells in scored for s in cells if (n := s.unscored_note(evalset.system_names, evalset.seg_ids))]
     results = assemble(evalset, run, started, scored, finished, sched.seconds, humans, config, notes)
     ticker.report("done", 1.0)
     return results

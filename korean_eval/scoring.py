@@ -216,15 +216,35 @@ class ScoredCell:
 
     Attributes:
         cell: segment and system scores, signature, direction (what collect and meta-evaluate use).
-        stats: ``(systems, segments, k)`` statistics, NaN where a system lacks the segment.
+        stats: ``(systems, segments, k)`` statistics, NaN where a system lacks the segment or the pair is unscored.
         metric: the metric instance that computed them.
         seconds: this process's seconds on the cell, time spent waiting for worker processes excluded.
+        unscored: ``(u, 2)`` (system index, segment index) of the pairs that have a hypothesis but that the metric
+            left unscored (a statistics row or segment score not finite, e.g. CharacTER's length guard), in
+            (system, segment) order; they are missing segments from here on.
+        n_pairs: the number of pairs with a hypothesis.
     """
 
     cell: Cell
     stats: np.ndarray
     metric: Metric
     seconds: float
+    unscored: np.ndarray
+    n_pairs: int
+
+    def unscored_note(self, systems: Sequence[str], seg_ids: Sequence[str], shown: int = 3) -> str:
+        """The run's note on the unscored pairs (empty without any): how many, why (the metric's
+        :meth:`~korean_eval.metrics.Metric.unscored_reason`) and the first ``shown`` as (system, segment id), e.g.
+        ``CharacTER@jamo: 3 of 48,000 pairs not scored (a side longer than 1,500 tokens; option max_tokens); first:
+        sys3 seg 17, sys3 seg 40, sys5 seg 2``."""
+        if not len(self.unscored):
+            return ""
+        first = ", ".join(f"{systems[s]} seg {seg_ids[i]}" for s, i in self.unscored[:shown])
+        more = ", …" if len(self.unscored) > shown else ""
+        return (
+            f"{self.metric.info.label}@{self.cell.level}: {len(self.unscored):,} of {self.n_pairs:,} pairs not scored "
+            f"({self.metric.unscored_reason()}); first: {first}{more}"
+        )
 
 
 def _pair_rows(plan: LevelPlan, p: MetricPlan, source: StatisticsSource | None, cache: NullCache):
@@ -253,11 +273,14 @@ def score_cell(
     stats_cube = np.full((*shape, k), np.nan)
     seg_mat = np.full(shape, np.nan)
     pos = plan.positions
+    scored = np.isfinite(scores) & np.isfinite(stats).all(axis=1)  # an unscored pair becomes a missing segment
     if len(pos):
-        stats_cube[pos[:, 0], pos[:, 1]] = stats
-        seg_mat[pos[:, 0], pos[:, 1]] = scores
+        stats_cube[pos[scored, 0], pos[scored, 1]] = stats[scored]
+        seg_mat[pos[scored, 0], pos[scored, 1]] = scores[scored]
+    unscored = pos[~scored]
+    unscored = unscored[np.lexsort((unscored[:, 1], unscored[:, 0]))]
     sys_scores = p.metric.system_scores(stats_cube, np.isfinite(seg_mat))
     signature = f"{p.metric.signature(n_refs)}|level:{plan.level.version()}"
     seconds = (time.perf_counter() - start) - (sched.waited - waited)
     cell = Cell(plan.name, p.name, seg_mat, sys_scores, signature, p.metric.info.higher_is_better)
-    return ScoredCell(cell, stats_cube, p.metric, seconds)
+    return ScoredCell(cell, stats_cube, p.metric, seconds, unscored, len(pos))

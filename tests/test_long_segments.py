@@ -9,8 +9,9 @@ which Linux carries over through fork and execve); these are memory tests, not t
 
 * TER on a 5 MB segment (≈ 3.6 million jamo tokens per side): the banded kernel keeps ``O(n · beam)`` cells
   (:mod:`korean_eval.metrics.ter_kernels`); full ``(n+1) × (m+1)`` matrices would need ~10^13 bytes.
-* CharacTER on a 28 kB segment (≈ 20,800 jamo tokens per side) with substituted and swapped words only: its
-  word-shift search costs ``Θ(n · m)`` time per round (every word match is a candidate,
+* CharacTER (its length guard off, ``max_tokens=0``: by default it would not score this pair, see
+  ``tests/test_character_guard.py``) on a 28 kB segment (≈ 20,800 jamo tokens per side) with substituted and
+  swapped words only: its word-shift search costs ``Θ(n · m)`` time per round (every word match is a candidate,
   :mod:`korean_eval.metrics.character_kernels`) and its final character distance ``n · m / 64`` word operations,
   so 5 MB (≈ 10^11 operations per round) cannot finish. A dropped or inserted word is worse: behind it every
   position matches the reference one word off, with a phrase running to the next edit, and each such candidate
@@ -72,7 +73,7 @@ for kind in edits * 2:  # local edits: s a substituted word, d a dropped word, w
         hyp_words[i], hyp_words[i + 1] = hyp_words[i + 1], hyp_words[i]
 hyp, ref = " ".join(hyp_words), " ".join(ref_words)
 tokens = get_level("jamo").tokenize([hyp, ref]).tokens
-metric = make_metric(name, n_jobs=1)
+metric = make_metric(name, {"max_tokens": 0} if name == "character" else {}, n_jobs=1)  # CharacTER: guard off
 stats = metric.segment_statistics([" ".join(tokens[0])], [[" ".join(tokens[1])]])
 score = float(metric.segment_scores(stats)[0])
 print(json.dumps({"bytes": len(ref.encode("utf-8")), "hyp_tokens": len(tokens[0]), "ref_tokens": len(tokens[1]),

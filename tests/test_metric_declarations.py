@@ -39,7 +39,8 @@ OPTIONS_KEYS = {
     "gleu": "gleu|nrefs:1|ngram:1-4|version:3.10.4|options:max_len=4,min_len=1",
     "nist": "nist|nrefs:1|ngram:5|info:test-set-refs|version:3.10.4|options:max_ngram_order=5",
     "ribes": "ribes|nrefs:1|alpha:0.25|beta:0.1|version:3.10.4|options:alpha=0.25,beta=0.1",
-    "character": "character|nrefs:1|shift:rwth-i6|norm:hyp-chars|space:counted|cap:1|version:1|options:",
+    "character": "character|nrefs:1|shift:rwth-i6|norm:hyp-chars|space:counted|cap:1|maxtok:1500|version:1"
+    "|options:max_tokens=1500",
     "eed": "eed|nrefs:1|alpha:2|rho:0.3|del:0.2|ins:1|sub:1|pad:space|version:1"
     "|options:alpha=2.0,deletion=0.2,insertion=1.0,rho=0.3",
 }

@@ -179,10 +179,10 @@ def _overrides(levels: tuple[str, ...], metrics: tuple[str, ...]) -> dict:
                 value = st.session_state.get(_override_key(level, metric, spec.name), spec.default)
                 if value != spec.default:
                     overrides.setdefault(level, {}).setdefault(metric, {})[spec.name] = int(value)
-    label = "Per-level n-gram settings" + (f" ({sum(len(o) for lv in overrides.values() for o in lv.values())} changed)" if overrides else "")
+    label = "Per-level metric settings" + (f" ({sum(len(o) for lv in overrides.values() for o in lv.values())} changed)" if overrides else "")
     with st.expander(label, icon=":material/tune:"):
         if not levels or not with_specs:
-            st.caption("Choose a level and BLEU or a chrF metric to change their n-gram orders.")
+            st.caption("Choose a level and a metric with options (BLEU, chrF, NLTK-BLEU, GLEU, NIST, CharacTER) to change them.")
             return overrides
         level = st.selectbox("Level", levels, key="ovr_level", persist_state="session")
         for metric in with_specs:

@@ -172,6 +172,12 @@ class Metric(ABC):
         any present segment."""
         return np.array([self.corpus_score(stats[s][present[s]]) if present[s].any() else np.nan for s in range(len(present))])
 
+    def unscored_reason(self) -> str:
+        """Why :meth:`segment_statistics` may leave a segment unscored (a row with a NaN): the run's notes count such
+        pairs per level × metric and give this reason (``docs/design.md §2``). A metric that has such a rule (e.g.
+        CharacTER's length guard) names it here."""
+        return "the metric gave no statistics"
+
     @abstractmethod
     def signature(self, nrefs: int) -> str:
         """The metric's reproducibility signature (without the token level part), e.g. sacrebleu's."""

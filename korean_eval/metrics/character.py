@@ -34,6 +34,13 @@ deliberate deviation from the reference's division guard). A non-empty hypothesi
 scores 100 (the cap). Corpus score: the mean of the sentence scores (the reference script prints the average),
 statistics ``[100 · score, 1]``.
 
+Length guard (option ``max_tokens``, default 1,500, 0 = off; not part of the reference, whose search costs
+``Θ(n · m)`` per shift round: seconds per pair at 1,000 jamo tokens, hours at megabytes): a (hypothesis, reference)
+pair with a side of more than ``max_tokens`` tokens is not searched. A reference that is too long is skipped (the
+minimum is over the others); a segment left without any pair (its hypothesis too long, or every reference) has the
+statistics row ``[NaN, NaN]``: the pipeline treats it as a missing segment (left out of the system score and the
+correlations) and the run's notes count it (``docs/design.md §3``).
+
 The exact and fast computation of this search is described in :mod:`korean_eval.metrics.character_kernels`;
 segments can be scored on several threads (``n_jobs``). The tests compare the kernels with a direct Python port of
 the reference on random inputs and with the published ``cer`` test values.
@@ -54,7 +61,11 @@ from korean_eval.metrics.base import (
     tokens_of,
 )
 from korean_eval.metrics.character_kernels import character_batch
-from korean_eval.metrics.declaration import MetricDeclaration, RuntimeSetting
+from korean_eval.metrics.declaration import IntOption, MetricDeclaration, RuntimeSetting
+
+#: Default length guard (tokens per side): one MT-like jamo pair of 1,500 tokens costs ≈ 13 s of CPU, of 1,000
+#: ≈ 3 s, of 2,000 ≈ 31 s (``benchmarks/bench_ter_length.py --lengths 1000 1500 2000``, 2026-11-24; benchmarks/README.md).
+DEFAULT_MAX_TOKENS = 1500
 
 CHARACTER_DECLARATION = MetricDeclaration(
     "character",
@@ -62,6 +73,12 @@ CHARACTER_DECLARATION = MetricDeclaration(
     "extended",
     False,
     corpus_definition="mean of the sentence CharacTER scores × 100 (as the reference script); statistics (score, 1)",
+    arguments=(
+        IntOption(
+            "max_tokens", DEFAULT_MAX_TOKENS, 0, 100_000_000,
+            "length guard: a pair with a side longer than this many tokens is not scored (0 = no limit)",
+        ),
+    ),
     runtime=(RuntimeSetting("n_jobs", None, "worker threads (None = all usable cores); no effect on the statistics"),),
 )
 
@@ -80,6 +97,8 @@ class _Encoded:
         wchars: list[int] = []
         cols: dict[str, list[int]] = {k: [] for k in ("hs", "he", "rs", "re", "vs", "ve", "nc", "seg")}
         for i, (hyp, refs) in enumerate(zip(hyps, seg_refs, strict=True)):
+            if not refs:
+                continue  # a segment without a searchable pair (max_tokens): no pair, no vocabulary
             h_tokens = tokens_of(hyp)
             r_tokens = [tokens_of(r) for r in refs]
             vocab = sorted(set(h_tokens).union(*r_tokens))
@@ -120,21 +139,47 @@ class _Encoded:
 _CHUNK_PAIRS = 64
 
 
-def character_scores(hyps: Sequence[str], seg_refs: Sequence[Sequence[str]], n_jobs: int | None = 1) -> np.ndarray:
+def token_count(text: str) -> int:
+    """``len(tokens_of(text))`` without building the list."""
+    return text.count(" ") + 1 if text else 0
+
+
+def searchable_references(
+    hyps: Sequence[str], seg_refs: Sequence[Sequence[str]], max_tokens: int
+) -> list[list[str]]:
+    """Per segment, the references the shift search is run against under the length guard ``max_tokens``: none
+    when the hypothesis has more than ``max_tokens`` tokens, else those with at most ``max_tokens`` tokens; every
+    reference when ``max_tokens`` is 0 (no guard)."""
+    if max_tokens == 0:
+        return [list(refs) for refs in seg_refs]
+    return [
+        [] if token_count(hyp) > max_tokens else [r for r in refs if token_count(r) <= max_tokens]
+        for hyp, refs in zip(hyps, seg_refs, strict=True)
+    ]
+
+
+def character_scores(
+    hyps: Sequence[str], seg_refs: Sequence[Sequence[str]], n_jobs: int | None = 1, max_tokens: int = 0
+) -> np.ndarray:
     """CharacTER (0..1) per segment, the minimum over each segment's references; ``n_jobs`` threads (``None`` =
-    all usable cores) score chunks of pairs concurrently — the result does not depend on it."""
-    enc = _Encoded(hyps, seg_refs)
+    all usable cores) score chunks of pairs concurrently — the result does not depend on it.
+
+    ``max_tokens`` > 0 is the length guard (:func:`searchable_references`): a pair with a side longer than
+    ``max_tokens`` tokens is not searched, and a segment left without any pair scores NaN. 0: every pair."""
+    enc = _Encoded(hyps, searchable_references(hyps, seg_refs, max_tokens))
     n_pairs = enc.n_pairs
     pair_scores = np.empty(n_pairs, dtype=np.float64)
     run_chunked(n_pairs, _CHUNK_PAIRS, resolve_jobs(n_jobs), lambda lo, hi: enc.run(lo, hi, pair_scores))
     best = np.full(len(hyps), np.inf)
     np.minimum.at(best, enc.cols["seg"], pair_scores)
+    best[np.isinf(best)] = np.nan
     return best
 
 
-def character_sentence(hyp: str, refs: Sequence[str]) -> float:
-    """CharacTER (0..1) of a token string against its references: the minimum over the references."""
-    return float(character_scores([hyp], [list(refs)])[0])
+def character_sentence(hyp: str, refs: Sequence[str], max_tokens: int = 0) -> float:
+    """CharacTER (0..1) of a token string against its references: the minimum over the references (NaN when the
+    length guard ``max_tokens`` leaves no pair, see :func:`character_scores`)."""
+    return float(character_scores([hyp], [list(refs)], max_tokens=max_tokens)[0])
 
 
 class CharacTER(SentenceMeanMetric):
@@ -145,24 +190,43 @@ class CharacTER(SentenceMeanMetric):
     capped at 1, best reference).
 
     Args:
+        max_tokens: the length guard (``docs/design.md §3``): a (hypothesis, reference) pair with a side of more
+            than ``max_tokens`` tokens is not searched (the shift search costs ``Θ(n · m)`` per round); a segment
+            left without any pair (its hypothesis too long, or every reference) gets the statistics row
+            ``[NaN, NaN]``, which the pipeline treats as a missing segment and counts in the run's notes
+            (:meth:`unscored_reason`). 0 = no limit. Default 1,500 (:data:`DEFAULT_MAX_TOKENS`: ≈ 13 s per
+            MT-like jamo pair at that length).
         n_jobs: worker threads for :meth:`segment_statistics` (``None`` = all usable cores); the statistics do not
             depend on it.
     """
 
     declarations = (CHARACTER_DECLARATION,)
 
-    def __init__(self, n_jobs: int | None = CHARACTER_DECLARATION.default("n_jobs")) -> None:
+    def __init__(
+        self,
+        max_tokens: int = CHARACTER_DECLARATION.default("max_tokens"),
+        n_jobs: int | None = CHARACTER_DECLARATION.default("n_jobs"),
+    ) -> None:
+        self.max_tokens = CHARACTER_DECLARATION.option("max_tokens").validate("character", max_tokens)
         self.n_jobs = n_jobs
         resolve_jobs(n_jobs)
-        self.info = MetricInfo.declared(CHARACTER_DECLARATION, {})
+        self.info = MetricInfo.declared(CHARACTER_DECLARATION, {"max_tokens": self.max_tokens})
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]]) -> np.ndarray:
-        """``(n, 2)`` rows ``[100 · CharacTER, 1]``."""
+        """``(n, 2)`` rows ``[100 · CharacTER, 1]``; ``[NaN, NaN]`` for a segment the length guard leaves unscored."""
         seg_refs = segment_references(hyps, refs)
+        scores = character_scores(hyps, seg_refs, self.n_jobs, self.max_tokens)
         out = np.ones((len(hyps), 2), dtype=np.float64)
-        out[:, 0] = 100.0 * character_scores(hyps, seg_refs, self.n_jobs)
+        out[:, 0] = 100.0 * scores
+        out[np.isnan(scores), 1] = np.nan
         return out
 
+    def unscored_reason(self) -> str:
+        """Why a segment may have no score: the length guard."""
+        return f"a side longer than {self.max_tokens:,} tokens; option max_tokens"
+
     def signature(self, nrefs: int) -> str:
-        """E.g. ``character|nrefs:1|shift:rwth-i6|norm:hyp-chars|space:counted|cap:1|version:1``."""
-        return f"character|nrefs:{nrefs}|shift:rwth-i6|norm:hyp-chars|space:counted|cap:1|version:1"
+        """E.g. ``character|nrefs:1|shift:rwth-i6|norm:hyp-chars|space:counted|cap:1|maxtok:1500|version:1``
+        (``maxtok:none`` without the length guard)."""
+        guard = self.max_tokens or "none"
+        return f"character|nrefs:{nrefs}|shift:rwth-i6|norm:hyp-chars|space:counted|cap:1|maxtok:{guard}|version:1"
