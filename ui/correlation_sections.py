@@ -129,9 +129,10 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
     gran_text = f"segment level, grouping {grouping_used}" if granularity == "segment" else "system level"
     fig = grid_charts.significance_heatmap(
         matrix, labels, list(clusters["cluster"].astype(int)), list(clusters["correlation"].astype(float)),
-        f"p that row agrees more with humans than column — {views.STATISTIC_LABELS[statistic]}, {gran_text}",
-        alpha=state.ALPHA,
+        "p that row agrees more with humans than column", alpha=state.ALPHA,
     )
+    # what was tested, above the chart and wrapping with the page (in the chart's title it was cut in a narrow column)
+    st.caption(f"**{views.STATISTIC_LABELS[statistic]}, {gran_text}**")
     small = len(clusters) <= grid_charts.MATRIX_BESIDE_LIMIT
     left, right = st.columns([5, 2], gap="medium") if small else (st.container(), st.container())
     with left:
