@@ -86,3 +86,6 @@ def test_every_chart_writes_its_labels_in_dark_text():
     otherwise draw them pale grey."""
     fig = charts.level_bars(pd.DataFrame({"level": LEVELS, "family": "word", "v": 1.0}), "v", "t", "a").to_plotly_json()
     assert contrast_on_white(fig["layout"]["font"]["color"]) >= 7
+    for axis in ("xaxis", "yaxis"):  # the theme's axis colours would beat the layout's font
+        assert contrast_on_white(fig["layout"][axis]["tickfont"]["color"]) >= 7
+        assert contrast_on_white(fig["layout"][axis]["title"]["font"]["color"]) >= 7

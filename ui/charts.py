@@ -86,6 +86,10 @@ def base_layout(fig: go.Figure, height: int, title: str | None = None, legend: b
         uniformtext=dict(minsize=MIN_TEXT, mode="show"),
         legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0, title_text="", font=dict(size=12)),
     )
+    # Streamlit's theme sets the axes' own text colours (pale grey), which beat the layout's font: set them too
+    dark = dict(tickfont_color=LABEL_TEXT, title_font_color=LABEL_TEXT)
+    fig.update_xaxes(**dark)
+    fig.update_yaxes(**dark)
     return fig
 
 
