@@ -102,6 +102,11 @@ def figure_titled(at: AppTest, prefix: str) -> dict | None:
     return None
 
 
+def significance_figure(at: AppTest) -> dict | None:
+    """The significance matrix's figure (``layout.meta``, :data:`ui.grid_charts.MATRIX_META`), else None."""
+    return next((fig for fig in figures(at) if fig["layout"].get("meta") == "significance-matrix"), None)
+
+
 def bar_points(fig: dict, kind: str = "bar") -> dict[tuple[str, str], float]:
     """(outer x label, level) → y of every trace of type ``kind`` (bars by default) of a grouped chart."""
     out = {}
@@ -584,13 +589,13 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     from korean_eval.metaeval import significance
 
     at = run_app()
-    assert figure_titled(at, "p that row agrees more") is None  # off by default: nothing computed
+    assert significance_figure(at) is None  # off by default: nothing computed
     calls = []
     original = significance.significance_table
     monkeypatch.setattr(significance, "significance_table", lambda *a, **k: calls.append(1) or original(*a, **k))
     at.toggle(key="sig_on").set_value(True).run()
     assert_clean(at)
-    fig = figure_titled(at, "p that row agrees more")
+    fig = significance_figure(at)
     assert fig is not None and any("Pearson r, segment level" in c.value for c in at.caption)
     res = _sample_results(at)
     table = original(res, "pearson", "segment", "none", n_permutations=1000, seed=12345, tests=("perm-inputs",))
@@ -622,7 +627,7 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     assert any("1000 permutations, seed 12345" in c.value for c in at.caption)
     # settings change → a new matrix; going back is served from the cache
     at.radio(key="sig_gran").set_value("system").run()
-    assert figure_titled(at, "p that row agrees more") is not None
+    assert significance_figure(at) is not None
     assert any("Pearson r, system level" in c.value for c in at.caption)
     before = len(calls)
     at.radio(key="sig_gran").set_value("segment").run()

@@ -129,10 +129,12 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
     gran_text = f"segment level, grouping {grouping_used}" if granularity == "segment" else "system level"
     fig = grid_charts.significance_heatmap(
         matrix, labels, list(clusters["cluster"].astype(int)), list(clusters["correlation"].astype(float)),
-        "p that row agrees more with humans than column", alpha=state.ALPHA,
+        None, alpha=state.ALPHA,
     )
-    # what was tested, above the chart and wrapping with the page (in the chart's title it was cut in a narrow column)
-    st.caption(f"**{views.STATISTIC_LABELS[statistic]}, {gran_text}**")
+    # what the cells are, above the chart and wrapping with the page: as the chart's title it was cut in a narrow
+    # column, and Plotly lifted it out of the figure above the colour bar of a large matrix
+    st.caption(f"**{views.STATISTIC_LABELS[statistic]}, {gran_text}**: each cell is p that the row's configuration "
+               "agrees more with the humans than the column's")
     small = len(clusters) <= grid_charts.MATRIX_BESIDE_LIMIT
     left, right = st.columns([5, 2], gap="medium") if small else (st.container(), st.container())
     with left:

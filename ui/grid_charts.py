@@ -189,9 +189,14 @@ def _p_text(p: float) -> str:
     return "" if not np.isfinite(p) else "<.001" if p < 0.001 else f"{p:.3f}".lstrip("0")
 
 
+# The significance matrix's ``layout.meta``: how tests and exports find it (the page states what it shows in a
+# caption above it, not in a chart title).
+MATRIX_META = "significance-matrix"
+
+
 def significance_heatmap(
-    matrix: pd.DataFrame, labels: Sequence[str], clusters: Sequence[int], agreement: Sequence[float], title: str,
-    alpha: float = 0.05,
+    matrix: pd.DataFrame, labels: Sequence[str], clusters: Sequence[int], agreement: Sequence[float],
+    title: str | None, alpha: float = 0.05,
 ) -> go.Figure:
     """One-sided p-values "row agrees with the humans more than column", configurations in rank order (best first).
 
@@ -243,7 +248,7 @@ def significance_heatmap(
     else:
         _number_columns(fig, cols)
     base_layout(fig, 260 + max(MATRIX_ROW_PX * n, 220), title, legend=False)
-    fig.update_layout(margin=dict(l=20, r=20, b=20, t=55 if written else 150))
+    fig.update_layout(margin=dict(l=20, r=20, b=20, t=55 if written else 150), meta=MATRIX_META)
     return fig
 
 
