@@ -71,7 +71,7 @@ if len(partly):
         "(e.g. every hypothesis identical to the reference), so their correlation is not defined."
     )
 
-best = views.best_level_sentences(res, s.statistic, s.grouping)
+best = views.best_level_sentences(res, s.statistic, s.grouping, agreement=agree)
 n_sys = int(res.human_systems["human_mean"].notna().sum())
 b1, b2 = st.columns(2, gap="medium")
 with b1:

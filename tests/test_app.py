@@ -82,6 +82,11 @@ def figure_titled(at: AppTest, prefix: str) -> dict | None:
     return None
 
 
+def significance_figure(at: AppTest) -> dict | None:
+    """The significance matrix's figure (``layout.meta``, :data:`ui.grid_charts.MATRIX_META`), else None."""
+    return next((fig for fig in figures(at) if fig["layout"].get("meta") == "significance-matrix"), None)
+
+
 def bar_points(fig: dict, kind: str = "bar") -> dict[tuple[str, str], float]:
     """(outer x label, level) → y of every trace of type ``kind`` (bars by default) of a grouped chart."""
     out = {}
@@ -136,6 +141,8 @@ def test_first_screen_shows_correlation_charts_on_the_sample():
     # highest level per metric in words (untested: never "best"), and TER's sign explained
     text = re.sub(r"\\(.)", r"\1", " ".join(m.value for m in at.markdown))
     assert "highest agreement at the" in text and "agrees best" not in text
+    # an error rate is named as the charts and the significance matrix name it: −TER, its agreement −r
+    assert re.search(r"−TER: highest agreement at the \w+ level \(−r = \d\.\d{3}\)", text), text
     assert "Error rates (TER), lower is better" in text
     assert "Plain chrF ignores whitespace" in text
     # headline cards: the top significance cluster per level, and the metric whose level matters most
@@ -562,14 +569,14 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     from korean_eval.metaeval import significance
 
     at = run_app()
-    assert figure_titled(at, "p that row agrees more") is None  # off by default: nothing computed
+    assert significance_figure(at) is None  # off by default: nothing computed
     calls = []
     original = significance.significance_table
     monkeypatch.setattr(significance, "significance_table", lambda *a, **k: calls.append(1) or original(*a, **k))
     at.toggle(key="sig_on").set_value(True).run()
     assert_clean(at)
-    fig = figure_titled(at, "p that row agrees more")
-    assert fig is not None and "Pearson r, segment level" in fig["layout"]["title"]["text"]
+    fig = significance_figure(at)
+    assert fig is not None and any("Pearson r, segment level" in c.value for c in at.caption)
     res = _sample_results(at)
     table = original(res, "pearson", "segment", "none", n_permutations=1000, seed=12345, tests=("perm-inputs",))
     clusters = significance.rank_clusters_table(res, "pearson", "segment", "none", table=table)
@@ -593,10 +600,15 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     clusters_shown = shown["cluster"].astype(int)
     assert list(clusters_shown) == sorted(clusters_shown) and clusters_shown.iloc[0] == 1
     assert list(clusters_shown) == sorted(set(clusters["cluster"].astype(int)))  # one row per cluster
+    # one name per configuration: the matrix's rows and the cluster table write it alike (an error rate: −TER@…)
+    row_names = [y.split("] ", 1)[1].rsplit(" (", 1)[0] for y in rows]
+    members = [m.rsplit(" (", 1)[0] for cell in shown["configurations (agreement)"] for m in cell.split(", ")]
+    assert row_names == members and any(name.startswith("−TER@") for name in row_names)
     assert any("1000 permutations, seed 12345" in c.value for c in at.caption)
     # settings change → a new matrix; going back is served from the cache
     at.radio(key="sig_gran").set_value("system").run()
-    assert "system level" in figure_titled(at, "p that row agrees more")["layout"]["title"]["text"]
+    assert significance_figure(at) is not None
+    assert any("Pearson r, system level" in c.value for c in at.caption)
     before = len(calls)
     at.radio(key="sig_gran").set_value("segment").run()
     assert_clean(at)

@@ -94,7 +94,7 @@ def test_cluster_table_lists_each_cluster_once(results):
         {"config": ["word/bleu", "char/ter", "char/bleu"], "cluster": [1, 1, 2], "sign": [1.0, -1.0, 1.0],
          "correlation": [0.9, 0.85, 0.5], "value": [0.9, -0.85, 0.5]}
     )
-    table = sig_views.cluster_table(results, clusters)
+    table = sig_views.cluster_table(clusters)
     assert list(table["cluster"]) == ["1", "2"]
     assert table["configurations (agreement)"].iloc[0] == "BLEU@word (0.900), −TER@char (0.850)"
 

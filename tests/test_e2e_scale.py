@@ -58,6 +58,43 @@ OVERFLOWS_JS = r"""() => {
   if (main && main.scrollWidth > main.clientWidth + 1) out.push(`page: ${main.scrollWidth} > ${main.clientWidth}`);
   return out;
 }"""
+#: In-page check of every drawn Plotly chart: each title, axis title, tick label and annotation lies inside the
+#: chart's own box (none cut at its edge), and no two tick labels of one axis overlap (skipped for labels at a slant,
+#: whose bounding boxes overlap while their text does not).
+PLOT_TEXT_JS = r"""() => {
+  const out = [];
+  const box = e => e.getBoundingClientRect();
+  const text = e => (e.textContent || '').trim().slice(0, 40);
+  const slanted = e => { const m = /rotate\((-?[\d.]+)/.exec(e.getAttribute('transform') || ''); return m && Math.abs(parseFloat(m[1])) % 90 > 1; };
+  const labels = '.gtitle, .g-xtitle text, .g-ytitle text, .g-x2title text, .xtick text, .ytick text, .x2tick text, '
+    + '.annotation-text, .cbtitle text';
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const svg = plot.querySelector('.main-svg');
+    const frame = svg && box(svg);
+    if (!frame || frame.width === 0) continue;
+    const title = plot.querySelector('.gtitle');
+    const where = title ? text(title) : '(untitled chart)';
+    for (const t of plot.querySelectorAll(labels)) {
+      const b = box(t);
+      if (b.width === 0 || !text(t)) continue;
+      if (b.left < frame.left - 1 || b.right > frame.right + 1 || b.top < frame.top - 1 || b.bottom > frame.bottom + 1) {
+        out.push(`${where}: "${text(t)}" cut at the chart's edge`);
+      }
+    }
+    for (const layer of plot.querySelectorAll('.xaxislayer-above, .yaxislayer-above')) {
+      const ticks = [...layer.querySelectorAll('text')].filter(t => box(t).width > 0 && text(t) && !slanted(t));
+      const boxes = ticks.map(box);
+      for (let i = 0; i < ticks.length; i++) {
+        for (let j = i + 1; j < ticks.length; j++) {
+          const w = Math.min(boxes[i].right, boxes[j].right) - Math.max(boxes[i].left, boxes[j].left);
+          const h = Math.min(boxes[i].bottom, boxes[j].bottom) - Math.max(boxes[i].top, boxes[j].top);
+          if (w > 1 && h > 1) out.push(`${where}: tick labels "${text(ticks[i])}" and "${text(ticks[j])}" overlap`);
+        }
+      }
+    }
+  }
+  return out;
+}"""
 MAIN_HEIGHT_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   return Math.max(main ? main.scrollHeight : 0, document.documentElement.scrollHeight);
@@ -77,7 +114,8 @@ def browser_page(server):  # noqa: F811
 
 def _full_page_shot(pg, path: Path, width: int, height: int) -> list[str]:
     """Screenshot of the whole page at ``width`` (Streamlit scrolls inside its own container, so the viewport is
-    made as tall as the content) and the overflows found at that width."""
+    made as tall as the content) and the overflows found at that width; at 1280 px also the charts' cut or
+    overlapping labels (:data:`PLOT_TEXT_JS`)."""
     pg.set_viewport_size({"width": width, "height": height})
     pg.wait_for_timeout(700)
     idle(pg)
@@ -86,6 +124,8 @@ def _full_page_shot(pg, path: Path, width: int, height: int) -> list[str]:
     pg.set_viewport_size({"width": width, "height": min(full, 16_000)})
     pg.wait_for_timeout(700)
     overflows += pg.evaluate(OVERFLOWS_JS)
+    if width == 1280:
+        overflows += pg.evaluate(PLOT_TEXT_JS)
     pg.screenshot(path=str(path))
     pg.set_viewport_size({"width": width, "height": height})
     return sorted(set(overflows))

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 
 from ui.views import FAMILY_LABELS, STATISTIC_LABELS, STATISTICS, SYMBOLS
 
@@ -26,7 +27,10 @@ FAMILY_COLORS = {
     "given": "#8C8C8C",
 }
 SYSTEM_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#EECA3B", "#FF9DA6", "#9D755D", "#BAB0AC"]
-FONT = dict(family="Inter, 'Noto Sans KR', 'Source Sans Pro', sans-serif", size=13)
+#: Text colour of every label (tick labels, axis titles, names beside lines): dark grey, contrast ≥ 7:1 on white
+#: (WCAG AAA). Streamlit's chart theme would draw them in a pale grey.
+LABEL_TEXT = "#1F2328"
+FONT = dict(family="Inter, 'Noto Sans KR', 'Source Sans Pro', sans-serif", size=13, color=LABEL_TEXT)
 #: The smallest text on any chart, in px (tick labels, values on bars and in cells).
 MIN_TEXT = 11
 #: Up to this many bars (the most that stand side by side at half width) their values are written horizontally;
@@ -82,6 +86,10 @@ def base_layout(fig: go.Figure, height: int, title: str | None = None, legend: b
         uniformtext=dict(minsize=MIN_TEXT, mode="show"),
         legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0, title_text="", font=dict(size=12)),
     )
+    # Streamlit's theme sets the axes' own text colours (pale grey), which beat the layout's font: set them too
+    dark = dict(tickfont_color=LABEL_TEXT, title_font_color=LABEL_TEXT)
+    fig.update_xaxes(**dark)
+    fig.update_yaxes(**dark)
     return fig
 
 
@@ -207,19 +215,42 @@ def correlation_bars(
 
 
 
+#: Up to this many systems a legend lies in rows above the plot; more get a column at its right.
+LEGEND_ABOVE_LIMIT = 8
+#: Width of one character of :data:`MIN_TEXT` + 1 px text, in px (Latin; a Hangul syllable is about 1.6 of them):
+#: margins that must hold a label are sized from it.
+CHAR_PX = 7
+
+
+def system_colors(n: int) -> list[str]:
+    """``n`` line colours: :data:`SYSTEM_COLORS` up to 10 systems, beyond Plotly's 24 ``Dark24`` colours (dark
+    enough for lines on white), so that up to 24 systems never share a colour."""
+    palette = SYSTEM_COLORS if n <= len(SYSTEM_COLORS) else list(qualitative.Dark24)
+    return [palette[k % len(palette)] for k in range(n)]
+
+
+def _bump_label(name: str, color: str, left: bool) -> str:
+    """A system's name in dark text with a dot of its line's colour on the side towards the line."""
+    dot = f"<span style='color:{color}'>●</span>"
+    return f"{name} {dot}" if left else f"{dot} {name}"
+
+
 def bump_chart(paths: pd.DataFrame, metric_label: str) -> go.Figure:
     """System ranks by the humans, then by the metric at each token level (1 = best at the top).
 
-    Points where the metric's rank differs from the human rank are drawn as open red rings.
+    Points where the metric's rank differs from the human rank are drawn as open red rings. Every system is named
+    at both ends of its line in dark :data:`LABEL_TEXT` (its colour on a dot beside the name); the side margins
+    are sized from the longest name, so none is cut.
     """
     stages = list(dict.fromkeys(paths["stage"]))
     systems = list(dict.fromkeys(paths["system"]))
     fig = go.Figure()
     n = max(len(systems), 1)
-    for k, system in enumerate(systems):
+    colors = system_colors(len(systems))
+    for system, color in zip(systems, colors, strict=True):
         sub = paths[paths["system"] == system].set_index("stage").reindex(stages)
-        color = SYSTEM_COLORS[k % len(SYSTEM_COLORS)]
         name = esc(system)
+        differs = sub["differs"].astype("boolean").fillna(False).astype(bool)
         fig.add_scatter(
             x=stages,
             y=sub["rank"],
@@ -228,27 +259,29 @@ def bump_chart(paths: pd.DataFrame, metric_label: str) -> go.Figure:
             line=dict(color=color, width=3),
             marker=dict(
                 size=16,
-                color=["white" if d else color for d in sub["differs"].fillna(False)],
-                line=dict(color=["#D62728" if d else color for d in sub["differs"].fillna(False)], width=3),
+                color=["white" if d else color for d in differs],
+                line=dict(color=["#D62728" if d else color for d in differs], width=3),
             ),
             customdata=np.column_stack([sub["score"].to_numpy(float), [name] * len(stages)]),
             hovertemplate="<b>%{customdata[1]}</b> · %{x}<br>rank %{y}<br>score %{customdata[0]:.2f}<extra></extra>",
         )
-        first = sub["rank"].iloc[0]
-        last = sub["rank"].iloc[-1]
+        first, last = sub["rank"].iloc[0], sub["rank"].iloc[-1]
+        font = dict(color=LABEL_TEXT, size=MIN_TEXT + 1)
         if np.isfinite(first):
-            fig.add_annotation(x=stages[0], y=first, text=name, xanchor="right", xshift=-14, showarrow=False, font=dict(color=color, size=12))
+            fig.add_annotation(x=stages[0], y=first, text=_bump_label(name, color, left=True), xanchor="right",
+                               xshift=-14, showarrow=False, font=font)
         if np.isfinite(last) and len(stages) > 1:
-            fig.add_annotation(x=stages[-1], y=last, text=name, xanchor="left", xshift=14, showarrow=False, font=dict(color=color, size=12))
+            fig.add_annotation(x=stages[-1], y=last, text=_bump_label(name, color, left=False), xanchor="left",
+                               xshift=14, showarrow=False, font=font)
     fig.update_yaxes(
         autorange=False, range=[n + 0.5, 0.5], dtick=1, title_text="rank (1 = best)", gridcolor="#f0f0f0", zeroline=False
     )
     fig.update_xaxes(showgrid=False, title_text="")
     label_every(fig, "x", stages)
     base_layout(fig, 90 + 60 * n, f"System ranking: humans vs {esc(metric_label)} at each token level", legend=False)
-    fig.update_layout(showlegend=False, margin=dict(l=140, r=140))
+    side = int(24 + CHAR_PX * (max((len(str(s)) for s in systems), default=0) + 2))  # 14 px shift + 10 px
+    fig.update_layout(showlegend=False, margin=dict(l=side + 40, r=side))  # + 40: the rank axis and its title
     return fig
-
 
 
 def segment_scatter(
@@ -256,6 +289,7 @@ def segment_scatter(
 ) -> go.Figure:
     """Metric score vs human score per segment, coloured by system; hover shows the texts."""
     fig = go.Figure()
+    colors = system_colors(int(df["system"].nunique()))
     for k, (system, sub) in enumerate(df.groupby("system", sort=True)):
         custom = np.column_stack(
             [
@@ -271,7 +305,7 @@ def segment_scatter(
             y=sub["metric"],
             mode="markers",
             name=esc(system),
-            marker=dict(size=8, opacity=0.75, color=SYSTEM_COLORS[k % len(SYSTEM_COLORS)], line=dict(width=0.5, color="white")),
+            marker=dict(size=8, opacity=0.75, color=colors[k], line=dict(width=0.5, color="white")),
             customdata=custom,
             hovertemplate=(
                 "<b>%{customdata[0]}</b>, segment %{customdata[1]}<br>human %{x:.2f} · metric %{y:.2f}"
@@ -283,7 +317,13 @@ def segment_scatter(
     title = f"{esc(metric_label)} at level {level} vs human, per segment"
     if note:
         title += f" <span style='font-size:12px;color:#777'>({note})</span>"
-    return base_layout(fig, 520, title)
+    n_systems = len(colors)
+    if n_systems <= LEGEND_ABOVE_LIMIT:
+        return base_layout(fig, 520, title)
+    # many systems: a horizontal legend would take rows off the plot; one system a line at the right instead
+    base_layout(fig, max(520, 110 + 20 * n_systems), title, legend=False)
+    fig.update_layout(legend=dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top", font=dict(size=12)))
+    return fig
 
 
 def level_bars(df: pd.DataFrame, value: str, title: str, axis_title: str, fmt: str = ".2f") -> go.Figure:

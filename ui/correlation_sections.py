@@ -119,27 +119,29 @@ def ceiling_notice(view: pd.DataFrame, ceilings: dict[str, pd.Series]) -> None:
 def significance_matrix(ctx: Context, statistic: str, granularity: str, test: str) -> None:
     """The significance matrix of every configuration (rank order, clusters outlined) and its cluster table: beside
     it for a small matrix, below it at full width for a large one."""
-    res = ctx.results
     grouping_used = vocab.grouping_used(granularity, ctx.settings.grouping)
     table, clusters = state.significance(ctx, statistic, granularity, grouping_used, test)
     if table.empty or clusters.empty:
         st.info("No significance can be computed for these data (no human scores or fewer than two configurations).")
         return
     matrix = sig_views.significance_pivot(table, clusters, test)
-    labels = [sig_views.config_display(res, c) for c in clusters["config"]]
+    labels = sig_views.cluster_labels(clusters)
     gran_text = f"segment level, grouping {grouping_used}" if granularity == "segment" else "system level"
     fig = grid_charts.significance_heatmap(
         matrix, labels, list(clusters["cluster"].astype(int)), list(clusters["correlation"].astype(float)),
-        f"p that row agrees more with humans than column — {views.STATISTIC_LABELS[statistic]}, {gran_text}",
-        alpha=state.ALPHA,
+        None, alpha=state.ALPHA,
     )
+    # what the cells are, above the chart and wrapping with the page: as the chart's title it was cut in a narrow
+    # column, and Plotly lifted it out of the figure above the colour bar of a large matrix
+    st.caption(f"**{views.STATISTIC_LABELS[statistic]}, {gran_text}**: each cell is p that the row's configuration "
+               "agrees more with the humans than the column's")
     small = len(clusters) <= grid_charts.MATRIX_BESIDE_LIMIT
     left, right = st.columns([5, 2], gap="medium") if small else (st.container(), st.container())
     with left:
         chart(fig, "significance-matrix")
     with right:
         st.markdown("**Rank clusters**")
-        shown = sig_views.cluster_table(res, clusters)
+        shown = sig_views.cluster_table(clusters)
         fit_table(shown, height=480 if len(shown) > 12 else None, break_anywhere=["configurations (agreement)"])
     if matrix.isna().to_numpy().sum() > len(matrix):
         st.caption(

@@ -189,9 +189,14 @@ def _p_text(p: float) -> str:
     return "" if not np.isfinite(p) else "<.001" if p < 0.001 else f"{p:.3f}".lstrip("0")
 
 
+# The significance matrix's ``layout.meta``: how tests and exports find it (the page states what it shows in a
+# caption above it, not in a chart title).
+MATRIX_META = "significance-matrix"
+
+
 def significance_heatmap(
-    matrix: pd.DataFrame, labels: Sequence[str], clusters: Sequence[int], agreement: Sequence[float], title: str,
-    alpha: float = 0.05,
+    matrix: pd.DataFrame, labels: Sequence[str], clusters: Sequence[int], agreement: Sequence[float],
+    title: str | None, alpha: float = 0.05,
 ) -> go.Figure:
     """One-sided p-values "row agrees with the humans more than column", configurations in rank order (best first).
 
@@ -235,15 +240,15 @@ def significance_heatmap(
     )
     for first, last in _cluster_blocks(list(clusters)):
         _outline(fig, first - 0.5, last + 0.5, first - 0.5, last + 0.5, CLUSTER_OUTLINE, 2)
-    fig.update_yaxes(autorange="reversed", title_text="row: agrees more…", showgrid=False, zeroline=False)
-    fig.update_xaxes(title_text="…than column", side="bottom", showgrid=False, zeroline=False)
+    fig.update_yaxes(autorange="reversed", title_text="row", showgrid=False, zeroline=False)
+    fig.update_xaxes(title_text="column", side="bottom", showgrid=False, zeroline=False)
     label_every(fig, "y", list(range(n)), rows)
     if written:
         label_every(fig, "x", list(range(n)), cols, angle=-90 if n > 8 else -45)
     else:
         _number_columns(fig, cols)
     base_layout(fig, 260 + max(MATRIX_ROW_PX * n, 220), title, legend=False)
-    fig.update_layout(margin=dict(l=20, r=20, b=20, t=55 if written else 150))
+    fig.update_layout(margin=dict(l=20, r=20, b=20, t=55 if written else 150), meta=MATRIX_META)
     return fig
 
 
@@ -254,14 +259,16 @@ def _number_columns(fig: go.Figure, numbers: Sequence[str]) -> None:
     n = len(numbers)
     if n <= MATRIX_ALTERNATE_FROM:
         label_every(fig, "x", list(range(n)), numbers, angle=-90)
-        fig.update_xaxes(title_text="…than column (numbered as the rows)")
+        fig.update_xaxes(title_text="column (numbered as the rows)")
         return
     label_every(fig, "x", list(range(0, n, 2)), numbers[0::2], angle=-90)
-    fig.update_xaxes(title_text="…than column (numbered as the rows; odd below, even above)")
+    fig.update_xaxes(tickfont=dict(size=MIN_TEXT))  # the smallest allowed: a column is a few px wide
+    fig.update_xaxes(title_text="column (numbered as the rows; odd below, even above)")
     fig.add_scatter(x=[0, n - 1], y=[0, 0], xaxis="x2", mode="markers", marker=dict(opacity=0), hoverinfo="skip",
                     showlegend=False)
     fig.update_layout(xaxis2=dict(overlaying="x", side="top", matches="x", showgrid=False, zeroline=False))
     label_every(fig, "x2", list(range(1, n, 2)), numbers[1::2], angle=-90)
+    fig.update_layout(xaxis2_tickfont=dict(size=MIN_TEXT))
     fig.update_traces(colorbar_y=1 + 40 / (MATRIX_ROW_PX * n), selector=dict(type="heatmap"))
     fig.update_xaxes(range=[-0.5, n - 0.5], autorange=False)
     fig.update_yaxes(range=[n - 0.5, -0.5], autorange=False)  # the invisible points must not pad the rows

@@ -127,21 +127,39 @@ def _hover_text(rows: pd.DataFrame, kind: str, metric: str, level: str) -> str:
     return "<br>".join(lines)
 
 
+#: Up to this many systems the agreement bars stand upright; more lie down, a row of two bars per system.
+UPRIGHT_SYSTEMS = 8
+
+
 def agreement_bars(speech_levels: pd.DataFrame, spacing: pd.DataFrame) -> go.Figure:
-    """Per system: speech-level agreement and spacing F1 (both 0–1), side by side."""
+    """Per system: speech-level agreement and spacing F1 (both 0–1), side by side; beyond
+    :data:`UPRIGHT_SYSTEMS` systems horizontal (every system name written out on its row, values at the bars'
+    ends), so that neither names nor values overlap."""
     fig = go.Figure()
     systems = [esc(s) for s in speech_levels["system"]]
-    fig.add_bar(x=systems, y=speech_levels["agreement"], name="speech level agrees with the reference",
-                marker_color="#4C78A8", text=[f"{v:.0%}" if np.isfinite(v) else "" for v in speech_levels["agreement"]],
-                textposition="outside", hovertemplate="%{x}<br>speech level agreement %{y:.1%}<extra></extra>")
-    fig.add_bar(x=systems, y=spacing["f1"], name="spacing F1", marker_color="#F58518",
-                text=[f"{v:.3f}" if np.isfinite(v) else "" for v in spacing["f1"]], textposition="outside",
-                hovertemplate="%{x}<br>spacing F1 %{y:.3f}<extra></extra>")
-    if len(systems) > 8:  # side by side the labels of narrow bars overlap: upright, above each bar
-        fig.update_traces(textangle=-90, cliponaxis=False)
+    across = len(systems) > UPRIGHT_SYSTEMS
+    series = [
+        ("speech level agrees with the reference", "#4C78A8", speech_levels["agreement"], ".0%", "speech level agreement %{VALUE:.1%}"),
+        ("spacing F1", "#F58518", spacing["f1"], ".3f", "spacing F1 %{VALUE:.3f}"),
+    ]
+    for name, color, values, fmt, hover in series:
+        text = [format(v, fmt) if np.isfinite(v) else "" for v in values]
+        if across:
+            fig.add_bar(y=systems, x=values, orientation="h", name=name, marker_color=color, text=text,
+                        textposition="outside", cliponaxis=False,
+                        hovertemplate="%{y}<br>" + hover.replace("VALUE", "x") + "<extra></extra>")
+        else:
+            fig.add_bar(x=systems, y=values, name=name, marker_color=color, text=text, textposition="outside",
+                        hovertemplate="%{x}<br>" + hover.replace("VALUE", "y") + "<extra></extra>")
+    fig.update_layout(barmode="group")
+    if across:
+        fig.update_traces(textfont_size=11)
+        fig.update_xaxes(range=[0, 1.15], title_text="share / F1", gridcolor="#eee")
+        fig.update_yaxes(autorange="reversed", title_text="system")
+        label_every(fig, "y", systems)
+        return base_layout(fig, 150 + 36 * len(systems), "Speech level agreement and spacing F1 per system")
     fig.update_yaxes(range=[0, 1.12], title_text="share / F1", gridcolor="#eee")
     fig.update_xaxes(title_text="system")
-    fig.update_layout(barmode="group")
     return base_layout(fig, 380, "Speech level agreement and spacing F1 per system")
 
 

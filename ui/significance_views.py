@@ -42,10 +42,17 @@ SIGNIFICANCE_TESTS = {
 }
 
 
-def config_display(results: Results, config: str) -> str:
-    """``"char/chrf"`` → ``"chrF@char"`` (bring-your-own metrics keep their own name)."""
+def config_display(config: str, sign: float = 1.0) -> str:
+    """``"char/chrf"`` → ``"chrF@char"`` (bring-your-own metrics keep their own name). An error rate compared by
+    its agreement (``sign`` −1, the ``sign`` column of ``rank_clusters_table``) is written with a leading "−":
+    ``"−TER@char"``. The one label of a configuration in the significance matrix and the cluster table."""
     level, _, metric = config.partition("/")
-    return config_label(metric_label(metric), level)
+    return ("−" if sign < 0 else "") + config_label(metric_label(metric), level)
+
+
+def cluster_labels(clusters: pd.DataFrame) -> list[str]:
+    """:func:`config_display` of every row of ``rank_clusters_table`` (its ``config`` and ``sign``), in order."""
+    return [config_display(c, s) for c, s in zip(clusters["config"], clusters["sign"], strict=True)]
 
 
 def significance_pivot(table: pd.DataFrame, clusters: pd.DataFrame, test: str) -> pd.DataFrame:
@@ -53,21 +60,22 @@ def significance_pivot(table: pd.DataFrame, clusters: pd.DataFrame, test: str) -
     *column* (``significance_table`` rows of ``test``). Rows and columns are the configurations in cluster order
     (best first, from ``rank_clusters_table``); the diagonal is NaN."""
     order = list(clusters["config"])
-    out = pd.DataFrame(np.nan, index=order, columns=order, dtype=float)
-    sub = table[table["test"] == test] if len(table) else table
-    for a, b, p in zip(sub.get("config_a", []), sub.get("config_b", []), sub.get("p_value", []), strict=True):
-        if a in out.index and b in out.columns:
-            out.loc[a, b] = float(p)
-    return out
+    if not len(table):
+        return pd.DataFrame(np.nan, index=order, columns=order, dtype=float)
+    sub = table.loc[table["test"] == test, ["config_a", "config_b", "p_value"]].drop_duplicates(
+        ["config_a", "config_b"], keep="last"
+    )
+    out = sub.pivot(index="config_a", columns="config_b", values="p_value").reindex(index=order, columns=order)
+    out.index.name = out.columns.name = None
+    return out.astype(float)
 
 
-def cluster_table(results: Results, clusters: pd.DataFrame) -> pd.DataFrame:
-    """The rank clusters as text, one row per cluster (best first): its configurations, best first, each with its
-    agreement (3 decimals) — e.g. ``chrF++@word (0.992), −TER@char (0.977)``. An error rate's configuration is
-    written with a leading "−": its agreement is its correlation with the sign flipped."""
+def cluster_table(clusters: pd.DataFrame) -> pd.DataFrame:
+    """The rank clusters as text, one row per cluster (best first): its configurations (:func:`cluster_labels`),
+    best first, each with its agreement (3 decimals) — e.g. ``chrF++@word (0.992), −TER@char (0.977)``: an error
+    rate's agreement is its correlation with the sign flipped, hence the "−"."""
     members = [
-        f"{'−' if sign < 0 else ''}{config_display(results, c)} ({formats.correlation(r)})"
-        for c, sign, r in zip(clusters["config"], clusters["sign"], clusters["correlation"], strict=True)
+        f"{label} ({formats.correlation(r)})" for label, r in zip(cluster_labels(clusters), clusters["correlation"], strict=True)
     ]
     grouped = pd.DataFrame({"cluster": clusters["cluster"].astype(int).to_numpy(), "member": members})
     rows = grouped.groupby("cluster", sort=True)["member"].agg(", ".join)

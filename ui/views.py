@@ -184,9 +184,13 @@ def numbers_table(view: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def best_level_sentences(results: Results, statistic: str, grouping: str) -> dict[str, list[str]]:
+def best_level_sentences(
+    results: Results, statistic: str, grouping: str, agreement: bool = False
+) -> dict[str, list[str]]:
     """Plain-English statements of the token level with the highest agreement per metric
-    (``metaeval.tidy.best_levels``), per granularity. Untested: they say "highest", never "best"."""
+    (``metaeval.tidy.best_levels``), per granularity. Untested: they say "highest", never "best". With
+    ``agreement`` an error rate is written as the charts draw it (:func:`correlation_view`): ``−TER`` and its
+    negated correlation ``−r``; without, its most negative correlation as computed."""
     out: dict[str, list[str]] = {}
     for granularity in GRANULARITIES:
         shown = system_statistic(statistic) if granularity == "system" else statistic
@@ -198,8 +202,13 @@ def best_level_sentences(results: Results, statistic: str, grouping: str) -> dic
                 continue
             label = metric_label(row.metric)
             error_rate = is_correlation(statistic) and not results.higher_is_better(row.metric, row.level)
+            if error_rate and agreement:
+                value = f"{-row.value:.3f}".replace("-", "−")
+                lines.append(f"−{label}: highest agreement at the {row.level} level (−{symbol} = {value}).")
+                continue
             extra = " (an error rate: its most negative correlation)" if error_rate else ""
-            lines.append(f"{label}: highest agreement at the {row.level} level ({symbol} = {row.value:.3f}){extra}.")
+            value = f"{row.value:.3f}".replace("-", "−")
+            lines.append(f"{label}: highest agreement at the {row.level} level ({symbol} = {value}){extra}.")
         out[granularity] = lines
     return out
 
