@@ -1,22 +1,14 @@
-"""The numba kernels of the fast TER statistics (:mod:`korean_eval.metrics.fast_ter`, whose docstring states what
-they reproduce of sacrebleu 2.6.0's ``lib_ter`` and why they are exact): the beam edit distance, its backward
-costs, sacrebleu's shift search and the number of edits of one (hypothesis, reference) pair of token-id arrays.
+"""The shift search of the fast TER (:mod:`korean_eval.metrics.fast_ter`, whose docstring states what it
+reproduces of sacrebleu 2.6.0's ``lib_ter`` and why it is exact): candidate enumeration, the choice of the best
+shift and the number of edits of one (hypothesis, reference) pair of token-id arrays, as numba kernels; the beam
+edit distance they use is :mod:`korean_eval.metrics.ter_band`.
 
-Memory is linear in the band, never ``(n + 1) × (m + 1)`` (``docs/design.md §3``). Row ``i`` of the beam matrix
-only has the columns ``[lo[i], hi[i])`` (sacrebleu's ``BeamEditDistance``: ``2 · beam`` columns around the
-pseudo-diagonal, row 0 and the right end of row ``n`` unbounded), and only those cells are kept, in flat arrays
-with row offsets ``off[i]``:
+Two exact savings over scoring every candidate of every round from scratch (``docs/design.md §3``):
 
-* the back-pointers of every band cell (``uint8``), for sacrebleu's back-trace;
-* the forward costs ``F`` and backward costs ``B`` (int64) of every ``stride``-th row only (checkpoints, all rows
-  while the band has at most :data:`CHECKPOINT_CELLS` cells). A candidate shift needs ``F`` at the row where it
-  starts to differ and ``B`` at the row where it stops; they are recomputed from the nearest checkpoint with the
-  same recurrences, so every value is the one a full matrix would hold. This costs at most ``2 · stride`` band
-  rows per candidate, and sacrebleu scores at most 1000 candidates per pair;
-* working rows of ``m + 1`` cells (every cell outside the band reads as sacrebleu's infinity), whose written
-  cells are reset after use, so a row costs its band width, not ``m``.
-
-Hence ``O(n · beam + m)`` memory and time per shift round, where ``beam`` is 25 or ``ceil(m / (2n) + 25)``.
+* after a shift that changed positions ``[w0, w1)``, only the forward rows below ``w0`` and the backward rows above
+  ``w1`` are recomputed (the others depend on an unchanged prefix or suffix);
+* a candidate is scored only if an upper bound on its gain could beat the best key found so far
+  (:func:`_gain_bounds`; candidates are taken by decreasing bound), which never changes the shift chosen.
 """
 
 from __future__ import annotations
@@ -24,221 +16,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from korean_eval.metrics.levenshtein import levenshtein
+from korean_eval.metrics.ter_band import (
+    CHECKPOINT_CELLS,
+    INF,
+    backward_round,
+    beam_bounds,
+    candidate_distance,
+    checkpoints,
+    forward_round,
+    trace_alignment,
+)
+
 # Limits from sacrebleu.metrics.lib_ter (Tercom-inspired).
 _MAX_SHIFT_SIZE = 10
 _MAX_SHIFT_DIST = 50
-_BEAM_WIDTH = 25
 _MAX_SHIFT_CANDIDATES = 1000
-_INF = 10**16  # sacrebleu's _INT_INFINITY; int64 arithmetic on it cannot overflow here.
 
-# Edit operations of the (un-flipped) trace, i.e. rewriting the hypothesis into the reference.
-_OP_NOP = 0
-_OP_SUB = 1
-_OP_INS = 2  # consumes a reference token (j - 1)
-_OP_DEL = 3  # consumes a hypothesis token (i - 1)
-_OP_UNDEF = 4
-
-# Band cells of F (and of B) kept for every row; a larger band keeps every stride-th row (see the module docstring).
-CHECKPOINT_CELLS = 1 << 21
-
-
-@njit(cache=True, nogil=True)
-def _beam_bounds(n: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Allowed columns ``[lo[i], hi[i])`` of every row ``i`` of the beam edit-distance matrix (``n, m >= 1``,
-    ``BeamEditDistance._edit_distance``) and the row offsets ``off`` of the flat band (``off[n + 1]`` cells)."""
-    lo = np.empty(n + 1, np.int64)
-    hi = np.empty(n + 1, np.int64)
-    lo[0] = 0
-    hi[0] = m + 1
-    ratio = m / n
-    if _BEAM_WIDTH < ratio / 2:
-        beam = int(np.ceil(ratio / 2 + _BEAM_WIDTH))
-    else:
-        beam = _BEAM_WIDTH
-    for i in range(1, n + 1):
-        diag = int(np.floor(i * ratio))
-        lo[i] = max(0, diag - beam)
-        hi[i] = min(m + 1, diag + beam)
-        if i == n:
-            hi[i] = m + 1
-    off = np.empty(n + 2, np.int64)
-    off[0] = 0
-    for i in range(n + 1):
-        off[i + 1] = off[i] + hi[i] - lo[i]
-    return lo, hi, off
-
-
-@njit(cache=True, nogil=True)
-def _checkpoints(lo: np.ndarray, hi: np.ndarray, off: np.ndarray, max_cells: int) -> tuple[int, np.ndarray]:
-    """The checkpoint stride (every row while rows ``1..n`` have at most ``max_cells`` band cells) and the offsets
-    of the checkpoint rows ``stride, 2·stride, … < n`` in their flat array (``ck_off[k]`` is where row
-    ``(k + 1) · stride`` starts; rows 0 and ``n`` are never stored)."""
-    n = lo.shape[0] - 1
-    cells = off[n + 1] - off[1]
-    stride = max(1, (cells + max_cells - 1) // max_cells)
-    n_ck = (n - 1) // stride
-    ck_off = np.empty(n_ck + 1, np.int64)
-    ck_off[0] = 0
-    for k in range(n_ck):
-        i = (k + 1) * stride
-        ck_off[k + 1] = ck_off[k] + hi[i] - lo[i]
-    return stride, ck_off
-
-
-@njit(cache=True, nogil=True)
-def _forward_row(hw: int, r: np.ndarray, a: int, b: int, prev: np.ndarray, out: np.ndarray,
-                 ops: np.ndarray, base: int) -> None:
-    """Row cells ``out[a:b]`` from the previous row ``prev`` (infinite outside its band), with sacrebleu's
-    preference (substitution/match, then deletion, then insertion; strict ``>``) into ``ops[base + j]`` when
-    ``base >= 0``."""
-    for j in range(a, b):
-        if j == 0:
-            out[0] = prev[0] + 1
-            if base >= 0:
-                ops[base] = _OP_DEL
-            continue
-        c = _INF
-        o = _OP_UNDEF
-        if hw == r[j - 1]:
-            s = prev[j - 1]
-            so = _OP_NOP
-        else:
-            s = prev[j - 1] + 1
-            so = _OP_SUB
-        if c > s:
-            c = s
-            o = so
-        d = prev[j] + 1
-        if c > d:
-            c = d
-            o = _OP_DEL
-        ins = out[j - 1] + 1
-        if c > ins:
-            c = ins
-            o = _OP_INS
-        out[j] = c
-        if base >= 0:
-            ops[base + j] = o
-
-
-@njit(cache=True, nogil=True)
-def _backward_row(hw: int, r: np.ndarray, a: int, b: int, nxt: np.ndarray, out: np.ndarray) -> None:
-    """``out[j]`` for ``j`` in ``[a, b)``: the cheapest path from cell ``(i, j)`` to ``(n, m)`` through the band,
-    given row ``i + 1`` in ``nxt`` (infinite outside its band); ``hw`` is hypothesis token ``i``."""
-    m = r.shape[0]
-    for j in range(b - 1, a - 1, -1):
-        v = nxt[j] + 1
-        if j < m:
-            dg = nxt[j + 1] + (0 if hw == r[j] else 1)
-            if dg < v:
-                v = dg
-            rt = out[j + 1] + 1
-            if rt < v:
-                v = rt
-        if v > _INF:
-            v = _INF
-        out[j] = v
-
-
-@njit(cache=True, nogil=True)
-def _forward_round(h: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, off: np.ndarray,
-                   ops: np.ndarray, stride: int, ck_off: np.ndarray, f_ck: np.ndarray,
-                   prev: np.ndarray, cur: np.ndarray) -> int:
-    """Fill the band's back-pointers and the forward checkpoint rows of hypothesis ``h`` exactly as
-    ``BeamEditDistance._edit_distance``; return the distance ``F[n, m]``. ``prev`` and ``cur`` are all
-    infinite on entry and on return."""
-    n = h.shape[0]
-    m = r.shape[0]
-    for j in range(m + 1):
-        prev[j] = j
-        ops[j] = _OP_INS
-    p_lo, p_hi = 0, m + 1
-    c_lo, c_hi = 0, 0
-    for i in range(1, n + 1):
-        cur[c_lo:c_hi] = _INF
-        _forward_row(h[i - 1], r, lo[i], hi[i], prev, cur, ops, off[i] - lo[i])
-        c_lo, c_hi = lo[i], hi[i]
-        if i % stride == 0 and i < n:
-            k = ck_off[i // stride - 1]
-            f_ck[k:k + c_hi - c_lo] = cur[c_lo:c_hi]
-        prev, cur = cur, prev
-        p_lo, c_lo = c_lo, p_lo
-        p_hi, c_hi = c_hi, p_hi
-    score = prev[m]
-    prev[p_lo:p_hi] = _INF
-    cur[c_lo:c_hi] = _INF
-    return score
-
-
-@njit(cache=True, nogil=True)
-def _backward_round(h: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, stride: int,
-                    ck_off: np.ndarray, b_ck: np.ndarray, nxt: np.ndarray, cur: np.ndarray) -> None:
-    """The backward checkpoint rows of hypothesis ``h`` (rows ``n - 1`` down to ``stride``). ``nxt`` and ``cur``
-    are all infinite on entry and on return."""
-    n = h.shape[0]
-    m = r.shape[0]
-    if n - 1 < stride:
-        return
-    for j in range(lo[n], m + 1):
-        nxt[j] = m - j
-    x_lo, x_hi = lo[n], m + 1
-    c_lo, c_hi = 0, 0
-    for i in range(n - 1, stride - 1, -1):
-        cur[c_lo:c_hi] = _INF
-        _backward_row(h[i], r, lo[i], hi[i], nxt, cur)
-        c_lo, c_hi = lo[i], hi[i]
-        if i % stride == 0:
-            k = ck_off[i // stride - 1]
-            b_ck[k:k + c_hi - c_lo] = cur[c_lo:c_hi]
-        nxt, cur = cur, nxt
-        x_lo, c_lo = c_lo, x_lo
-        x_hi, c_hi = c_hi, x_hi
-    nxt[x_lo:x_hi] = _INF
-    cur[c_lo:c_hi] = _INF
-
-
-@njit(cache=True, nogil=True)
-def _trace_alignment(ops: np.ndarray, off: np.ndarray, lo: np.ndarray, hi: np.ndarray, m: int,
-                     trace: np.ndarray, align: np.ndarray, hyp_cum: np.ndarray, ref_cum: np.ndarray) -> None:
-    """sacrebleu's back-trace from ``(n, m)``, then ``trace_to_alignment`` of the flipped trace: ``align[j]`` (the
-    hypothesis position of reference position ``j``) and the cumulative error counts ``hyp_cum``, ``ref_cum``."""
-    n = lo.shape[0] - 1
-    t_len = 0
-    i = n
-    j = m
-    while i > 0 or j > 0:
-        o = ops[off[i] + j - lo[i]] if lo[i] <= j < hi[i] else _OP_UNDEF
-        trace[t_len] = o
-        t_len += 1
-        if o == _OP_NOP or o == _OP_SUB:
-            i -= 1
-            j -= 1
-        elif o == _OP_INS:
-            j -= 1
-        elif o == _OP_DEL:
-            i -= 1
-        else:
-            raise RuntimeError("undefined operation in TER back-trace")
-    pos_h = -1
-    pos_r = -1
-    hyp_cum[0] = 0
-    ref_cum[0] = 0
-    for k in range(t_len - 1, -1, -1):
-        o = trace[k]
-        if o == _OP_NOP or o == _OP_SUB:
-            err = 1 if o == _OP_SUB else 0
-            pos_h += 1
-            pos_r += 1
-            align[pos_r] = pos_h
-            hyp_cum[pos_h + 1] = hyp_cum[pos_h] + err
-            ref_cum[pos_r + 1] = ref_cum[pos_r] + err
-        elif o == _OP_DEL:  # flipped: insertion, consumes a hypothesis token
-            pos_h += 1
-            hyp_cum[pos_h + 1] = hyp_cum[pos_h] + 1
-        else:  # _OP_INS, flipped: deletion, consumes a reference token
-            pos_r += 1
-            align[pos_r] = pos_h
-            ref_cum[pos_r + 1] = ref_cum[pos_r] + 1
+__all__ = ["CHECKPOINT_CELLS", "ter_batch", "ter_pair"]
 
 
 @njit(cache=True, nogil=True)
@@ -303,106 +98,110 @@ def _shift_window(w: np.ndarray, s: int, length: int, t: int, out: np.ndarray) -
 
 
 @njit(cache=True, nogil=True)
-def _load_forward(c: int, a: int, b: int, lo: np.ndarray, stride: int, ck_off: np.ndarray, f_ck: np.ndarray,
-                  out: np.ndarray) -> None:
-    """Columns ``[a, b)`` of forward row ``c`` (row 0 or a checkpoint) into ``out``."""
-    if c == 0:
-        for j in range(a, b):
-            out[j] = j
-    else:
-        k = ck_off[c // stride - 1] - lo[c]
-        out[a:b] = f_ck[k + a:k + b]
+def _moved_distance(s: int, length: int, t: int, n: int) -> int:
+    """How many tokens the block ``[s, s + length)`` moves past in sacrebleu's ``_perform_shift`` (0: no change)."""
+    if t < s:
+        return s - t
+    if t > s + length:
+        return t - s - length
+    return min(length + t, n) - (s + length)
 
 
 @njit(cache=True, nogil=True)
-def _load_backward(c: int, a: int, b: int, lo: np.ndarray, stride: int, ck_off: np.ndarray, b_ck: np.ndarray,
-                   out: np.ndarray) -> None:
-    """Columns ``[a, b)`` of backward row ``c`` (row ``n`` or a checkpoint) into ``out``."""
-    n = lo.shape[0] - 1
-    if c == n:
-        m = out.shape[0] - 1
-        for j in range(a, b):
-            out[j] = m - j
-    else:
-        k = ck_off[c // stride - 1] - lo[c]
-        out[a:b] = b_ck[k + a:k + b]
+def _beats_tie(length: int, s: int, t: int, best_l: int, best_s: int, best_t: int) -> bool:
+    """Whether ``(length, -s, -t)`` is greater than ``(best_l, -best_s, -best_t)`` (sacrebleu's tie order)."""
+    return length > best_l or (length == best_l and (s < best_s or (s == best_s and t < best_t)))
 
 
 @njit(cache=True, nogil=True)
-def _candidate_distance(cur: np.ndarray, cand: np.ndarray, w0: int, w1: int, r: np.ndarray, lo: np.ndarray,
-                        hi: np.ndarray, stride: int, ck_off: np.ndarray, f_ck: np.ndarray, b_ck: np.ndarray,
-                        pre_score: int, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> int:
-    """Beam edit distance of the candidate ``cand`` (equal to ``cur`` outside ``[w0, w1)``), ``pre_score`` being
-    that of ``cur``: with ``p, q`` the first and last-plus-one positions where they differ, it is
-    ``min_j F'[q, j] + B[q, j]`` -- ``F'`` the candidate's forward rows from the checkpoint at or below ``p``,
-    ``B`` the backward rows of ``cur`` from the checkpoint (or row ``n``) at or above ``q``. ``x``, ``y``, ``z``
-    are all infinite on entry and on return."""
+def _gain_bounds(cur: np.ndarray, r: np.ndarray, pre_score: int, n_cand: int, cand_s: np.ndarray,
+                 cand_l: np.ndarray, cand_t: np.ndarray, bound: np.ndarray) -> None:
+    """``bound[c]`` ≥ the gain ``pre_score - D(candidate c)`` of every candidate (``D`` the beam distance).
+
+    ``D(h') ≥ lev(h', r) ≥ lev(h, r) - lev(h, h')`` (a beam restricts the paths; the triangle inequality of the
+    Levenshtein distance ``lev``), and moving a block of ``L`` tokens past ``d`` tokens is undone by ``2 · min(L,
+    d)`` insertions and deletions; so ``gain ≤ (pre_score - lev(h, r)) + 2 · min(L, d)``, with ``lev`` computed
+    exactly by Myers' bit-parallel algorithm (:func:`korean_eval.metrics.levenshtein.levenshtein`)."""
     n = cur.shape[0]
-    p = w0
-    while p < w1 and cand[p] == cur[p]:
-        p += 1
-    if p == w1:
-        return pre_score
-    q = w1
-    while cand[q - 1] == cur[q - 1]:
-        q -= 1
-    c = (p // stride) * stride
-    x_lo, x_hi = max(lo[c], lo[c + 1] - 1), min(hi[c], hi[c + 1])
-    _load_forward(c, x_lo, x_hi, lo, stride, ck_off, f_ck, x)
-    no_ops = np.empty(0, np.uint8)
-    y_lo, y_hi = 0, 0
-    for i in range(c + 1, q + 1):
-        y[y_lo:y_hi] = _INF
-        _forward_row(cand[i - 1], r, lo[i], hi[i], x, y, no_ops, -1)
-        y_lo, y_hi = lo[i], hi[i]
-        x, y = y, x
-        x_lo, y_lo = y_lo, x_lo
-        x_hi, y_hi = y_hi, x_hi
-    y[y_lo:y_hi] = _INF  # x holds F'[q]; y is free again
-    c = n if q == n else min(n, ((q + stride - 1) // stride) * stride)
-    if c == q:
-        y_lo, y_hi = lo[q], hi[q]
-    else:
-        y_lo, y_hi = max(lo[c], lo[c - 1]), min(hi[c], hi[c - 1] + 1)
-    _load_backward(c, y_lo, y_hi, lo, stride, ck_off, b_ck, y)
-    z_lo, z_hi = 0, 0
-    for i in range(c - 1, q - 1, -1):
-        z[z_lo:z_hi] = _INF
-        _backward_row(cur[i], r, lo[i], hi[i], y, z)
-        z_lo, z_hi = lo[i], hi[i]
-        y, z = z, y
-        y_lo, z_lo = z_lo, y_lo
-        y_hi, z_hi = z_hi, y_hi
-    best = _INF
-    for j in range(lo[q], hi[q]):
-        v = x[j] + y[j]
-        if v < best:
-            best = v
-    x[x_lo:x_hi] = _INF
-    y[y_lo:y_hi] = _INF
-    z[z_lo:z_hi] = _INF
-    return best
+    slack = pre_score - levenshtein(cur, r, max(cur.max(), r.max()) + 1)
+    for c in range(n_cand):
+        bound[c] = slack + 2 * min(cand_l[c], _moved_distance(cand_s[c], cand_l[c], cand_t[c], n))
+
+
+@njit(cache=True, nogil=True)
+def _bound_order(bound: np.ndarray, n_cand: int) -> np.ndarray:
+    """Candidate indices by decreasing gain bound, enumeration order within equal bounds (a counting sort)."""
+    top = 0
+    for c in range(n_cand):
+        top = max(top, bound[c])
+    low = top
+    for c in range(n_cand):
+        low = min(low, bound[c])
+    counts = np.zeros(top - low + 2, np.int64)
+    for c in range(n_cand):
+        counts[top - bound[c] + 1] += 1
+    for k in range(1, counts.shape[0]):
+        counts[k] += counts[k - 1]
+    order = np.empty(n_cand, np.int64)
+    for c in range(n_cand):
+        k = top - bound[c]
+        order[counts[k]] = c
+        counts[k] += 1
+    return order
+
+
+@njit(cache=True, nogil=True)
+def _best_shift(cur: np.ndarray, shifted: np.ndarray, r: np.ndarray, pre_score: int, n_cand: int,
+                cand_s: np.ndarray, cand_l: np.ndarray, cand_t: np.ndarray, bound: np.ndarray,
+                lo: np.ndarray, hi: np.ndarray, stride: int, ck_off: np.ndarray, f_ck: np.ndarray,
+                b_ck: np.ndarray, buf_x: np.ndarray, buf_y: np.ndarray, buf_z: np.ndarray) -> tuple[bool, int, int, int]:
+    """sacrebleu's choice among this round's candidates: the largest key ``(gain, length, -start_h, -target)``
+    with a positive gain, or ``found = False``. Candidates are scored by decreasing :func:`_gain_bounds`; one
+    whose bound cannot beat the best key so far is not scored (its key is no larger), so the choice is the one
+    scoring every candidate would make."""
+    _gain_bounds(cur, r, pre_score, n_cand, cand_s, cand_l, cand_t, bound)
+    found = False
+    best_score, best_l, best_s, best_t = 0, 0, 0, 0
+    for c in _bound_order(bound, n_cand):
+        s, length, t = cand_s[c], cand_l[c], cand_t[c]
+        if bound[c] < best_score or bound[c] <= 0:
+            break  # every later candidate has a bound at most this one's
+        if found and bound[c] == best_score and not _beats_tie(length, s, t, best_l, best_s, best_t):
+            continue
+        w0, w1 = _shift_window(cur, s, length, t, shifted)
+        score = pre_score - candidate_distance(cur, shifted, w0, w1, r, lo, hi, stride, ck_off, f_ck, b_ck,
+                                                pre_score, buf_x, buf_y, buf_z)
+        shifted[w0:w1] = cur[w0:w1]
+        if score > 0 and (not found or score > best_score or (
+                score == best_score and _beats_tie(length, s, t, best_l, best_s, best_t))):
+            found = True
+            best_score, best_l, best_s, best_t = score, length, s, t
+    return found, best_s, best_l, best_t
 
 
 @njit(cache=True, nogil=True)
 def ter_pair(h: np.ndarray, r: np.ndarray, checkpoint_cells: int) -> int:
     """Number of TER edits (shifts + edit distance) of hypothesis ids ``h`` against reference ids ``r``;
     ``checkpoint_cells`` bounds the checkpoint rows kept (:data:`CHECKPOINT_CELLS` in :func:`ter_batch`; the
-    result does not depend on it)."""
+    result does not depend on it).
+
+    After a shift that changed positions ``[w0, w1)``, the forward rows up to ``w0`` and the backward rows from
+    ``w1`` on are those of the shifted hypothesis already (row ``i`` of ``F`` depends on ``h[:i]`` only, of ``B``
+    on ``h[i:]`` only): the next round recomputes them from the nearest checkpoint."""
     n = h.shape[0]
     m = r.shape[0]
     if m == 0:
         return n
     if n == 0:
         return m
-    lo, hi, off = _beam_bounds(n, m)
-    stride, ck_off = _checkpoints(lo, hi, off, checkpoint_cells)
+    lo, hi, off = beam_bounds(n, m)
+    stride, ck_off = checkpoints(lo, hi, off, checkpoint_cells)
     ops = np.empty(off[n + 1], np.uint8)
     f_ck = np.empty(ck_off[-1], np.int64)
     b_ck = np.empty(ck_off[-1], np.int64)
-    buf_x = np.full(m + 1, _INF, np.int64)
-    buf_y = np.full(m + 1, _INF, np.int64)
-    buf_z = np.full(m + 1, _INF, np.int64)
+    buf_x = np.full(m + 1, INF, np.int64)
+    buf_y = np.full(m + 1, INF, np.int64)
+    buf_z = np.full(m + 1, INF, np.int64)
     cur = h.copy()
     shifted = h.copy()  # equal to cur outside the window of the candidate being scored
     trace = np.empty(n + m, np.uint8)
@@ -413,43 +212,29 @@ def ter_pair(h: np.ndarray, r: np.ndarray, checkpoint_cells: int) -> int:
     cand_s = np.empty(cap, np.int64)
     cand_l = np.empty(cap, np.int64)
     cand_t = np.empty(cap, np.int64)
+    bound = np.empty(cap, np.int64)
 
     shifts = 0
     checked = 0
+    dirty_lo, dirty_hi = 0, n  # positions changed since F and B were computed
     while True:
-        pre_score = _forward_round(cur, r, lo, hi, off, ops, stride, ck_off, f_ck, buf_x, buf_y)
-        _trace_alignment(ops, off, lo, hi, m, trace, align, hyp_cum, ref_cum)
+        f_start = (dirty_lo // stride) * stride
+        pre_score = forward_round(cur, r, lo, hi, off, ops, stride, ck_off, f_ck, buf_x, buf_y, f_start)
+        trace_alignment(ops, off, lo, hi, m, trace, align, hyp_cum, ref_cum)
         n_cand, checked, exhausted = _enumerate_candidates(cur, r, align, hyp_cum, ref_cum, checked,
                                                            cand_s, cand_l, cand_t)
         if exhausted or n_cand == 0:
             # Budget exhausted: sacrebleu discards this round's best shift. No candidates: no shift.
             break
-        _backward_round(cur, r, lo, hi, stride, ck_off, b_ck, buf_x, buf_y)
-        best_score = 0
-        best_l = 0
-        best_s = 0
-        best_t = 0
-        for c in range(n_cand):
-            s = cand_s[c]
-            length = cand_l[c]
-            t = cand_t[c]
-            w0, w1 = _shift_window(cur, s, length, t, shifted)
-            score = pre_score - _candidate_distance(cur, shifted, w0, w1, r, lo, hi, stride, ck_off, f_ck, b_ck,
-                                                    pre_score, buf_x, buf_y, buf_z)
-            shifted[w0:w1] = cur[w0:w1]
-            # Ranking key (score, length, -start_h, -target), strictly greater wins.
-            if c == 0 or score > best_score or (score == best_score and (
-                    length > best_l or (length == best_l and (
-                        s < best_s or (s == best_s and t < best_t))))):
-                best_score = score
-                best_l = length
-                best_s = s
-                best_t = t
-        if best_score <= 0:
+        b_start = min(n, ((dirty_hi + stride - 1) // stride) * stride)
+        backward_round(cur, r, lo, hi, stride, ck_off, b_ck, buf_x, buf_y, b_start)
+        found, best_s, best_l, best_t = _best_shift(cur, shifted, r, pre_score, n_cand, cand_s, cand_l, cand_t,
+                                                    bound, lo, hi, stride, ck_off, f_ck, b_ck, buf_x, buf_y, buf_z)
+        if not found:
             break
         shifts += 1
-        w0, w1 = _shift_window(cur, best_s, best_l, best_t, shifted)
-        cur[w0:w1] = shifted[w0:w1]
+        dirty_lo, dirty_hi = _shift_window(cur, best_s, best_l, best_t, shifted)
+        cur[dirty_lo:dirty_hi] = shifted[dirty_lo:dirty_hi]
 
     return shifts + pre_score
 
