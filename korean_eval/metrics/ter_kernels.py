@@ -138,28 +138,6 @@ def _gain_bounds(cur: np.ndarray, r: np.ndarray, pre_score: int, n_cand: int, ca
 
 
 @njit(cache=True, nogil=True)
-def _bound_order(bound: np.ndarray, n_cand: int) -> np.ndarray:
-    """Candidate indices by decreasing gain bound, enumeration order within equal bounds (a counting sort)."""
-    top = 0
-    for c in range(n_cand):
-        top = max(top, bound[c])
-    low = top
-    for c in range(n_cand):
-        low = min(low, bound[c])
-    counts = np.zeros(top - low + 2, np.int64)
-    for c in range(n_cand):
-        counts[top - bound[c] + 1] += 1
-    for k in range(1, counts.shape[0]):
-        counts[k] += counts[k - 1]
-    order = np.empty(n_cand, np.int64)
-    for c in range(n_cand):
-        k = top - bound[c]
-        order[counts[k]] = c
-        counts[k] += 1
-    return order
-
-
-@njit(cache=True, nogil=True)
 def _best_shift(cur: np.ndarray, shifted: np.ndarray, r: np.ndarray, pre_score: int, n_cand: int,
                 cand_s: np.ndarray, cand_l: np.ndarray, cand_t: np.ndarray, bound: np.ndarray,
                 lo: np.ndarray, hi: np.ndarray, stride: int, ck_off: np.ndarray, f_ck: np.ndarray,
@@ -171,7 +149,7 @@ def _best_shift(cur: np.ndarray, shifted: np.ndarray, r: np.ndarray, pre_score: 
     _gain_bounds(cur, r, pre_score, n_cand, cand_s, cand_l, cand_t, bound)
     found = False
     best_score, best_l, best_s, best_t = 0, 0, 0, 0
-    for c in _bound_order(bound, n_cand):
+    for c in np.argsort(-bound[:n_cand], kind="mergesort"):  # stable: enumeration order within a bound
         s, length, t = cand_s[c], cand_l[c], cand_t[c]
         if bound[c] < best_score or bound[c] <= 0:
             break  # every later candidate has a bound at most this one's
