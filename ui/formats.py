@@ -30,6 +30,11 @@ def number(x: object, digits: int = SCORE_DIGITS, signed: bool = False) -> str:
     return f"{float(x):+.{digits}f}" if signed else f"{float(x):.{digits}f}"  # type: ignore[arg-type]
 
 
+def with_minus_sign(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals and a typographic minus ("−0.412"), for numbers inside sentences."""
+    return f"{value:.{digits}f}".replace("-", "−")
+
+
 def score(x: object, signed: bool = False) -> str:
     """A metric or human score (or a difference of two) with 2 decimals."""
     return number(x, SCORE_DIGITS, signed)

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from korean_eval.results import GIVEN_LEVEL
+from ui import formats
 from ui.views import SYMBOLS, is_correlation, metric_label
 
 #: Below this many systems a system-level card says the ranking rests on too few systems to call a winner.
@@ -43,18 +44,14 @@ def config_phrase(level: str, metric: str, sign: float = 1.0) -> str:
     return label if level == GIVEN_LEVEL else f"{label} at {level}"
 
 
-def _number(value: float, digits: int) -> str:
-    return f"{value:.{digits}f}".replace("-", "−")
-
-
 def value_range(values: Sequence[float], symbol: str) -> str:
     """``"r 0.50–0.51"``: the range of ``values`` with as many decimals (2 to 4) as it takes to tell its ends apart;
     ``"r = 0.51"`` when they are equal."""
     lo, hi = float(np.min(values)), float(np.max(values))
-    digits = next((d for d in (2, 3, 4) if _number(lo, d) != _number(hi, d)), 4)
-    if _number(lo, digits) == _number(hi, digits):
-        return f"{symbol} = {_number(hi, 3)}"
-    return f"{symbol} {_number(lo, digits)}–{_number(hi, digits)}"
+    digits = next((d for d in (2, 3, 4) if formats.with_minus_sign(lo, d) != formats.with_minus_sign(hi, d)), 4)
+    if formats.with_minus_sign(lo, digits) == formats.with_minus_sign(hi, digits):
+        return f"{symbol} = {formats.with_minus_sign(hi, 3)}"
+    return f"{symbol} {formats.with_minus_sign(lo, digits)}–{formats.with_minus_sign(hi, digits)}"
 
 
 def _others(k: int) -> str:
@@ -82,12 +79,12 @@ def cluster_card(clusters: pd.DataFrame, granularity: str, statistic: str, n_def
     first = config_phrase(lead["level"], lead["metric"], lead["sign"])
     k = len(top)
     if n_defined == 1:
-        statement = f"Only one configuration to compare: {first} ({symbol} = {_number(lead['correlation'], 3)})"
+        statement = f"Only one configuration to compare: {first} ({symbol} = {formats.with_minus_sign(lead['correlation'], 3)})"
     elif k == 1 and len(below):
         nxt = below.iloc[0]
-        statement = (f"{first} agrees most with the humans ({symbol} = {_number(lead['correlation'], 3)}), "
+        statement = (f"{first} agrees most with the humans ({symbol} = {formats.with_minus_sign(lead['correlation'], 3)}), "
                      f"significantly more than the next, {config_phrase(nxt['level'], nxt['metric'], nxt['sign'])} "
-                     f"({symbol} = {_number(nxt['correlation'], 3)})")
+                     f"({symbol} = {formats.with_minus_sign(nxt['correlation'], 3)})")
     elif k >= n_defined:
         statement = (f"No significant difference: all {n_defined} configurations tie "
                      f"({value_range(top['correlation'].astype(float), symbol)})")
@@ -107,7 +104,7 @@ def accuracy_card(view: pd.DataFrame, granularity: str, statistic: str, n_system
     lead = df.loc[df["shown"].idxmax()]
     spread = value_range(df["shown"].astype(float), SYMBOLS[statistic])
     statement = (f"Highest {SYMBOLS[statistic]}: {config_phrase(lead['level'], lead['metric'])} "
-                 f"({_number(lead['shown'], 3)}; range of all {spread})")
+                 f"({formats.with_minus_sign(lead['shown'], 3)}; range of all {spread})")
     detail = ("Not tested: there is no significance test for accuracies here, so no winner is named. Choose Pearson, "
               "Spearman or Kendall for rank clusters.")
     return Card(_title(granularity, n_systems), statement, detail, _system_caution(granularity, n_systems))
@@ -145,7 +142,7 @@ def spread_card(spread: Mapping[str, object], statistic: str, verdict: Mapping[s
     :func:`korean_eval.metaeval.compare.compare_two` result; None for accuracies, which are not tested)."""
     low, high = spread["low"], spread["high"]
     symbol = SYMBOLS[statistic]
-    statement = (f"{symbol} {_number(low['shown'], 3)} at {low['level']} → {_number(high['shown'], 3)} at "
+    statement = (f"{symbol} {formats.with_minus_sign(low['shown'], 3)} at {low['level']} → {formats.with_minus_sign(high['shown'], 3)} at "
                  f"{high['level']}")
     if verdict is None:
         detail = "Not tested: there is no significance test for accuracies here."

@@ -202,13 +202,13 @@ def best_level_sentences(
                 continue
             label = metric_label(row.metric)
             error_rate = is_correlation(statistic) and not results.higher_is_better(row.metric, row.level)
-            if error_rate and agreement:
-                value = f"{-row.value:.3f}".replace("-", "−")
-                lines.append(f"−{label}: highest agreement at the {row.level} level (−{symbol} = {value}).")
-                continue
-            extra = " (an error rate: its most negative correlation)" if error_rate else ""
-            value = f"{row.value:.3f}".replace("-", "−")
-            lines.append(f"{label}: highest agreement at the {row.level} level ({symbol} = {value}){extra}.")
+            if error_rate and agreement:  # as the charts draw it: −TER and its −r
+                label, sym, value, extra = f"−{label}", f"−{symbol}", -row.value, ""
+            else:
+                sym, value = symbol, row.value
+                extra = " (an error rate: its most negative correlation)" if error_rate else ""
+            lines.append(f"{label}: highest agreement at the {row.level} level "
+                         f"({sym} = {formats.with_minus_sign(value, 3)}){extra}.")
         out[granularity] = lines
     return out
 
