@@ -32,14 +32,14 @@ straightforward computation (every statistic is still computed by sacrebleu's ow
   script that calls :func:`evaluate` on a large input must guard its entry point with
   ``if __name__ == "__main__":`` (Python's rule for process pools; the CLI and the dashboard do); inside a worker no
   further pool is ever started.
-* References once, not once per system: BLEU and chrF statistics go through sacrebleu's
-  ``_extract_corpus_statistics`` with the reference cache (``_cache_references``) filled once per distinct
-  reference of a chunk (pairs are chunked by reference), instead of re-extracting a reference's n-grams for
-  every system.
+* References once, not once per system: BLEU and chrF statistics are counted by compiled kernels
+  (:mod:`korean_eval.metrics.ngram_statistics`, equal to sacrebleu's ``_extract_corpus_statistics``; sacrebleu's
+  objects still pre-process the segments), each distinct reference of a chunk laid out once (pairs are chunked
+  by reference).
 * chrF, chrF+ and chrF++ with one reference: the statistics are per-order blocks ``[hyp, ref, match]``
   (character orders first, then word orders) and, with a single reference, no block depends on another
-  (sacrebleu picks a best reference only between several). So the character blocks are computed once by
-  sacrebleu's ``CHRF(char_order=c, word_order=0)`` and the word blocks once per level by
+  (sacrebleu picks a best reference only between several). So the character blocks are computed once for
+  ``CHRF(char_order=c, word_order=0)`` and the word blocks once per level for
   ``CHRF(char_order=0, word_order=W)``; chrF+ and chrF++ take the first 3·w word columns. Character n-grams
   ignore whitespace, so the character blocks are shared by every level that leaves the characters unchanged
   (word, MeCab, char, …): they are keyed by the whitespace-free hypothesis and reference.

@@ -190,23 +190,6 @@ def _discard_pool(pool: ProcessPoolExecutor) -> None:
         _close(lifeline)  # a broken pool's remaining workers end too
 
 
-def _with_cached_refs(obj, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]) -> list:
-    """``obj._extract_corpus_statistics(hyps, refs)`` (sacrebleu), each distinct reference pre-processed once.
-
-    sacrebleu's own loop runs over the reference cache ``obj._ref_cache``; here it is filled from
-    ``obj._cache_references`` of the distinct references, entry ``ref_index[i]`` for hypothesis ``i``.
-    """
-    if not hyps:
-        return []
-    streams = [list(col) for col in zip(*unique_refs, strict=True)]
-    per_ref = obj._cache_references(streams)
-    obj._ref_cache = [per_ref[j] for j in ref_index]
-    try:
-        return obj._extract_corpus_statistics(hyps, None)
-    finally:
-        obj._ref_cache = []
-
-
 # Levels the worker processes tokenise. SentencePiece's model is trained or loaded in the calling process; Kiwi
 # analyses there too, on its own native threads (``Kiwi()`` starts one per core): its model and working memory,
 # ≈ 450 MB, would otherwise be loaded again by every worker, for no gain in speed (docs/design.md §7, Memory).
@@ -242,12 +225,14 @@ def task_tokenize(name: str, texts: list[str]):
 
 
 def task_bleu(options: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
-    """BLEU statistics of a chunk (the same sacrebleu object as :class:`BleuMetric` uses); (array, CPU seconds)."""
+    """BLEU statistics of a chunk (:func:`~korean_eval.metrics.ngram_statistics.bleu_statistics` with the same
+    sacrebleu object as :class:`BleuMetric` uses), each distinct reference laid out once; (array, CPU seconds)."""
+    from korean_eval.metrics.ngram_statistics import bleu_statistics  # numba: imported when needed
+
     start = time.process_time()
     metric = make_metric("bleu", dict(options))
     assert isinstance(metric, BleuMetric)
-    stats = _with_cached_refs(metric._corpus, hyps, ref_index, unique_refs)
-    out = np.asarray(stats, dtype=np.float64).reshape(len(hyps), 2 + 2 * metric.max_ngram_order)
+    out = bleu_statistics(metric._corpus, hyps, ref_index, unique_refs)
     return out, time.process_time() - start
 
 
@@ -260,10 +245,12 @@ def _chrf_object(spec: tuple):
 
 
 def task_chrf(spec: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
-    """chrF statistic blocks of a chunk by sacrebleu's ``CHRF(*spec)``; (array, CPU seconds)."""
+    """chrF statistic blocks of a chunk for sacrebleu's ``CHRF(*spec)``
+    (:func:`~korean_eval.metrics.ngram_statistics.chrf_statistics`); (array, CPU seconds)."""
+    from korean_eval.metrics.ngram_statistics import chrf_statistics  # numba: imported when needed
+
     start = time.process_time()
-    stats = _with_cached_refs(_chrf_object(spec), hyps, ref_index, unique_refs)
-    out = np.asarray(stats, dtype=np.float64).reshape(len(hyps), 3 * (spec[0] + spec[1]))
+    out = chrf_statistics(_chrf_object(spec), hyps, ref_index, unique_refs)
     return out, time.process_time() - start
 
 

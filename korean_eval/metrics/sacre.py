@@ -1,13 +1,14 @@
 """BLEU, chrF, chrF+, chrF++ and TER through sacrebleu, on token strings (group "sacrebleu", ``docs/design.md §3``).
 
-Definitions (sacrebleu 2.x objects on the space-joined tokens of one level; nothing re-implemented):
+Definitions (sacrebleu 2.x objects on the space-joined tokens of one level; its scores from statistics are used
+as they are, and its statistics are counted by compiled kernels that tests prove equal to its own, see below):
 
 * BLEU: ``BLEU(tokenize="none", force=True)``; statistics ``[hyp_len, ref_len, correct_1..N, total_1..N]`` from
-  ``BLEU._extract_corpus_statistics``. Segment score: ``BLEU(..., effective_order=True)._compute_score_from_stats``
+  ``BLEU._extract_corpus_statistics`` (counted by :mod:`korean_eval.metrics.ngram_statistics`). Segment score: ``BLEU(..., effective_order=True)._compute_score_from_stats``
   (= ``sentence_score``); corpus score: the same with ``effective_order=False`` on the summed statistics
   (= ``corpus_score``). Options: ``max_ngram_order`` (default 4).
 * chrF: ``CHRF(char_order=6, word_order=0, beta=2)``; chrF+ ``word_order=1``; chrF++ ``word_order=2``. Statistics
-  ``[hyp, ref, match] × (char_order + word_order)``; segment and corpus scores by ``_compute_score_from_stats``.
+  ``[hyp, ref, match] × (char_order + word_order)`` (counted by :mod:`korean_eval.metrics.ngram_statistics`); segment and corpus scores by ``_compute_score_from_stats``.
   chrF ignores whitespace, so plain chrF only changes across levels where a tokenizer changes characters
   (lemmatising analyzers such as Kiwi; jamo).
 * TER: ``TER()`` defaults (case-insensitive, no normalisation); statistics ``[num_edits, avg_ref_len]``; score
@@ -97,8 +98,9 @@ class BleuMetric(Metric):
         self._sentence = BLEU(tokenize="none", force=True, effective_order=True, max_ngram_order=self.max_ngram_order)
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-        stats = self._corpus._extract_corpus_statistics(list(hyps), [list(r) for r in refs])
-        return np.asarray(stats, dtype=np.float64).reshape(len(hyps), 2 + 2 * self.max_ngram_order)
+        from korean_eval.metrics.ngram_statistics import bleu_statistics, per_segment_references
+
+        return bleu_statistics(self._corpus, list(hyps), *per_segment_references(hyps, refs))
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
         return _score_rows(self._sentence._compute_score_from_stats, stats)
@@ -139,8 +141,9 @@ class ChrfMetric(Metric):
         self._k = 3 * (self.char_order + self.word_order)
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
-        stats = self._chrf._extract_corpus_statistics(list(hyps), [list(r) for r in refs])
-        return np.asarray(stats, dtype=np.float64).reshape(len(hyps), self._k)
+        from korean_eval.metrics.ngram_statistics import chrf_statistics, per_segment_references
+
+        return chrf_statistics(self._chrf, list(hyps), *per_segment_references(hyps, refs))
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
         return _score_rows(self._chrf._compute_score_from_stats, stats)
