@@ -208,7 +208,9 @@ def report(m: dict) -> str:
               f"systems at every level; TER only on pairs of ≤ {TER_CHECK_TOKENS} tokens: {k['ter skipped']} longer "
               f"sampled pairs not checked for TER), mismatches: {len(k['mismatches'])} {k['mismatches'][:5]}",
               f"Warm results equal the cold ones: {c['warm equal']}.", "", "Stage seconds of the cold run:", "",
-              c["timings"].groupby(["stage", "level"], sort=False)["seconds"].sum().round(1).to_string()]
+              c["timings"].groupby(["stage", "level"], sort=False)["seconds"].sum().round(1).to_string(), "",
+              "Peak memory (main + workers, MB) by the progress message current when it was sampled, highest 8:", ""]
+    lines += [f"- {mb:,.0f} MB: {stage}" for stage, mb in sorted(c["stage peaks"].items(), key=lambda kv: -kv[1])[:8]]
     return "\n".join(lines)
 
 

@@ -193,10 +193,19 @@ class KiwiLevel(TokenLevel):
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
         """Batch mode, :data:`KIWI_CHUNK` texts per call, each call kept out of the interpreter's exit
         (:func:`korean_eval.daemon_threads.exit_safe`); the tokens do not depend on the chunking."""
+        return self._batches(texts, lambda res: [t.form for t in res])
+
+    def _joined_batch(self, texts: Sequence[str]) -> list[str]:
+        """As the base class's, joined chunk by chunk: no token list of the whole batch is ever held (at 50,000
+        paragraphs that would be millions of small strings, ≈ 0.6 GB)."""
+        return self._batches(texts, lambda res: " ".join(" ".join(t.form for t in res).split()))
+
+    @staticmethod
+    def _batches(texts: Sequence[str], convert: Callable) -> list:
         kiwi, out = kiwi_analyzer(), []
         for lo in range(0, len(texts), KIWI_CHUNK):
             chunk = list(texts[lo : lo + KIWI_CHUNK])
-            out += exit_safe(lambda chunk=chunk: [[t.form for t in res] for res in kiwi.tokenize(chunk)])
+            out += exit_safe(lambda chunk=chunk: [convert(res) for res in kiwi.tokenize(chunk)])
         return out
 
 
