@@ -3,12 +3,19 @@
 A stored result is reused only when everything that can change a number or a table is unchanged: the data's content
 hash, the order of the systems, the settings, every token level's version (library, dictionary and model versions;
 for SentencePiece the vocabulary and the user's model hash), the scoring libraries' versions and a SHA-256 of this
-package's Python source. Entries are ``MAGIC + zlib(pickle)``; :class:`korean_eval.cache.DiskCache` never returns pickled blobs
-from a directory other users can write, and an unreadable entry is treated as absent (recomputed).
+package's Python source. Entries are ``MAGIC + zlib(pickles)``; :class:`korean_eval.cache.DiskCache` never returns pickled
+blobs from a directory other users can write, and an unreadable entry is treated as absent (recomputed).
+
+The pickles of an entry: the object, then, for a :class:`~korean_eval.results.Results`, its token tables (which
+the object carries as per-level text counts) as :class:`~korean_eval.packed_texts.PackedTexts` chunks of
+:data:`TOKEN_CHUNK` (text, tokens) pairs, the pickler's memo cleared after each. Pickling the strings themselves
+would leave a UTF-8 copy inside each of them for the rest of the process (≈ 0.36 GB on a WMT-sized set), and one
+memo over all chunks would hold all of them until the end.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import io
@@ -24,11 +31,13 @@ from korean_eval import __version__
 from korean_eval.cache import NullCache
 from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
+from korean_eval.packed_texts import PackedTexts
 from korean_eval.results import Results
 from korean_eval.tokenizers import get_level, package_version
 
-RESULT_CACHE_VERSION = 1
-MAGIC = b"korean-eval-result/zlib/1\n"
+RESULT_CACHE_VERSION = 2
+MAGIC = b"korean-eval-result/zlib/2\n"
+TOKEN_CHUNK = 4096  # (text, tokens) pairs per pickle of a stored result's token tables
 LIBRARIES: tuple[str, ...] = ("sacrebleu", "numpy", "scipy", "pandas", "numba")
 
 
@@ -104,43 +113,67 @@ class _Inflating(io.RawIOBase):
 
 
 class _Deflating(io.RawIOBase):
-    """A writable stream that zlib-compresses (level 1) what is written into :attr:`out`, after ``head``."""
+    """A writable stream that zlib-compresses (level 1) what is written into the parts :attr:`out`, after
+    ``head`` (parts, not one growing buffer: growing a buffer of hundreds of MB copies it as it grows)."""
 
     def __init__(self, head: bytes):
-        self.out, self._z = bytearray(head), zlib.compressobj(1)
+        self.out, self._z = [head], zlib.compressobj(1)
 
     def writable(self) -> bool:
         return True
 
     def write(self, data) -> int:
         view = memoryview(data)  # pickle also writes PickleBuffer objects (numpy arrays, protocol 5)
-        self.out += self._z.compress(view)
+        part = self._z.compress(view)
+        if part:
+            self.out.append(part)
         return view.nbytes
 
-    def finish(self) -> bytearray:
-        self.out += self._z.flush()
+    def finish(self) -> list[bytes]:
+        self.out.append(self._z.flush())
         return self.out
 
 
 def load_result(cache: NullCache, key: str, kind: str = "result") -> object | None:
     """The stored object of ``kind`` under ``key``, or None when absent or unreadable (the caller checks its
-    type). The pickle is unpacked as it is decompressed (a large result never exists uncompressed as bytes)."""
+    type). The pickles are unpacked as they are decompressed (a large result never exists uncompressed as bytes)."""
     blob = cache.get_blob(f"{kind}:{key}")
     if blob is None or not blob.startswith(MAGIC):
         return None
     try:
-        return pickle.load(io.BufferedReader(_Inflating(memoryview(blob)[len(MAGIC) :])))
+        unpickler = pickle.Unpickler(io.BufferedReader(_Inflating(memoryview(blob)[len(MAGIC) :])))
+        stored = unpickler.load()
+        if isinstance(stored, Results):
+            stored.tokens = {level: _load_table(unpickler, n) for level, n in stored.tokens.items()}
+        return stored
     except Exception:  # noqa: BLE001 - an unreadable entry is recomputed
         return None
 
 
+def _load_table(unpickler: pickle.Unpickler, n_texts: int) -> dict[str, str]:
+    flat: list = []
+    while len(flat) < 2 * n_texts:
+        flat += unpickler.load()
+    return dict(zip(flat[0::2], flat[1::2], strict=True))
+
+
 def store_result(cache: NullCache, key: str, results: object, kind: str = "result") -> None:
-    """Store ``results`` of ``kind`` under ``key`` as ``MAGIC + zlib(pickle)`` (level 1: ~5× smaller, 52 → 11 MB at
-    8,192 pairs × 25 cells, ~0.1 s to unpack), compressed as it is pickled, so that only the compressed bytes are
-    ever held; an object that cannot be pickled is simply not stored."""
+    """Store ``results`` of ``kind`` under ``key`` as ``MAGIC + zlib(pickles)`` (module docstring; zlib level 1:
+    ~5× smaller, 52 → 11 MB at 8,192 pairs × 25 cells, ~0.1 s to unpack), compressed as it is pickled, so that
+    only the compressed bytes are ever held; an object that cannot be pickled is simply not stored."""
     stream = _Deflating(MAGIC)
+    pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
+    tables: dict[str, dict[str, str]] = {}
+    if isinstance(results, Results):
+        tables, results = results.tokens, copy.copy(results)
+        results.tokens = {level: len(table) for level, table in tables.items()}
     try:
-        pickle.dump(results, stream, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.dump(results)
+        for table in tables.values():
+            pairs = list(table.items())
+            for lo in range(0, len(pairs), TOKEN_CHUNK):
+                pickler.clear_memo()
+                pickler.dump(PackedTexts([text for pair in pairs[lo : lo + TOKEN_CHUNK] for text in pair]))
     except Exception:  # noqa: BLE001
         return
     cache.put_blob(f"{kind}:{key}", stream.finish(), kind)

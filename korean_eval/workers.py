@@ -38,6 +38,7 @@ import numpy as np
 
 from korean_eval.metrics import make_metric
 from korean_eval.metrics.sacre import BleuMetric
+from korean_eval.packed_texts import PackedTexts, packable
 from korean_eval.tokenizers import get_level
 
 PARALLEL_MIN_PAIRS_ENV = "KOREAN_EVAL_PARALLEL_MIN_PAIRS"
@@ -268,7 +269,9 @@ def task_generic(
 
 
 class Job:
-    """One task, run by the pool (if given) or in this process when its result is first needed."""
+    """One task, run by the pool (if given) or in this process when its result is first needed. Lists of texts
+    among its arguments go to the pool as :class:`~korean_eval.packed_texts.PackedTexts` (pickling a ``str``
+    would keep a UTF-8 copy inside it in this process)."""
 
     def __init__(self, fn: Callable, args: tuple, owner: tuple[str, str], sched: Scheduler, pool):
         self.fn, self.args, self.owner, self.sched = fn, args, owner, sched
@@ -277,7 +280,7 @@ class Job:
         self._value: np.ndarray | None = None
         if pool is not None:
             try:
-                self.future = pool.submit(fn, *args)
+                self.future = pool.submit(fn, *(PackedTexts(a) if packable(a) else a for a in args))
             except (BrokenProcessPool, RuntimeError):  # a broken or shut-down pool: run here when needed
                 _discard_pool(pool)
 

@@ -21,7 +21,7 @@ from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
 from korean_eval.metrics import make_metric
 from korean_eval.pipeline import evaluate
-from korean_eval.result_store import result_key
+from korean_eval.result_store import MAGIC, result_key
 from korean_eval.sample import load_sample
 from korean_eval.scoring import dispatch_level
 
@@ -249,7 +249,7 @@ def test_damaged_stored_result_is_recomputed(sample, tmp_path):
     config = EvalConfig(levels=("char",), metrics=("bleu", "ter"), jobs=1)
     first = evaluate(sample, config, cache=DiskCache(tmp_path))
     cache = DiskCache(tmp_path)
-    cache.put_blob(f"result:{result_key(sample, config)}", b"korean-eval-result/zlib/1\nnot zlib", "result")
+    cache.put_blob(f"result:{result_key(sample, config)}", MAGIC + b"not zlib", "result")
     again = evaluate(sample, config, cache=cache)
     assert "cached result" not in set(again.timings["stage"])
     assert_same_results(again, first)

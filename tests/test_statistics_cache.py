@@ -165,3 +165,12 @@ def test_stored_objects_round_trip_in_pieces(tmp_path):
     cache.put_blob("statistics:cut", blob[: len(blob) // 2], "statistics")
     assert load_result(cache, "cut", kind="statistics") is None
     assert load_result(cache, "absent") is None
+
+
+def test_a_blob_given_in_parts_is_stored_as_their_concatenation(tmp_path):
+    cache = DiskCache(tmp_path)
+    parts = [b"head\n", b"", bytes(range(256)) * 300, b"tail"]
+    cache.put_blob("result:parts", parts, "result")
+    assert cache.get_blob("result:parts") == b"".join(parts)
+    cache.put_blob("result:parts", b"replaced", "result")
+    assert cache.get_blob("result:parts") == b"replaced"

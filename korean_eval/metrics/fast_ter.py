@@ -77,8 +77,10 @@ from korean_eval.metrics.ter_kernels import ter_batch
 
 __all__ = ["ter_statistics", "ter_statistics_sacrebleu"]
 
-# Pairs per task submitted to the thread pool.
-_CHUNK_PAIRS = 32
+# Segments per task submitted to the thread pool: each task encodes its segments (Python, holding the GIL) and
+# counts their edits (numba, GIL released), so one thread encodes while the other counts, and only the chunks in
+# flight are ever encoded (a WMT-sized jamo level encoded at once held ≈ 0.25 GB of ids).
+_CHUNK_SEGMENTS = 32
 
 
 @lru_cache(maxsize=16)
@@ -108,12 +110,12 @@ class _EncodedPairs:
     the cache would keep that many paragraphs alive after the run (≈ 0.3 GB at the jamo level of a WMT-sized set),
     and here every distinct text is pre-processed once anyway. Ids are stored as 32-bit integers as they come."""
 
-    def __init__(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]], tok: TercomTokenizer):
+    def __init__(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]], tok: TercomTokenizer,
+                 ref_words: dict[str, list[str]]):
         ids = array("i")
         cols: dict[str, list[int]] = {k: [] for k in ("hs", "he", "rs", "re", "seg")}
         self.ref_len_avg = np.empty(len(hyps), np.float64)
         uncached = partial(TercomTokenizer.__call__.__wrapped__, tok)
-        ref_words: dict[str, list[str]] = {}  # a reference of many systems pre-processed once
         for i, hyp in enumerate(hyps):
             vocab: dict[str, int] = {}
             h0 = len(ids)
@@ -121,7 +123,7 @@ class _EncodedPairs:
             h1 = len(ids)
             lengths = []
             for ref in (stream[i] for stream in refs if stream[i] is not None):
-                words = ref_words.get(ref)
+                words = ref_words.get(ref)  # a reference of many systems is pre-processed once
                 if words is None:
                     # sacrebleu pre-processes references twice (_cache_references, then _extract_reference_info).
                     words = ref_words[ref] = uncached(uncached(ref.rstrip()).rstrip()).split()
@@ -135,10 +137,14 @@ class _EncodedPairs:
         self.cols = {k: np.asarray(v, dtype=np.int64) for k, v in cols.items()}
         self.segment = self.cols["seg"]
 
-    def count_edits(self, lo: int, hi: int, out: np.ndarray) -> None:
-        """TER edits of pairs ``lo:hi`` into ``out[lo:hi]`` (releases the GIL while computing)."""
+    def fewest_edits(self, n_segments: int) -> np.ndarray:
+        """Per segment, the fewest TER edits over its references (the kernel releases the GIL)."""
         c = self.cols
-        ter_batch(self.tokens, c["hs"][lo:hi], c["he"][lo:hi], c["rs"][lo:hi], c["re"][lo:hi], out[lo:hi])
+        edits = np.empty(len(self.segment), np.int64)
+        ter_batch(self.tokens, c["hs"], c["he"], c["rs"], c["re"], edits)
+        best = np.full(n_segments, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(best, self.segment, edits)
+        return best
 
 
 def ter_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str | None]], *, case_sensitive: bool = False,
@@ -164,14 +170,20 @@ def ter_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str | None]], *,
     """
     _check_inputs(hyps, refs)
     jobs = resolve_jobs(n_jobs)
-    pairs = _EncodedPairs(hyps, refs, _tokenizer(case_sensitive, normalized, no_punct, asian_support))
-    edits = np.empty(len(pairs.segment), np.int64)
-    run_chunked(len(edits), _CHUNK_PAIRS, jobs, lambda lo, hi: pairs.count_edits(lo, hi, edits))
-    best = np.full(len(hyps), np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(best, pairs.segment, edits)
+    tok = _tokenizer(case_sensitive, normalized, no_punct, asian_support)
+    ref_words: dict[str, list[str]] = {}
     out = np.empty((len(hyps), 2), np.float64)
-    out[:, 0] = best
-    out[:, 1] = pairs.ref_len_avg
+
+    def run(lo: int, hi: int) -> None:
+        pairs = _EncodedPairs(hyps[lo:hi], [stream[lo:hi] for stream in refs], tok, ref_words)
+        out[lo:hi, 0] = pairs.fewest_edits(hi - lo)
+        out[lo:hi, 1] = pairs.ref_len_avg
+
+    if jobs == 1:
+        for lo in range(0, len(hyps), _CHUNK_SEGMENTS):
+            run(lo, min(lo + _CHUNK_SEGMENTS, len(hyps)))
+    else:
+        run_chunked(len(hyps), _CHUNK_SEGMENTS, jobs, run)
     return out
 
 
