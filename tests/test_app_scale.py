@@ -13,6 +13,7 @@ the charts are checked with nine levels × eleven metrics.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -20,7 +21,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from korean_eval.metrics import METRIC_NAMES
-from korean_eval.tokenizers import level_table
+from korean_eval.tokenizers import LEVEL_NAMES, level_table
 from tests.large_evaluation import LAYOUT_SEGMENTS, write_large_evaluation
 from tests.test_app import APP, assert_clean, figures, values
 from ui import state, views
@@ -31,8 +32,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("streamlit_navigation")]
 
 #: Levels too slow for a test of 20 × LAYOUT_SEGMENTS (system, segment) pairs (see the module docstring).
 TOO_SLOW = {"kkma"}
-AVAILABLE = [r["level"] for r in level_table() if r["available"] == "yes" and r["level"] not in TOO_SLOW]
-ALL_LEVELS = [r["level"] for r in level_table()]
+ALL_LEVELS = list(LEVEL_NAMES)
+
+
+@functools.cache
+def available() -> list[str]:
+    """The levels this machine has, less :data:`TOO_SLOW`: checked when a test first asks, not at collection
+    (starting KoNLPy's JVM and loading every analyzer took ~40 s in each collecting process)."""
+    return [r["level"] for r in level_table() if r["available"] == "yes" and r["level"] not in TOO_SLOW]
 PAGES = ["pages/correlations.py", "pages/scores.py", "pages/segments.py", "pages/tokens.py", "pages/data.py",
          "pages/downloads.py"]
 SYSTEMS, SEGMENTS = 20, LAYOUT_SEGMENTS
@@ -54,12 +61,12 @@ def large_session(tmp_path_factory) -> Iterator[dict]:
         session = {
             state.EVALSET_KEY: evalset,
             state.SOURCE_KEY: path.name,
-            **{f"level|{lv}": lv in AVAILABLE for lv in ALL_LEVELS},
+            **{f"level|{lv}": lv in available() for lv in ALL_LEVELS},
             "metric_groups": ["sacrebleu", "extended"],
         }
         at = run_page("pages/correlations.py", session)
         config = at.session_state[state.SETTINGS_KEY].config
-        assert config.levels == tuple(AVAILABLE) and config.metrics == METRIC_NAMES
+        assert config.levels == tuple(available()) and config.metrics == METRIC_NAMES
         yield session
 
 
@@ -178,7 +185,7 @@ def test_correlations_page_draws_full_grids_and_a_significance_headline(large_se
         (grid,) = titled(figs, gran)
         assert grid["data"][0]["type"] == "heatmap"  # 110 configurations: a grid, not a wall of bars
         layout = grid["layout"]
-        assert list(layout["xaxis"]["ticktext"]) == AVAILABLE
+        assert list(layout["xaxis"]["ticktext"]) == available()
         assert {_plain(t) for t in layout["yaxis"]["ticktext"]} == METRIC_LABELS
     text = re.sub(r"\\(.)", r"\1", " ".join(m.value for m in at.markdown))
     captions = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))
@@ -188,28 +195,28 @@ def test_correlations_page_draws_full_grids_and_a_significance_headline(large_se
     # the same results as bars on request: one tick per bar, values of at least 11 px
     bars = check_charts(run_page("pages/correlations.py", large_session, corr_form="bars"))
     seg = titled(bars, "Segment level")[0]
-    assert {_plain(t) for t in tick_texts(seg)} >= set(AVAILABLE) | METRIC_LABELS
+    assert {_plain(t) for t in tick_texts(seg)} >= set(available()) | METRIC_LABELS
 
 
 def test_significance_matrix_of_every_configuration_labels_every_row_and_column(large_session):
     at = run_page("pages/correlations.py", large_session, sig_on=True, sig_gran="system")
     (matrix,) = [f for f in check_charts(at) if f["layout"].get("meta") == "significance-matrix"]
-    n = len(AVAILABLE) * len(METRIC_NAMES)
+    n = len(available()) * len(METRIC_NAMES)
     rows = matrix["layout"]["yaxis"]["ticktext"]
     assert len(rows) == len(_ticks(matrix["layout"], "xaxis")) == n
     assert matrix["layout"]["height"] >= 20 * n
-    assert {lab.split("] ")[1].rsplit(" (", 1)[0].split("@")[1] for lab in rows} == set(AVAILABLE)
+    assert {lab.split("] ")[1].rsplit(" (", 1)[0].split("@")[1] for lab in rows} == set(available())
 
 
 def test_scores_page_labels_every_level_and_metric(large_session):
     at = run_page("pages/scores.py", large_session)
     figs = check_charts(at)
-    assert set(AVAILABLE) <= tick_texts(titled(figs, "System ranking")[0])
+    assert set(available()) <= tick_texts(titled(figs, "System ranking")[0])
     accuracy = titled(figs, "Pairwise accuracy")[0]
     assert accuracy["data"][0]["type"] == "heatmap"
-    assert set(AVAILABLE) <= tick_texts(accuracy) and METRIC_LABELS <= tick_texts(accuracy)
+    assert set(available()) <= tick_texts(accuracy) and METRIC_LABELS <= tick_texts(accuracy)
     flips = titled(figs, "Flipped system pairs")[0]
-    assert set(AVAILABLE) <= tick_texts(flips) and METRIC_LABELS <= tick_texts(flips)
+    assert set(available()) <= tick_texts(flips) and METRIC_LABELS <= tick_texts(flips)
 
 
 @pytest.mark.parametrize("page", ["pages/segments.py", "pages/tokens.py", "pages/data.py", "pages/downloads.py"])
@@ -217,4 +224,4 @@ def test_other_pages_run_clean_and_label_their_charts(large_session, page):
     at = run_page(page, large_session)
     figs = check_charts(at)
     if page == "pages/tokens.py":
-        assert any(set(AVAILABLE) <= tick_texts(f) for f in figs)
+        assert any(set(available()) <= tick_texts(f) for f in figs)
