@@ -7,8 +7,9 @@ package's Python source. Entries are ``MAGIC + zlib(pickles)``; :class:`korean_e
 blobs from a directory other users can write, and an unreadable entry is treated as absent (recomputed).
 
 The pickles of an entry: the object, then, for a :class:`~korean_eval.results.Results`, its token tables (which
-the object carries as per-level text counts) as :class:`~korean_eval.packed_texts.PackedTexts` chunks of
-:data:`TOKEN_CHUNK` (text, tokens) pairs, the pickler's memo cleared after each. Pickling the strings themselves
+the object carries as per-level text counts): every distinct text once, then per level the positions of its texts
+and its token strings, the texts as :class:`~korean_eval.packed_texts.PackedTexts` chunks of :data:`TOKEN_CHUNK`,
+the pickler's memo cleared before each. Pickling the strings themselves
 would leave a UTF-8 copy inside each of them for the rest of the process (≈ 0.36 GB on a WMT-sized set), and one
 memo over all chunks would hold all of them until the end.
 """
@@ -25,6 +26,7 @@ import time
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from korean_eval import __version__
@@ -37,7 +39,7 @@ from korean_eval.tokenizers import get_level, package_version
 
 RESULT_CACHE_VERSION = 2
 MAGIC = b"korean-eval-result/zlib/2\n"
-TOKEN_CHUNK = 4096  # (text, tokens) pairs per pickle of a stored result's token tables
+TOKEN_CHUNK = 8192  # texts per pickle of a stored result's token tables
 LIBRARIES: tuple[str, ...] = ("sacrebleu", "numpy", "scipy", "pandas", "numba")
 
 
@@ -144,17 +146,48 @@ def load_result(cache: NullCache, key: str, kind: str = "result") -> object | No
         unpickler = pickle.Unpickler(io.BufferedReader(_Inflating(memoryview(blob)[len(MAGIC) :])))
         stored = unpickler.load()
         if isinstance(stored, Results):
-            stored.tokens = {level: _load_table(unpickler, n) for level, n in stored.tokens.items()}
+            stored.tokens = _load_tables(unpickler, stored.tokens)
         return stored
     except Exception:  # noqa: BLE001 - an unreadable entry is recomputed
         return None
 
 
-def _load_table(unpickler: pickle.Unpickler, n_texts: int) -> dict[str, str]:
-    flat: list = []
-    while len(flat) < 2 * n_texts:
-        flat += unpickler.load()
-    return dict(zip(flat[0::2], flat[1::2], strict=True))
+def _load_tables(unpickler: pickle.Unpickler, sizes: dict[str, int]) -> dict[str, dict[str, str]]:
+    """The token tables :func:`_dump_tables` wrote: each text one ``str`` object shared by every level's table."""
+    texts = _load_texts(unpickler, unpickler.load())
+    tables = {}
+    for level, size in sizes.items():
+        order = unpickler.load()
+        tables[level] = dict(zip([texts[k] for k in order.tolist()], _load_texts(unpickler, size), strict=True))
+    return tables
+
+
+def _load_texts(unpickler: pickle.Unpickler, n_texts: int) -> list[str]:
+    texts: list[str] = []
+    while len(texts) < n_texts:
+        texts += unpickler.load()
+    return texts
+
+
+def _dump_tables(pickler: pickle.Pickler, tables: dict[str, dict[str, str]]) -> None:
+    """Every distinct text of the tables once, then per level the positions of its texts among them and its token
+    strings, all as :class:`PackedTexts` chunks (module docstring)."""
+    position: dict[str, int] = {}
+    for table in tables.values():
+        for text in table:
+            position.setdefault(text, len(position))
+    pickler.dump(len(position))
+    _dump_texts(pickler, list(position))
+    for table in tables.values():
+        pickler.clear_memo()
+        pickler.dump(np.fromiter((position[text] for text in table), dtype=np.int64, count=len(table)))
+        _dump_texts(pickler, list(table.values()))
+
+
+def _dump_texts(pickler: pickle.Pickler, texts: list[str]) -> None:
+    for lo in range(0, len(texts), TOKEN_CHUNK):
+        pickler.clear_memo()
+        pickler.dump(PackedTexts(texts[lo : lo + TOKEN_CHUNK]))
 
 
 def store_result(cache: NullCache, key: str, results: object, kind: str = "result") -> None:
@@ -163,17 +196,14 @@ def store_result(cache: NullCache, key: str, results: object, kind: str = "resul
     only the compressed bytes are ever held; an object that cannot be pickled is simply not stored."""
     stream = _Deflating(MAGIC)
     pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
-    tables: dict[str, dict[str, str]] = {}
+    tables: dict[str, dict[str, str]] | None = None
     if isinstance(results, Results):
         tables, results = results.tokens, copy.copy(results)
         results.tokens = {level: len(table) for level, table in tables.items()}
     try:
         pickler.dump(results)
-        for table in tables.values():
-            pairs = list(table.items())
-            for lo in range(0, len(pairs), TOKEN_CHUNK):
-                pickler.clear_memo()
-                pickler.dump(PackedTexts([text for pair in pairs[lo : lo + TOKEN_CHUNK] for text in pair]))
+        if tables is not None:
+            _dump_tables(pickler, tables)
     except Exception:  # noqa: BLE001
         return
     cache.put_blob(f"{kind}:{key}", stream.finish(), kind)

@@ -174,3 +174,22 @@ def test_a_blob_given_in_parts_is_stored_as_their_concatenation(tmp_path):
     assert cache.get_blob("result:parts") == b"".join(parts)
     cache.put_blob("result:parts", b"replaced", "result")
     assert cache.get_blob("result:parts") == b"replaced"
+
+
+def test_a_stored_result_keeps_its_token_tables_and_leaves_the_strings_as_they_were(tmp_path):
+    """Token tables are stored outside the result's pickle (korean_eval.result_store): they come back equal, each
+    text one object shared by the levels, and storing did not make CPython attach UTF-8 copies to the strings."""
+    from korean_eval.result_store import load_result, result_key, store_result
+
+    sample = load_sample()
+    config = EvalConfig(levels=("word", "char", "jamo"), metrics=("bleu",), jobs=1)
+    results = evaluate(sample, config, cache=NullCache())
+    sizes = {level: [sys.getsizeof(t) for t in table.values()] for level, table in results.tokens.items()}
+    cache, key = DiskCache(tmp_path), result_key(sample, config)
+    store_result(cache, key, results)
+    assert {level: [sys.getsizeof(t) for t in table.values()] for level, table in results.tokens.items()} == sizes
+    back = load_result(cache, key)
+    assert back.tokens == results.tokens and list(back.tokens) == ["word", "char", "jamo"]
+    word, jamo = (list(back.tokens[level]) for level in ("word", "jamo"))
+    assert word == jamo and all(a is b for a, b in zip(word, jamo, strict=True))
+    assert back.segment_scores.equals(results.segment_scores)
