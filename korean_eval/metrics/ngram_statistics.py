@@ -169,12 +169,11 @@ def _best_reference(chrf, per_row: np.ndarray, row_hyp: list[int], n_hyps: int) 
     """Per hypothesis, the row of its first reference with the highest f-score (sacrebleu's strict ``>`` from
     ``-1``); the only row when there is one reference."""
     out = np.zeros((n_hyps, per_row.shape[1]), dtype=np.float64)
+    if row_hyp == list(range(n_hyps)):  # one reference each: the rows are the hypotheses', in order
+        out[:] = per_row
+        return out
     best_f = np.full(n_hyps, -1.0)
-    single = np.bincount(np.asarray(row_hyp, dtype=np.int64), minlength=n_hyps) == 1 if row_hyp else None
     for k, i in enumerate(row_hyp):
-        if single is not None and single[i]:
-            out[i] = per_row[k]
-            continue
         f = chrf._compute_f_score(per_row[k].tolist())
         if f > best_f[i]:
             best_f[i], out[i] = f, per_row[k]
