@@ -67,14 +67,14 @@ class MetricInfo:
 
 
 def run_chunked(n_items: int, chunk: int, jobs: int, run: Callable[[int, int], None]) -> None:
-    """Call ``run(lo, hi)`` on consecutive slices ``[lo, hi)`` of ``chunk`` items covering ``range(n_items)``: once,
-    in this thread, when ``jobs == 1`` or all items fit one chunk; otherwise chunk by chunk on
-    ``min(jobs, number of chunks)`` daemon threads (for numba kernels that release the GIL; daemon threads, so that
-    an exiting process does not first run the remaining chunks: :mod:`korean_eval.daemon_threads`). Exceptions
-    propagate."""
+    """Call ``run(lo, hi)`` on consecutive slices ``[lo, hi)`` of ``chunk`` items covering ``range(n_items)``: in
+    order, in this thread, when ``jobs == 1`` or all items fit one chunk; otherwise on ``min(jobs, number of
+    chunks)`` daemon threads (for numba kernels that release the GIL; daemon threads, so that an exiting process
+    does not first run the remaining chunks: :mod:`korean_eval.daemon_threads`). Either way a call sees one chunk
+    (a caller may build per-chunk working data, e.g. fast TER's encodings). Exceptions propagate."""
     if jobs == 1 or n_items <= chunk:
-        if n_items:
-            run(0, n_items)
+        for lo in range(0, n_items, chunk):
+            run(lo, min(lo + chunk, n_items))
         return
     map_on_threads(lambda lo: run(lo, min(lo + chunk, n_items)), range(0, n_items, chunk), jobs)
 

@@ -179,11 +179,7 @@ def ter_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str | None]], *,
         out[lo:hi, 0] = pairs.fewest_edits(hi - lo)
         out[lo:hi, 1] = pairs.ref_len_avg
 
-    if jobs == 1:
-        for lo in range(0, len(hyps), _CHUNK_SEGMENTS):
-            run(lo, min(lo + _CHUNK_SEGMENTS, len(hyps)))
-    else:
-        run_chunked(len(hyps), _CHUNK_SEGMENTS, jobs, run)
+    run_chunked(len(hyps), _CHUNK_SEGMENTS, jobs, run)
     return out
 
 
