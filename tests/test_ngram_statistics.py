@@ -119,6 +119,6 @@ def test_no_segments():
 
 
 def test_keys_that_would_overflow_are_refused():
-    texts = _Texts([np.array([2**40], dtype=np.int64)], 2**40 + 1)
+    texts = _Texts(np.array([2**40], dtype=np.int64), np.array([1]), 2**40 + 1)
     with pytest.raises(ValueError, match="overflow"):
         texts.matches([[0, 0]], 2)

@@ -11,7 +11,7 @@ Statistics, per segment, as sacrebleu 2.x defines them:
 
 * BLEU (``BLEU._compute_segment_statistics``): ``[hyp_len, ref_len, correct_1..N, total_1..N]`` where the lengths
   count the tokens of ``str.split()``, ``ref_len`` is the reference length closest to ``hyp_len`` (the shorter one
-  on a tie), ``correct_n`` the clipped matches ``m_n`` against all references at once (a reference n-gram count is
+  on a tie; sacrebleu's own ``_get_closest_ref_len``), ``correct_n`` the clipped matches ``m_n`` against all references at once (a reference n-gram count is
   the highest over the references) and ``total_n = max(0, hyp_len − n + 1)``.
 * chrF (``CHRF._compute_segment_statistics``): ``[n_hyp, n_ref, n_match]`` for every character order ``1..c``
   (characters of the segment with ``str.split()`` whitespace removed unless ``whitespace=True``), then every word
@@ -24,6 +24,7 @@ Statistics, per segment, as sacrebleu 2.x defines them:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -43,11 +44,10 @@ class _Vocabulary(dict):
 class _Texts:
     """Symbol sequences, each text once, flattened: text ``t`` is ``symbols[start[t] : start[t + 1]]``."""
 
-    def __init__(self, sequences: list[np.ndarray], n_symbols: int):
-        self.lengths = np.array([len(s) for s in sequences], dtype=np.int64)
-        self.start = np.zeros(len(sequences) + 1, dtype=np.int64)
+    def __init__(self, symbols: np.ndarray, lengths: np.ndarray, n_symbols: int):
+        self.symbols, self.lengths = symbols.astype(np.int64, copy=False), lengths.astype(np.int64, copy=False)
+        self.start = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(self.lengths, out=self.start[1:])
-        self.symbols = np.concatenate(sequences).astype(np.int64) if sequences else np.zeros(0, np.int64)
         self.n_symbols = max(1, n_symbols)
 
     def matches(self, pairs: list[list[int]], max_order: int) -> np.ndarray:
@@ -62,18 +62,19 @@ class _Texts:
 
 
 def _token_texts(token_lists: Sequence[list[str]]) -> _Texts:
+    """Each token a dense id (in order of first occurrence)."""
     vocabulary = _Vocabulary()
-    sequences = [np.fromiter(map(vocabulary.__getitem__, tokens), dtype=np.int64, count=len(tokens))
-                 for tokens in token_lists]
-    return _Texts(sequences, len(vocabulary))
+    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+    ids = np.fromiter(map(vocabulary.__getitem__, chain.from_iterable(token_lists)), dtype=np.int64,
+                      count=int(lengths.sum()))
+    return _Texts(ids, lengths, len(vocabulary))
 
 
 def _character_texts(strings: Sequence[str]) -> _Texts:
     """Code points of each string (one UTF-32 encoding of them all)."""
-    points = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    points = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32)
     lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
-    sequences = np.split(points, np.cumsum(lengths)[:-1]) if len(strings) else []
-    return _Texts(list(sequences), int(points.max()) + 1 if points.size else 1)
+    return _Texts(points, lengths, int(points.max()) + 1 if points.size else 1)
 
 
 def _ngram_totals(lengths: np.ndarray, max_order: int) -> np.ndarray:
@@ -110,7 +111,7 @@ def bleu_statistics(bleu, hyps: Sequence[str], ref_index: Sequence[int],
     pairs = [[i, *range(n_hyps + ref_first[j], n_hyps + ref_first[j + 1])] for i, j in enumerate(ref_index)]
     hyp_len = texts.lengths[:n_hyps]
     ref_lens = texts.lengths[n_hyps:]
-    closest = [_closest_length(int(hyp_len[i]), ref_lens[ref_first[j] : ref_first[j + 1]])
+    closest = [bleu._get_closest_ref_len(int(hyp_len[i]), ref_lens[ref_first[j] : ref_first[j + 1]].tolist())
                for i, j in enumerate(ref_index)]
     out = np.empty((n_hyps, 2 + 2 * order), dtype=np.float64)
     out[:, 0] = hyp_len
@@ -118,16 +119,6 @@ def bleu_statistics(bleu, hyps: Sequence[str], ref_index: Sequence[int],
     out[:, 2 : 2 + order] = texts.matches(pairs, order) if n_hyps else 0
     out[:, 2 + order :] = _ngram_totals(hyp_len, order)
     return out
-
-
-def _closest_length(hyp_len: int, ref_lens: np.ndarray) -> int:
-    """sacrebleu's ``BLEU._get_closest_ref_len``: the reference length nearest ``hyp_len``, the shorter on a tie
-    (``-1`` when there is no reference)."""
-    best = -1
-    for length in ref_lens.tolist():
-        if best == -1 or (abs(hyp_len - length), length) < (abs(hyp_len - best), best):
-            best = length
-    return best
 
 
 def chrf_statistics(chrf, hyps: Sequence[str], ref_index: Sequence[int],
