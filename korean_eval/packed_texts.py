@@ -72,11 +72,12 @@ def unpack_texts(widths: bytes, lengths: bytes, blob: bytes) -> list[TextItem]:
         else:
             texts.append(whole[at : at + size])
             at += size
-    if not any(w != _SINGLE for w in np.frombuffer(widths, dtype=np.int64).tolist()):
+    shape = np.frombuffer(widths, dtype=np.int64).tolist()
+    if all(width == _SINGLE for width in shape):
         return texts
     out: list[TextItem] = []
     k = 0
-    for width in np.frombuffer(widths, dtype=np.int64).tolist():
+    for width in shape:
         if width == _SINGLE:
             out.append(texts[k])
             k += 1

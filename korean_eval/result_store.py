@@ -9,9 +9,9 @@ blobs from a directory other users can write, and an unreadable entry is treated
 The pickles of an entry: the object, then, for a :class:`~korean_eval.results.Results`, its token tables (which
 the object carries as per-level text counts): every distinct text once, then per level the positions of its texts
 and its token strings, the texts as :class:`~korean_eval.packed_texts.PackedTexts` chunks of :data:`TOKEN_CHUNK`,
-the pickler's memo cleared before each. Pickling the strings themselves
-would leave a UTF-8 copy inside each of them for the rest of the process (≈ 0.36 GB on a WMT-sized set), and one
-memo over all chunks would hold all of them until the end.
+the pickler's memo cleared before each. Pickling the strings themselves would leave a UTF-8 copy inside each of
+them for the rest of the process (≈ 0.36 GB on a WMT-sized set), and one memo over all chunks would hold all of
+them until the end.
 """
 
 from __future__ import annotations
