@@ -29,6 +29,8 @@ RUN pip install --no-deps /tmp/korean-eval && rm -rf /tmp/korean-eval /tmp/requi
 RUN useradd --create-home --uid 10001 korean-eval
 USER korean-eval
 WORKDIR /home/korean-eval
+# numba's kernels compiled into the image (~/.cache/korean-eval/numba), not by the first evaluation of each container
+RUN korean-eval compile --quiet
 
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \

@@ -7,7 +7,8 @@ test modules do when they are collected, so this file sets the environment when 
 module. One directory per session: pytest-xdist's workers inherit it from the controller, which loads this file
 first; each worker gets a korean-eval cache of its own (no test sees another process's stored results), while the
 compiled kernels are shared (numba writes its cache files atomically; each process would otherwise compile every
-kernel again). ``XDG_CACHE_HOME``, ``MPLCONFIGDIR`` and the Hypothesis example database (otherwise ``.hypothesis/``
+kernel again), and start as a copy of those scripts/setup compiled (``.venv/numba-kernels``, when it exists:
+numba checks each entry against its source file, so a stale one is compiled again). ``XDG_CACHE_HOME``, ``MPLCONFIGDIR`` and the Hypothesis example database (otherwise ``.hypothesis/``
 in the working directory) go there too; subprocesses of the tests inherit the environment. The process that made
 the directory removes it at the end. tests/test_no_home_writes.py checks that a pipeline run with these settings
 leaves the home directory untouched.
@@ -45,6 +46,11 @@ os.environ.update(
         "MPLCONFIGDIR": str(TEST_CACHE_ROOT / "matplotlib"),
     }
 )
+
+#: The numba kernels scripts/setup compiled (``korean-eval compile``): copied, so that no worker compiles them again.
+KERNELS_FROM_SETUP = Path(__file__).resolve().parent.parent / ".venv" / "numba-kernels"
+if _OWNER and KERNELS_FROM_SETUP.is_dir() and not (TEST_CACHE_ROOT / "numba").exists():
+    shutil.copytree(KERNELS_FROM_SETUP, TEST_CACHE_ROOT / "numba")
 
 settings.register_profile("korean-eval-tests", database=DirectoryBasedExampleDatabase(TEST_CACHE_ROOT / "hypothesis"))
 settings.load_profile("korean-eval-tests")

@@ -310,13 +310,13 @@ def test_run_cache_dir_moves_the_kernels_too(tmp_path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "KOREAN_EVAL_CACHE_DIR")}
     env["KOREAN_EVAL_CACHE_DIR"] = str(tmp_path / "env-cache")
     argv = ["run", "--ref", str(folder / "ref.txt"), "--sys", str(folder / "a.txt"), "--levels", "char",
-            "--metrics", "ter", "--bootstrap", "0", "--spa-permutations", "0", "--quiet", "--jobs", "1",
+            "--metrics", "eed", "--bootstrap", "0", "--spa-permutations", "0", "--quiet", "--jobs", "1",
             "--cache-dir", str(tmp_path / "cli-cache"), "--out", str(tmp_path / "out")]
     result = subprocess.run([sys.executable, "-c", CLI_RUN, *argv], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=900)
     assert result.returncode == 0, result.stderr
     kernels = tmp_path / "cli-cache" / "numba"
-    assert any(kernels.rglob("ter_kernels.*.nbi")) and any(kernels.rglob("*.nbc"))
+    assert any(kernels.rglob("eed.*.nbi")) and any(kernels.rglob("*.nbc"))
     assert (tmp_path / "cli-cache").glob("*.sqlite*")
     # no kernel and no cache file at the old place (numba creates its directories when the kernels are decorated)
     assert not [p for p in (tmp_path / "env-cache").rglob("*") if p.is_file()]
