@@ -8,8 +8,9 @@ module. One directory per session: pytest-xdist's workers inherit it from the co
 first; each worker gets a korean-eval cache of its own (no test sees another process's stored results), while the
 compiled kernels are shared (numba writes its cache files atomically; each process would otherwise compile every
 kernel again), and start as a copy of those scripts/setup compiled (``.venv/numba-kernels``, when it exists:
-numba checks each entry against its source file, so a stale one is compiled again). ``XDG_CACHE_HOME``, ``MPLCONFIGDIR`` and the Hypothesis example database (otherwise ``.hypothesis/``
-in the working directory) go there too; subprocesses of the tests inherit the environment. The process that made
+numba checks each entry against its source file, so a stale one is compiled again). ``XDG_CACHE_HOME``,
+``MPLCONFIGDIR`` and the Hypothesis example database (otherwise ``.hypothesis/`` in the working directory) go
+there too; subprocesses of the tests inherit the environment. The process that made
 the directory removes it at the end. tests/test_no_home_writes.py checks that a pipeline run with these settings
 leaves the home directory untouched.
 

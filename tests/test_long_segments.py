@@ -16,9 +16,9 @@ which Linux carries over through fork and execve); these are memory tests, not t
   so 5 MB (≈ 10^11 operations per round) cannot finish. A dropped or inserted word is worse: behind it every
   position matches the reference one word off, with a phrase running to the next edit, and each such candidate
   carries its whole phrase (thousands of tokens) through the bit-parallel columns — minutes at 20,000 tokens.
-  Full int32 forward/backward matrices would need 440 MB here, on top of the child's ~250 MB of imports, so the
-  512 MB bound excludes them; the bounded search keeps its checkpoint columns and decoded rows within tens of MB
-  (measured peak: 255 MB). Its score is far from 0 although the texts are nearly identical: the reference's
+  Full int32 forward/backward matrices would need 440 MB here, on top of the child's 164 MB peak for a 300-byte
+  segment, so the 512 MB bound excludes them; the bounded search's checkpoint columns and decoded rows took about
+  90 MB (measured peak: 255 MB). Its score is far from 0 although the texts are nearly identical: the reference's
   search picks shifts by their gain in edit distance alone, and at the jamo level a gain of one edit may move a
   token across thousands of positions, each costing about one character of shift cost (the reference definition,
   reproduced exactly: 12.6 here). Its run time depends on where the edits fall (6 s of CPU for this segment, 48 s
