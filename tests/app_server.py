@@ -268,12 +268,67 @@ def chromium_page(width: int, height: int, timeout_ms: float) -> Iterator:
             browser.close()
 
 
+#: In-page wait (a Promise) for the end of the script run an action started. Streamlit's frontend states the run in
+#: ``data-test-script-state`` on ``[data-testid="stApp"]`` (``running`` from the server's "run started" message,
+#: ``notRunning`` at its end; ``initial`` before the first); its status widget, by contrast, appears only after 500 ms
+#: of running. Resolves ``true`` once a run was seen and has ended, or when none started within ``start`` ms (an
+#: action that runs no script); ``false`` after ``timeout`` ms.
+_RUN_ENDED_JS = """([start, timeout]) => new Promise(resolve => {
+  const state = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return app ? app.getAttribute('data-test-script-state') : 'initial';
+  };
+  const busy = s => ['running', 'rerunRequested', 'stopRequested', 'initial'].includes(s);
+  const t0 = performance.now();
+  let seen = false;
+  const check = () => {
+    const elapsed = performance.now() - t0;
+    if (busy(state())) seen = true;
+    else if (seen || elapsed >= start) return resolve(true);
+    if (elapsed >= timeout) return resolve(false);
+    requestAnimationFrame(check);
+  };
+  check();
+})"""
+
+
 def idle(page, seconds: float = 120) -> None:
-    """Wait until the script run finished (no running indicator) and the page settled (Playwright ``page``)."""
-    page.wait_for_timeout(500)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=seconds * 1000
-    )
+    """Wait until the script run an action started has finished (:data:`_RUN_ENDED_JS`: a run is waited for up to
+    500 ms after the action, then to its end), for at most ``seconds`` (Playwright ``page``)."""
+    if not page.evaluate(_RUN_ENDED_JS, [500, seconds * 1000]):
+        raise TimeoutError(f"the script run did not end within {seconds} s")
+
+
+#: In-page wait (a Promise) until the layout has kept still for ``quiet`` ms, checked at every animation frame: the
+#: main container's size, the number of elements and every chart's box unchanged, no run under way (``timeout`` ms
+#: at most, then it resolves anyway and the caller's own checks decide).
+_SETTLE_JS = """([quiet, timeout]) => new Promise(resolve => {
+  const signature = () => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const charts = [...document.querySelectorAll('.js-plotly-plot .main-svg')].map(svg => {
+      const b = svg.getBoundingClientRect();
+      return `${b.width}x${b.height}`;
+    });
+    const running = !!document.querySelector('[data-testid="stStatusWidget"]');
+    return [main ? `${main.scrollWidth}x${main.scrollHeight}` : '', document.getElementsByTagName('*').length,
+            charts.join(','), running].join('|');
+  };
+  const start = performance.now();
+  let last = signature(), since = start;
+  const check = () => {
+    const now = performance.now(), current = signature();
+    if (current !== last) { last = current; since = now; }
+    if ((now - since >= quiet && !last.endsWith('true')) || now - start >= timeout) resolve();
+    else requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+})"""
+
+
+def settle(page, quiet_ms: float = 250, timeout_ms: float = 10_000) -> None:
+    """Wait until the page's layout stopped changing (:data:`_SETTLE_JS`): after a change that runs no script
+    (a new viewport size, an opened expander or tab), instead of a fixed sleep."""
+    page.evaluate(_SETTLE_JS, [quiet_ms, timeout_ms])
 
 
 def upload(page, label: str, paths: list[Path]) -> None:

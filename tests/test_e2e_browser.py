@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from korean_eval.sample import sample_files
-from tests.app_server import AppServer, chromium_page, idle, require_chromium, upload
+from tests.app_server import AppServer, chromium_page, idle, require_chromium, settle, upload
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +47,7 @@ def _shot(pg, folder: Path, name: str, height: int = 1800) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
     pg.set_viewport_size({"width": 1500, "height": height})
-    pg.wait_for_timeout(800)
+    settle(pg)
     pg.screenshot(path=str(path))
     pg.set_viewport_size({"width": 1500, "height": 1100})
     return path

@@ -48,7 +48,8 @@ def test_the_ceiling_line_is_drawn_in_the_browser(tmp_path_factory, artifacts): 
         upload(page, "System outputs", files["systems"])
         ratings = page.locator('[data-testid="stFileUploader"]').filter(has_text="Or error-span ratings")
         ratings.locator('input[type="file"]').set_input_files([str(f) for f in files["ratings"]])
-        page.wait_for_timeout(2000)  # (names are shortened on screen; "2 rater group(s)" below proves both arrived)
+        ratings.locator('[data-testid="stFileChip"]').nth(len(files["ratings"]) - 1).wait_for()  # names shortened
+        ratings.locator('[data-testid="stFileChipIconSpinner"]').first.wait_for(state="detached")  # all uploaded
         idle(page)
         page.get_by_role("button", name="Use these files").click()
         page.get_by_text("Every page now shows these data").wait_for()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_server import chromium_page, idle, upload
+from tests.app_server import chromium_page, idle, settle, upload
 from tests.large_evaluation import LAYOUT_SEGMENTS, write_large_evaluation
 from tests.test_e2e_browser import NO_EXCEPTION, server  # noqa: F401 - the app server fixture (one per module)
 
@@ -115,14 +115,14 @@ def browser_page(server):  # noqa: F811
 def _full_page_shot(pg, path: Path, width: int, height: int) -> list[str]:
     """Screenshot of the whole page at ``width`` (Streamlit scrolls inside its own container, so the viewport is
     made as tall as the content) and the overflows found at that width; at 1280 px also the charts' cut or
-    overlapping labels (:data:`PLOT_TEXT_JS`)."""
+    overlapping labels (:data:`PLOT_TEXT_JS`). A new viewport runs no script: each size is read once the layout
+    has settled (:func:`tests.app_server.settle`)."""
     pg.set_viewport_size({"width": width, "height": height})
-    pg.wait_for_timeout(700)
-    idle(pg)
+    settle(pg)
     overflows = pg.evaluate(OVERFLOWS_JS)
     full = max(height, int(pg.evaluate(MAIN_HEIGHT_JS)))
     pg.set_viewport_size({"width": width, "height": min(full, 16_000)})
-    pg.wait_for_timeout(700)
+    settle(pg)
     overflows += pg.evaluate(OVERFLOWS_JS)
     if width == 1280:
         overflows += pg.evaluate(PLOT_TEXT_JS)
@@ -138,7 +138,7 @@ def _open_expanders(pg) -> None:
         if not closed.count():
             break
         closed.first.click()
-        idle(pg)
+        settle(pg)
 
 
 def _pill(sidebar, name: str, on: bool) -> None:
@@ -227,7 +227,7 @@ def test_every_page_fits_at_1280_and_1920(server, browser_page, large_csv, tmp_p
             view = name
             if tab is not None:
                 pg.get_by_role("tab", name=tab, exact=True).click()
-                idle(pg)
+                settle(pg)
                 _open_expanders(pg)
                 view = f"{name}-{re.sub(r'[^a-z]+', '-', tab.lower()).strip('-')}"
             for size, (width, height) in SIZES.items():
