@@ -178,13 +178,13 @@ def run_command(args: argparse.Namespace) -> int:
         given_lower = loaded.lower_is_better
         print(f"note: lower is better (read from the scores): {', '.join(given_lower)}; --lower-is-better "
               "NAMES replaces this choice", file=sys.stderr)
-    levels = split_names(args.levels) or available_levels()
-    levels = [lv for lv in levels if lv != "khaiii"] if not args.levels else levels
+    overrides = parse_overrides(args.override or [])  # a bad value ends the run before any analyzer is loaded
+    levels = split_names(args.levels) or _default_levels(evalset)
     metrics = split_names(args.metrics) or list(SACREBLEU_METRIC_NAMES)
     config = EvalConfig(
         levels=tuple(levels),
         metrics=tuple(metrics),
-        overrides=_expand_overrides(parse_overrides(args.override or []), levels),
+        overrides=_expand_overrides(overrides, levels),
         ter_cap=args.ter_cap,
         spm_vocab=args.spm_vocab,
         spm_model=_read_spm_model(args.spm_model) if args.spm_model else None,
@@ -218,6 +218,15 @@ def run_command(args: argparse.Namespace) -> int:
     write_exports(args, results, evalset, extra, extra_meta)
     print(_summary(results, extra, args.statistic))
     return 0
+
+
+def _default_levels(evalset) -> list[str]:
+    """Without ``--levels``: every level this machine can run but khaiii (not in the study's set), found by starting
+    each analyzer (:func:`~korean_eval.tokenizers.available_levels`: Kiwi's model load takes seconds); none when the
+    input has no texts (given metric scores alone), where no level could be used."""
+    if not evalset.refs:
+        return []
+    return [level for level in available_levels() if level != "khaiii"]
 
 
 def _extra_tables(results: Results, evalset, args: argparse.Namespace, cache) -> dict[str, pd.DataFrame]:
