@@ -186,14 +186,17 @@ WMT24 = HELDOUT / "wmt24_chat_enko"
 
 
 def test_wmt24_chat_enko_equals_literal() -> None:
-    """BLEU, chrF, chrF++ and TER at word, mecab, kiwi, char and jamo on the WMT24 chat en→ko release, scored by the
-    pipeline; expected PDP (item and none) from the literal helper. Skipped where the data is not on the machine."""
+    """BLEU, chrF, chrF++ and TER at word, char and jamo on the WMT24 chat en→ko release, scored by the pipeline;
+    expected PDP (item and none) from the literal helper. Skipped where the data is not on the machine.
+
+    PDP sees only the score matrices: word-level BLEU on short chat lines gives many tied and zero scores, char and
+    jamo few; the morpheme levels lie between and add no new kind of matrix (their released scores are in
+    :func:`test_kor_sacrebleu_released_scores_equal_literal`), only their analyzers' start (Kiwi ≈ 3 CPU-s)."""
     if not WMT24.exists():
         pytest.skip(f"{WMT24} not present")
-    config = EvalConfig(levels=("word", "mecab", "kiwi", "char", "jamo"), metrics=("bleu", "chrf", "chrf++", "ter"),
-                        spa_permutations=0)
+    config = EvalConfig(levels=("word", "char", "jamo"), metrics=("bleu", "chrf", "chrf++", "ter"), spa_permutations=0)
     results = evaluate(load_sample(WMT24), config)  # the sample's layout: src, ref, systems/, human.tsv
-    assert len(results.segment_matrices) == 20
+    assert len(results.segment_matrices) == 12
     for key, matrix in results.segment_matrices.items():
         for grouping in ("none", "item"):
             got = segment_correlation(matrix, results.human_matrix, "pdp", grouping).value
