@@ -1,17 +1,20 @@
-"""``korean-eval compile`` (:mod:`korean_eval.kernel_warmup`): after it, an evaluation compiles no kernel.
+"""``korean-eval compile`` (:mod:`korean_eval.kernel_warmup`): it compiles every kernel, with every argument type, that
+an evaluation calls.
 
-Both commands run in subprocesses with numba's cache in the test's temporary directory, started as a copy of the
-session's (tests/conftest.py: itself a copy of what scripts/setup compiled, when it did; without it, ``compile``
-compiles everything here, about a minute). The evaluation after ``compile`` (the sample, every metric at the levels
-the warm-up uses, a rank statistic's significance tests) must load every kernel from the cache: no index or
-machine-code file is added or rewritten (a warm-up without the statistics loop fails this: the Kendall tests'
-kernels are then compiled by the run).
+Checked without depending on what numba's cache already holds (the tests start from a copy of the kernels
+scripts/setup compiled, so a warm-up that compiled nothing would leave nothing to find there): two fresh processes,
+one running :func:`~korean_eval.kernel_warmup.compile_kernels`, the other an evaluation through the CLI (the sample,
+every metric at the levels the warm-up uses, a rank statistic's bootstrap and significance tests, one worker),
+each list the argument types every numba kernel of :mod:`korean_eval` holds at its end (``Dispatcher.signatures``:
+those compiled or loaded from the cache in that process). The evaluation's must be a subset of the warm-up's: on an
+empty cache the evaluation would then compile nothing. A warm-up without its statistics loop fails this (the
+statistics' kernels are then used by the run only), as does one without a metric (EED left out: its kernel is missing).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,34 +25,48 @@ from tests.helpers import ROOT
 
 SAMPLE = ROOT / "sample_data"
 
+#: Run in a fresh process: ``sys.argv[1]`` is where to write the kernels' signatures; the rest is the work.
+_SIGNATURES_AFTER = """
+import json, sys
+from numba.core.registry import CPUDispatcher
 
-def _korean_eval(numba_dir: Path, tmp_path: Path, *argv: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(numba_dir), "KOREAN_EVAL_CACHE_DIR": str(tmp_path / "cache")}
-    result = subprocess.run([sys.executable, "-m", "korean_eval", *argv], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=900)
+out_path, what, *argv = sys.argv[1:]
+if what == "compile":
+    from korean_eval.kernel_warmup import compile_kernels
+    compile_kernels()
+else:
+    from korean_eval.cli import main
+    assert main([what, *argv]) == 0
+used = {}
+for name, module in list(sys.modules.items()):
+    if name.startswith("korean_eval"):
+        for obj in vars(module).values():
+            if isinstance(obj, CPUDispatcher) and obj.signatures:
+                used[f"{obj.py_func.__module__}.{obj.py_func.__qualname__}"] = sorted(map(str, obj.signatures))
+with open(out_path, "w") as handle:
+    json.dump(used, handle)
+"""
+
+
+def _kernels_used(tmp_path: Path, *argv: str) -> dict[str, set[str]]:
+    """Each kernel's argument types after ``argv`` ran in a fresh process (numba's cache: the session's)."""
+    out = tmp_path / f"{argv[0]}.json"
+    env = {**os.environ, "KOREAN_EVAL_CACHE_DIR": str(tmp_path / "cache")}
+    result = subprocess.run([sys.executable, "-c", _SIGNATURES_AFTER, str(out), *argv], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
-    return result
+    return {kernel: set(types) for kernel, types in json.loads(out.read_text()).items()}
 
 
-def _kernel_files(directory: Path) -> dict[str, int]:
-    return {str(p.relative_to(directory)): p.stat().st_mtime_ns for p in directory.rglob("*.nb[ic]")}
-
-
-def test_after_compile_an_evaluation_compiles_nothing(tmp_path) -> None:
-    numba_dir = tmp_path / "numba"
-    session = Path(os.environ["NUMBA_CACHE_DIR"])
-    if session.is_dir():
-        shutil.copytree(session, numba_dir)
-    else:
-        numba_dir.mkdir()
-    result = _korean_eval(numba_dir, tmp_path, "compile", "--quiet")
-    assert f"functions in {numba_dir}" in result.stdout
-    compiled = _kernel_files(numba_dir)
-    assert any(name.startswith("metrics_") and "ter_kernels." in name for name in compiled)
-    assert any(name.startswith("metaeval_") for name in compiled)
+def test_compile_covers_every_kernel_an_evaluation_calls(tmp_path) -> None:
+    warmed = _kernels_used(tmp_path, "compile")
     systems = [arg for path in sorted((SAMPLE / "systems").glob("*.txt")) for arg in ("--sys", f"{path.stem}={path}")]
-    _korean_eval(numba_dir, tmp_path, "run", "--ref", str(SAMPLE / "ref.txt"), *systems, "--human",
-                 str(SAMPLE / "human.tsv"), "--levels", ",".join(WARMUP_LEVELS), "--metrics", ",".join(METRIC_NAMES),
-                 "--statistic", "kendall", "--bootstrap", "20", "--spa-permutations", "20", "--no-cache", "--quiet",
-                 "--out", str(tmp_path / "out"))
-    assert _kernel_files(numba_dir) == compiled
+    used = _kernels_used(
+        tmp_path, "run", "--ref", str(SAMPLE / "ref.txt"), *systems, "--human", str(SAMPLE / "human.tsv"),
+        "--levels", ",".join(WARMUP_LEVELS), "--metrics", ",".join(METRIC_NAMES), "--statistic", "kendall",
+        "--bootstrap", "20", "--spa-permutations", "20", "--jobs", "1", "--no-cache", "--quiet",
+        "--out", str(tmp_path / "out"))
+    for kernels in (warmed, used):  # the metrics' kernels and the statistics' (each entry point: callees inlined)
+        assert any(".ter_kernels." in k for k in kernels) and any(".metaeval.kernels." in k for k in kernels)
+    missing = {kernel: sorted(types - warmed.get(kernel, set())) for kernel, types in used.items()}
+    assert not {kernel: types for kernel, types in missing.items() if types}
