@@ -1,4 +1,9 @@
-"""`python -m korean_eval run` end to end: numbers equal to sacrebleu and scipy called directly (docs/design.md §3)."""
+"""`python -m korean_eval run` end to end: numbers equal to sacrebleu and scipy called directly (docs/design.md §3).
+
+The two runs on real data start the CLI as a process (``python -m korean_eval``); the checks of single messages and
+of given scores call :func:`korean_eval.cli.main` in this process (the same code path after the argument list), and
+one bad input is also checked through a process: exit code 2, one ``error:`` line, no traceback.
+"""
 
 import subprocess
 import sys
@@ -12,6 +17,7 @@ from mecab import MeCab
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from scipy import stats
 
+from korean_eval.cli import main
 from tests.helpers import ROOT, STUDY, require
 
 LEVELS = {
@@ -53,11 +59,12 @@ def direct_scores(pairs: pd.DataFrame, level: str) -> tuple[dict, dict]:
     return seg, system
 
 
-def check_against_direct(out: Path, pairs: pd.DataFrame, human: pd.DataFrame) -> None:
+def check_against_direct(out: Path, pairs: pd.DataFrame, human: pd.DataFrame, levels=tuple(LEVELS)) -> None:
     seg_df = pd.read_csv(out / "segment_scores.csv", dtype={"seg_id": str})
     sys_df = pd.read_csv(out / "system_scores.csv")
     corr = pd.read_csv(out / "correlations.csv")
-    for level in LEVELS:
+    assert set(seg_df.level) == set(levels)
+    for level in levels:
         seg, system = direct_scores(pairs, level)
         ours = seg_df[seg_df.level == level]
         ours_map = {(r.system, r.seg_id, r.metric): r.score for r in ours.itertuples()}
@@ -81,10 +88,15 @@ def check_against_direct(out: Path, pairs: pd.DataFrame, human: pd.DataFrame) ->
 
 
 def test_run_on_study_document1(tmp_path):
+    """The study's table (composite segment ids, human scores in a column of the table) at the word and MeCab
+    levels. The character level's numbers are checked on the sample files below; at this table's character lengths
+    (up to 120 characters a segment) sacrebleu's TER alone took 7.7 of this test's 11 s of CPU, and its search on long
+    character sequences (shift distance and candidate limits reached) is compared with sacrebleu in
+    tests/test_fast_ter.py."""
     path = require(STUDY / "doc1_with_text.csv")
     result = run_cli(
         "--table", str(path), "--table-cols", "system=Sys,seg_id=DocID+SentID,hyp=Hyp,ref=Ref",
-        "--human-from-table", "Z_adequacy", "--levels", "word,mecab,char", "--metrics", "bleu,chrf,chrf++,ter",
+        "--human-from-table", "Z_adequacy", "--levels", "word,mecab", "--metrics", "bleu,chrf,chrf++,ter",
         "--bootstrap", "0", "--no-cache", "--out", str(tmp_path),
     )
     assert result.returncode == 0, result.stderr
@@ -93,7 +105,7 @@ def test_run_on_study_document1(tmp_path):
     pairs = raw.rename(columns={"Sys": "system", "Hyp": "hyp", "Ref": "ref"})
     pairs["hyp"], pairs["ref"] = pairs.hyp.str.strip(), pairs.ref.str.strip()
     human = pairs[["system", "seg_id", "Z_adequacy"]].rename(columns={"Z_adequacy": "score"})
-    check_against_direct(tmp_path, pairs, human)
+    check_against_direct(tmp_path, pairs, human, ("word", "mecab"))
     assert "Pearson correlation with humans" in result.stdout
     rankings = pd.read_csv(tmp_path / "rankings.csv")
     assert set(rankings.system) == {"Sys_A", "Sys_B", "Sys_P", "Sys_Q"}
@@ -123,6 +135,21 @@ def test_run_on_sample_text_files(tmp_path):
         assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "out2" / name).read_bytes()
 
 
+def run_main(capsys, *args: str) -> tuple[int, str]:
+    """``korean-eval run`` in this process: its exit code (argparse's too) and what it wrote to stderr."""
+    try:
+        code = main(["run", *args])
+    except SystemExit as stop:
+        code = stop.code
+    return code, capsys.readouterr().err
+
+
+def one_error_line(stderr: str, message: str) -> None:
+    err_lines = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert len(err_lines) == 1 and message in err_lines[0], stderr
+    assert "Traceback" not in stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -134,28 +161,36 @@ def test_run_on_sample_text_files(tmp_path):
         (["--levels", "spm", "--spm-model", "README.md"], "README.md: not a SentencePiece model"),
     ],
 )
-def test_bad_input_exits_with_one_line(args, message):
-    result = run_cli(*args, "--bootstrap", "0", "--no-cache", "--quiet")
+def test_bad_input_exits_with_one_line(args, message, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)  # relative paths as the process below resolves them
+    code, stderr = run_main(capsys, *args, "--bootstrap", "0", "--no-cache", "--quiet")
+    assert code == 2
+    one_error_line(stderr, message)
+
+
+def test_bad_input_ends_the_process_with_code_2_and_one_line():
+    """The process itself (``python -m korean_eval``): exit code 2, one ``error:`` line, no traceback."""
+    result = run_cli("--levels", "klingon", "--bootstrap", "0", "--no-cache", "--quiet")
     assert result.returncode == 2
-    err_lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(err_lines) == 1 and message in err_lines[0]
-    assert "Traceback" not in result.stderr
+    one_error_line(result.stderr, "unknown token level 'klingon'")
 
 
-def test_line_count_mismatch_message(tmp_path):
+def test_line_count_mismatch_message(tmp_path, capsys):
     (tmp_path / "ref.txt").write_text("가\n나\n다\n", encoding="utf-8")
     (tmp_path / "a.txt").write_text("가\n나\n", encoding="utf-8")
-    result = run_cli("--ref", str(tmp_path / "ref.txt"), "--sys", f"a={tmp_path / 'a.txt'}", "--bootstrap", "0", "--quiet")
-    assert result.returncode == 2 and "a.txt, line 3: has 2 lines but the reference has 3" in result.stderr
+    code, stderr = run_main(capsys, "--ref", str(tmp_path / "ref.txt"), "--sys", f"a={tmp_path / 'a.txt'}",
+                            "--bootstrap", "0", "--no-cache", "--quiet")
+    assert code == 2 and "a.txt, line 3: has 2 lines but the reference has 3" in stderr
 
 
-def test_given_scores_alone(tmp_path):
+def test_given_scores_alone(tmp_path, capsys):
     human = "system,seg_id,score\n" + "".join(f"{s},{i},{v}\n" for s, i, v in [("A", 0, 1), ("A", 1, 2), ("B", 0, 3), ("B", 1, 5), ("C", 0, 2), ("C", 1, 1)])
     scores = "system,seg_id,comet\n" + "".join(f"{s},{i},{v}\n" for s, i, v in [("A", 0, 0.1), ("A", 1, 0.3), ("B", 0, 0.2), ("B", 1, 0.9), ("C", 0, 0.4), ("C", 1, 0.2)])
     (tmp_path / "h.csv").write_text(human)
     (tmp_path / "s.csv").write_text(scores)
-    result = run_cli("--scores", str(tmp_path / "s.csv"), "--human", str(tmp_path / "h.csv"), "--bootstrap", "0", "--out", str(tmp_path / "o"), "--quiet")
-    assert result.returncode == 0, result.stderr
+    code, stderr = run_main(capsys, "--scores", str(tmp_path / "s.csv"), "--human", str(tmp_path / "h.csv"),
+                            "--bootstrap", "0", "--no-cache", "--out", str(tmp_path / "o"), "--quiet")
+    assert code == 0, stderr
     corr = pd.read_csv(tmp_path / "o" / "correlations.csv")
     seg = corr[(corr.level == "given") & (corr.granularity == "segment") & (corr.grouping == "none") & (corr.statistic == "pearson")]
     expected = stats.pearsonr([0.1, 0.3, 0.2, 0.9, 0.4, 0.2], [1, 2, 3, 5, 2, 1]).statistic
