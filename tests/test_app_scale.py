@@ -1,6 +1,6 @@
 """The dashboard at scale (issue 13) through Streamlit's AppTest: a large evaluation — 20 systems with human scores
-(``tests/large_evaluation.py``, :data:`~tests.large_evaluation.LAYOUT_SEGMENTS` segments each), every available token
-level, every metric including the extended ones — loaded as the Data page loads a long table; every page runs clean,
+(``tests/large_evaluation.py``, :data:`SEGMENTS` segments each), every available token level, every metric including
+the extended ones — loaded as the Data page loads a long table; every page runs clean,
 and every chart labels every level and metric it draws (every category axis labelled in full: ``tickmode='array'``
 with every category, or one tick per bar; never Plotly's automatic thinning), with text of at least 11 px.
 
@@ -9,6 +9,14 @@ dir); every later run reads the in-process results store. Every available level 
 analyser needs about 0.17 s of CPU per sentence (measured: 167 ms on the project's 2-core machine, against 8–27 ms
 for Komoran, Hannanum and Okt), minutes for the table's distinct texts; it is labelled like every other level, and
 the charts are checked with nine levels × eleven metrics.
+
+What is checked depends on the systems, levels and metrics, not on the segments or the resamples
+(:data:`~tests.large_evaluation.LAYOUT_SEGMENTS` says why for the segments): :data:`SEGMENTS` is 20, fewer than the
+browser test's 30 but more than :data:`korean_eval.metaeval.permutation.MAX_EXACT_UNITS` (16), so the segment-level
+permutation tests stay Monte-Carlo as on a large evaluation; and the dashboard's resampling count
+(``ui.state.N_RESAMPLES``, 1000) is :data:`RESAMPLES` here, which changes p-values and so which configurations form
+the top cluster, but neither the labels of any chart nor the headline's form (every outcome is accepted), while the
+floor of a p-value (1 / (RESAMPLES + 1) < 0.01) still lets clusters split at α = 0.05.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from streamlit.testing.v1 import AppTest
 
 from korean_eval.metrics import METRIC_NAMES
 from korean_eval.tokenizers import LEVEL_NAMES, level_table
-from tests.large_evaluation import LAYOUT_SEGMENTS, write_large_evaluation
+from tests.large_evaluation import write_large_evaluation
 from tests.test_app import APP, assert_clean, figures, values
 from ui import state, views
 from ui.charts import MIN_TEXT
@@ -42,7 +50,9 @@ def available() -> list[str]:
     return [r["level"] for r in level_table() if r["available"] == "yes" and r["level"] not in TOO_SLOW]
 PAGES = ["pages/correlations.py", "pages/scores.py", "pages/segments.py", "pages/tokens.py", "pages/data.py",
          "pages/downloads.py"]
-SYSTEMS, SEGMENTS = 20, LAYOUT_SEGMENTS
+SYSTEMS, SEGMENTS = 20, 20
+#: Permutations and bootstrap resamples of every significance test in this module (the dashboard's: 1000).
+RESAMPLES = 100
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +62,7 @@ def large_session(tmp_path_factory) -> Iterator[dict]:
     tmp = tmp_path_factory.mktemp("large")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp / "cache"))
+        mp.setattr(state, "N_RESAMPLES", RESAMPLES)
         path = write_large_evaluation(tmp, segments=SEGMENTS)
         upload = Upload(path.name, path.read_bytes())
         guess = guess_table_roles(list(table_head(upload).columns))  # the Data page's prefill of the column pickers
