@@ -490,6 +490,17 @@ def test_levenshtein_bit_parallel(a: list[int], b: list[int]) -> None:
     assert levenshtein(np.array(a, dtype=np.int64), np.array(b, dtype=np.int64), 6) == _lev(a, b)
 
 
+def test_levenshtein_rare_symbols_of_long_patterns() -> None:
+    """Patterns of 129-300 symbols over a large alphabet: symbols seen once or twice get no dense mask (the EqTable
+    keeps a dense one only from ``nblocks / 2`` occurrences) and are built in the scratch row, which must be
+    cleared after each use; the short alphabets above never take that path."""
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+        a = rng.integers(0, 120, rng.integers(129, 300))
+        b = rng.integers(0, 120, rng.integers(129, 300))
+        assert levenshtein(a, b, 120) == _lev(a.tolist(), b.tolist())
+
+
 # ------------------------------------------------------------------------------------------------------ EED
 
 
