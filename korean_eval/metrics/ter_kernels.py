@@ -229,6 +229,10 @@ def ter_pair(h: np.ndarray, r: np.ndarray, checkpoint_cells: int) -> int:
 @njit(cache=True, nogil=True)
 def ter_batch(tokens: np.ndarray, hyp_start: np.ndarray, hyp_end: np.ndarray, ref_start: np.ndarray,
                ref_end: np.ndarray, out: np.ndarray) -> None:
-    """``out[k]`` = TER edits of pair ``k`` (token-id slices of ``tokens``)."""
+    """``out[k]`` = TER edits of pair ``k`` (token-id slices of ``tokens``). :data:`CHECKPOINT_CELLS` is passed as
+    a plain ``int64``: a module constant would be typed as a literal and compile a specialisation of its own, so a
+    direct call with another budget (tests/test_fast_ter.py) would compile the kernel again instead of loading the
+    one ``korean-eval compile`` cached."""
+    cells = np.int64(CHECKPOINT_CELLS)
     for k in range(out.shape[0]):
-        out[k] = ter_pair(tokens[hyp_start[k]:hyp_end[k]], tokens[ref_start[k]:ref_end[k]], CHECKPOINT_CELLS)
+        out[k] = ter_pair(tokens[hyp_start[k]:hyp_end[k]], tokens[ref_start[k]:ref_end[k]], cells)
