@@ -268,28 +268,32 @@ def chromium_page(width: int, height: int, timeout_ms: float) -> Iterator:
             browser.close()
 
 
-#: In-page wait (a Promise) for the end of the script run an action started. Streamlit's frontend states the run in
+#: In-page function: whether a script run is under way. Streamlit's frontend states the run in
 #: ``data-test-script-state`` on ``[data-testid="stApp"]`` (``running`` from the server's "run started" message,
-#: ``notRunning`` at its end; ``initial`` before the first); its status widget, by contrast, appears only after 500 ms
-#: of running. Resolves ``true`` once a run was seen and has ended, or when none started within ``start`` ms (an
-#: action that runs no script); ``false`` after ``timeout`` ms.
-_RUN_ENDED_JS = """([start, timeout]) => new Promise(resolve => {
-  const state = () => {
+#: ``notRunning`` at its end; ``initial`` before the first); its status widget, by contrast, appears only after
+#: 500 ms of running.
+_BUSY_JS = """const busy = () => {
     const app = document.querySelector('[data-testid="stApp"]');
-    return app ? app.getAttribute('data-test-script-state') : 'initial';
-  };
-  const busy = s => ['running', 'rerunRequested', 'stopRequested', 'initial'].includes(s);
+    const state = app ? app.getAttribute('data-test-script-state') : 'initial';
+    return ['running', 'rerunRequested', 'stopRequested', 'initial'].includes(state);
+  };"""
+
+#: In-page wait (a Promise) for the end of the script run an action started: resolves ``true`` once a run was seen
+#: (:data:`_BUSY_JS`) and has ended, or when none started within ``start`` ms (an action that runs no script);
+#: ``false`` after ``timeout`` ms.
+_RUN_ENDED_JS = """([start, timeout]) => new Promise(resolve => {
+  BUSY
   const t0 = performance.now();
   let seen = false;
   const check = () => {
     const elapsed = performance.now() - t0;
-    if (busy(state())) seen = true;
+    if (busy()) seen = true;
     else if (seen || elapsed >= start) return resolve(true);
     if (elapsed >= timeout) return resolve(false);
     requestAnimationFrame(check);
   };
   check();
-})"""
+})""".replace("BUSY", _BUSY_JS)
 
 
 def idle(page, seconds: float = 120) -> None:
@@ -299,30 +303,30 @@ def idle(page, seconds: float = 120) -> None:
         raise TimeoutError(f"the script run did not end within {seconds} s")
 
 
-#: In-page wait (a Promise) until the layout has kept still for ``quiet`` ms, checked at every animation frame: the
-#: main container's size, the number of elements and every chart's box unchanged, no run under way (``timeout`` ms
-#: at most, then it resolves anyway and the caller's own checks decide).
+#: In-page wait (a Promise) until no run is under way (:data:`_BUSY_JS`) and the layout has kept still for ``quiet``
+#: ms, checked at every animation frame: the main container's size, the number of elements and every chart's box
+#: unchanged (``timeout`` ms at most, then it resolves anyway and the caller's own checks decide).
 _SETTLE_JS = """([quiet, timeout]) => new Promise(resolve => {
-  const signature = () => {
+  BUSY
+  const layout = () => {
     const main = document.querySelector('[data-testid="stMain"]');
     const charts = [...document.querySelectorAll('.js-plotly-plot .main-svg')].map(svg => {
       const b = svg.getBoundingClientRect();
       return `${b.width}x${b.height}`;
     });
-    const running = !!document.querySelector('[data-testid="stStatusWidget"]');
     return [main ? `${main.scrollWidth}x${main.scrollHeight}` : '', document.getElementsByTagName('*').length,
-            charts.join(','), running].join('|');
+            charts.join(',')].join('|');
   };
   const start = performance.now();
-  let last = signature(), since = start;
+  let last = layout(), since = start;
   const check = () => {
-    const now = performance.now(), current = signature();
-    if (current !== last) { last = current; since = now; }
-    if ((now - since >= quiet && !last.endsWith('true')) || now - start >= timeout) resolve();
+    const now = performance.now(), current = layout();
+    if (current !== last || busy()) { last = current; since = now; }
+    if (now - since >= quiet || now - start >= timeout) resolve();
     else requestAnimationFrame(check);
   };
   requestAnimationFrame(check);
-})"""
+})""".replace("BUSY", _BUSY_JS)
 
 
 def settle(page, quiet_ms: float = 250, timeout_ms: float = 10_000) -> None:
