@@ -43,7 +43,7 @@ from korean_eval.cli_mtme import add_mtme_options, domain_summary, load_from_arg
 from korean_eval.cli_profile import register_profile_command
 from korean_eval.cli_qc import register_qc_command
 from korean_eval.config import EvalConfig
-from korean_eval.data import InputError
+from korean_eval.data import EvalSet, InputError
 from korean_eval.metaeval.names import STATISTICS, headline_grouping
 from korean_eval.metrics import METRIC_NAMES, validate_options
 from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
@@ -220,7 +220,7 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _default_levels(evalset) -> list[str]:
+def _default_levels(evalset: EvalSet) -> list[str]:
     """Without ``--levels``: every level this machine can run but khaiii (not in the study's set), found by starting
     each analyzer (:func:`~korean_eval.tokenizers.available_levels`: Kiwi's model load takes seconds); none when the
     input has no texts (given metric scores alone), where no level could be used."""
