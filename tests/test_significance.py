@@ -342,6 +342,37 @@ def test_significance_table_equals_reference(doc1: Results, statistic: str, gran
         else:
             assert got["p_value"] == pytest.approx(want["p_value"], abs=1e-12)
     assert (table["granularity"] == granularity).all() and (table["statistic"] == statistic).all()
+    for got in table.to_dict("records"):  # the table's correlations: pair_correlations' on the pair's points
+        want = pair_correlations(signed[got["config_a"]], signed[got["config_b"]], human, statistic, granularity,
+                                 grouping)
+        assert (got["r_a"], got["r_b"], got["n"]) == (want.r_a, want.r_b, want.n)
+
+
+@pytest.mark.parametrize(("statistic", "granularity", "grouping"),
+                         [("pearson", "segment", "none"), ("kendall", "segment", "item"),
+                          ("spearman", "system", "none")])
+@pytest.mark.parametrize("need_r_ab", [True, False])
+def test_pair_correlator_equals_pair_correlations_whatever_points_are_missing(
+        statistic: str, granularity: str, grouping: str, need_r_ab: bool) -> None:
+    """The significance table's memo of r(config, H) is keyed by the pair's common points: configurations missing
+    different points give pairs with different points, and each pair still gets pair_correlations' numbers."""
+    rng = np.random.default_rng(3)
+    shape = (5, 40) if granularity == "segment" else (12,)
+    human = rng.normal(size=shape)
+    human[rng.random(shape) < 0.1] = np.nan
+    data = {}
+    for k in range(5):
+        values = human + rng.normal(size=shape)
+        if k >= 2:  # configurations 2, 3, 4 each miss their own points; 0 and 1 none
+            values[rng.random(shape) < 0.15] = np.nan
+        data[("word", f"m{k}")] = values
+    correlate = sig._PairCorrelator(data, human, statistic, granularity, grouping, need_r_ab)
+    for x, y in permutations(data, 2):
+        want = pair_correlations(data[x], data[y], human, statistic, granularity, grouping)
+        got = correlate(x, y)
+        assert (got.r_a, got.r_b, got.n) == (want.r_a, want.r_b, want.n)
+        assert got.r_ab == want.r_ab if need_r_ab else np.isnan(got.r_ab)
+    assert len({mask for _, mask in correlate.with_human}) > 1  # pairs with different points were met
 
 
 def test_error_rate_metrics_are_compared_by_agreement(doc1: Results) -> None:

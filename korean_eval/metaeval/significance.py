@@ -20,7 +20,6 @@ import pandas as pd
 from korean_eval.metaeval.comparisons import (
     PairCorrelations,
     cluster_order,
-    pair_correlations,
     rank_clusters,
     williams_test,
 )
@@ -31,7 +30,7 @@ from korean_eval.metaeval.configs import (
     has_human,
     selected_configs,
 )
-from korean_eval.metaeval.correlation import correlation
+from korean_eval.metaeval.correlation import common_points, correlation
 from korean_eval.metaeval.names import (
     PERMUTATION_TESTS,
     SIGNIFICANCE_TESTS,
@@ -81,6 +80,32 @@ class _PairTests(NamedTuple):
 
 def _fmt_sign(sign: float) -> str:
     return "+1" if sign > 0 else "-1"
+
+
+class _PairCorrelator:
+    """:func:`korean_eval.metaeval.comparisons.pair_correlations` for many pairs of one table, without repeating
+    work: ``r(x, H)`` on a set of common points is computed once per (configuration, points) — every pair of a
+    table without missing scores shares the same points, so n configurations need n of these, not n(n − 1) —
+    and ``r(a, b)`` only when a Williams test uses it (NaN otherwise; nothing else reads it). Each value is the
+    same call on the same arrays as in ``pair_correlations``, so the numbers are identical."""
+
+    def __init__(self, data: Mapping[Key, np.ndarray], human: np.ndarray, statistic: str, granularity: str,
+                 grouping: str, need_r_ab: bool) -> None:
+        self.data, self.human, self.need_r_ab = data, human, need_r_ab
+        self.how = (statistic, granularity, grouping)
+        self.with_human: dict[tuple[Key, bytes], float] = {}
+
+    def _r_human(self, key: Key, values: np.ndarray, human: np.ndarray, mask: bytes) -> float:
+        memo = (key, mask)
+        if memo not in self.with_human:  # threads may both compute it: same value
+            self.with_human[memo] = correlation(values, human, *self.how)[0]
+        return self.with_human[memo]
+
+    def __call__(self, x: Key, y: Key) -> PairCorrelations:
+        a, b, h, ok = common_points(self.data[x], self.data[y], self.human, self.how[1])
+        mask = np.packbits(ok).tobytes()
+        r_ab = correlation(a, b, *self.how)[0] if self.need_r_ab else float("nan")
+        return PairCorrelations(self._r_human(x, a, h, mask), self._r_human(y, b, h, mask), r_ab, int(ok.sum()))
 
 
 def significance_table(
@@ -145,6 +170,8 @@ def significance_table(
         return pd.DataFrame(columns=SIGNIFICANCE_COLUMNS)
     data = {k: comparison_data(results, k, granularity) for k in keys}
     human = data[keys[0]][1]
+    correlate_pair = _PairCorrelator({k: v[0] for k, v in data.items()}, human, statistic, granularity, grouping,
+                                     need_r_ab=any(test in WILLIAMS_DF_OFFSET for test in tests))
 
     def one_pair(pair: tuple[Key, Key]) -> _PairTests:
         a, b = data[pair[0]][0], data[pair[1]][0]
@@ -153,7 +180,7 @@ def significance_table(
             for test in tests
             if test in PERMUTATION_TESTS
         }
-        return _PairTests(pair_correlations(a, b, human, statistic, granularity, grouping), perm)
+        return _PairTests(correlate_pair(*pair), perm)
 
     tested = list(combinations(keys, 2)) if pairs is None else [(check_config(results, a), check_config(results, b))
                                                                for a, b in pairs]
