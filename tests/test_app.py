@@ -42,12 +42,13 @@ pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 
 def run_app(page: str | None = None, **session) -> AppTest:
+    """A new session with ``session`` preset, opened on ``page`` (default: the first page, Correlations)."""
     at = AppTest.from_file(APP, default_timeout=300)
     for key, value in {**FAST, **session}.items():
         at.session_state[key] = value
-    at.run()
     if page:
-        at.switch_page(page).run()
+        at.switch_page(page)
+    at.run()
     assert_clean(at)
     return at
 
@@ -181,7 +182,7 @@ def test_display_settings_update_charts_without_recomputing(monkeypatch):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(state, "evaluate", counting)
-    at = run_app(ter_cap=True)  # a setting no other test uses: computed here, once
+    at = run_app(ter_cap=True, **{"level|kiwi": False})  # settings no other test uses: computed here, once
     assert len(calls) == 1
     pearson = bar_points(figures(at)[0])
 
@@ -613,8 +614,9 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     at.radio(key="sig_gran").set_value("segment").run()
     assert_clean(at)
     assert len(calls) == before, "a matrix computed before must come from the cache"
-    # Williams test with a grouping: p undefined, said so
-    at.selectbox(key="grouping").set_value("item").run()
+    # Williams test with a grouping: p undefined, said so (both set before one run: the permutation matrix of the
+    # grouping is not what is checked here)
+    at.selectbox(key="grouping").set_value("system")
     at.radio(key="sig_test").set_value("williams").run()
     assert_clean(at)
     assert any("Empty cells: p undefined" in c.value for c in at.caption)

@@ -32,10 +32,10 @@ SETTINGS = {"level|mecab": False, "level|jamo": False, "metrics|sacrebleu": ["bl
 
 
 def lens_page(**session) -> AppTest:
+    """A new session with ``session`` preset, opened on the lens page."""
     at = AppTest.from_file(APP, default_timeout=900)
     for key, value in {**SETTINGS, **session}.items():
         at.session_state[key] = value
-    at.run()
     at.switch_page("pages/lens.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
