@@ -195,6 +195,8 @@ def test_display_settings_update_charts_without_recomputing(monkeypatch):
 
     at.selectbox(key="grouping").set_value("item").run()
     assert "grouping: item" in figures(at)[0]["layout"]["title"]["text"]
+    item = bar_points(figures(at)[0])
+    assert item.keys() == kendall.keys() and item != kendall
     at.toggle(key="corr_agree").set_value(False).run()
     raw = bar_points(figures(at)[0])
     assert ("TER", "word") in raw and raw[("TER", "word")] < 0
@@ -328,6 +330,9 @@ def test_scores_and_rankings_page():
     human = res.human_systems.set_index("system")
     top = human["human_rank"].idxmin()
     assert bleu.loc[top, "Human"] == f"{human.loc[top, 'human_mean']:.2f} (1)"  # human means: 2 decimals, rank integer
+    chrf = tables(at)[1].set_index("system")  # the chrF tab: its own scores
+    chrf_word = res.system_scores.query("level == 'word' and metric == 'chrf'").set_index("system")["score"]
+    assert chrf.loc[best, "word"].startswith(f"{chrf_word[best]:.2f} (")
     at.selectbox(key="rank_metric").set_value("chrf++").run()
     assert "chrF++" in figures(at)[0]["layout"]["title"]["text"]
     signatures = tables(at)[-1]
