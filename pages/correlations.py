@@ -53,7 +53,11 @@ form = st.segmented_control(
     "cell beyond.",
 )
 with_ci = state.correlations_with_ci(ctx) if ci else None
-view = views.correlation_view(res, s.statistic, s.grouping, agreement=agree, correlations=with_ci)
+view = state.display_table(
+    ctx, "correlation_view",
+    lambda: views.correlation_view(res, s.statistic, s.grouping, agreement=agree, correlations=with_ci),
+    s.statistic, s.grouping, agree, ci,
+)
 undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in vocab.GRANULARITIES}
 ceilings = ceiling.ceiling_rows(state.human_ceiling(ctx, with_ci=ci), s.statistic, s.grouping)
 tops = sections.headline_cards(ctx, view)
@@ -71,7 +75,9 @@ if len(partly):
         "(e.g. every hypothesis identical to the reference), so their correlation is not defined."
     )
 
-best = views.best_level_sentences(res, s.statistic, s.grouping, agreement=agree)
+best = state.display_table(ctx, "best_levels",
+                           lambda: views.best_level_sentences(res, s.statistic, s.grouping, agreement=agree),
+                           s.statistic, s.grouping, agree)
 n_sys = int(res.human_systems["human_mean"].notna().sum())
 b1, b2 = st.columns(2, gap="medium")
 with b1:

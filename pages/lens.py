@@ -146,7 +146,8 @@ with spans_tab:
 
 with download_tab:
     st.caption("The tables `python -m korean_eval profile --out DIR` writes, byte for byte.")
+    files = lens_state.table_files(data, config, result)
     for name, frame in result.tables().items():
-        csv_button(frame, name, key=f"lens_dl_{name}")
+        csv_button(frame, name, key=f"lens_dl_{name}", data=files[name])
     st.download_button("lens.json (settings, analyzer version, notes)", json.dumps(result.metadata(), ensure_ascii=False,
                        indent=2), file_name="lens.json", mime="application/json", key="lens_dl_json", on_click="ignore")

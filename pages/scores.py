@@ -33,7 +33,9 @@ st.caption(
 tabs = st.tabs([views.metric_label(m) for m in metrics])
 for tab, metric in zip(tabs, metrics, strict=True):
     with tab:
-        text, css = display_tables.score_table_text(*views.score_table(res, metric))
+        text, css = state.display_table(
+            ctx, "score_table", lambda m=metric: display_tables.score_table_text(*views.score_table(res, m)), metric
+        )
         fit_table(text, styles=css)
         if not res.higher_is_better(metric):
             st.caption(f"{md_escape(views.metric_label(metric))} is an error rate: lower is better, rank 1 = lowest.")

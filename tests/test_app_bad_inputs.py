@@ -110,10 +110,11 @@ def _set(at: AppTest, key: str, files) -> None:
 
 
 def upload_texts(files: Files, **session) -> AppTest:
+    """Every file of ``files`` dropped into its uploader of the "Text files" panel (each uploader is on the page from
+    the start), the page run with them, then "Use these files" pressed."""
     at = data_page(**session)
     _set(at, "up_refs", files.refs)
     _set(at, "up_systems", files.systems)
-    at.run()
     for key, one in (("up_human", files.human), ("up_given", files.given), ("up_src", files.src)):
         if one is not None:
             at.file_uploader(key=key).set_value((one[0], one[1], "text/csv"))
@@ -153,7 +154,8 @@ def page_text(at: AppTest) -> str:
 
 
 def assert_handled(at: AppTest, *said: str, evaluate: bool = True) -> str:
-    """Loaded, each of ``said`` (regexes) shown on the Data page, no error; then the results pages run."""
+    """Loaded, each of ``said`` (regexes) shown on the Data page, no error; then (``evaluate``) the Correlations
+    page evaluates the data without an error, and ``at`` stays on it: read the Data page's elements before."""
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [unescape(e.value) for e in at.error]
     assert any("Loaded" in s.value for s in at.success), "the data were not loaded"
@@ -165,7 +167,6 @@ def assert_handled(at: AppTest, *said: str, evaluate: bool = True) -> str:
         at.switch_page("pages/correlations.py").run()
         assert not at.exception, [e.value for e in at.exception]
         assert not at.error, [unescape(e.value) for e in at.error]
-        at.switch_page("pages/data.py").run()
     return shown
 
 
@@ -260,8 +261,8 @@ def test_nfd_hangul_is_normalised_and_counted():
 def test_final_line_without_newline_is_a_line():
     files = Files(refs=[("ref.txt", text(REF, final=False))])
     at = upload_texts(files)
-    assert_handled(at, r"6 segments")
     assert {m.label: m.value for m in at.metric}["segments"] == "6"
+    assert_handled(at, r"6 segments")
 
 
 # ------------------------------------------------------------------------------------------ empty, blank, counts
@@ -381,10 +382,10 @@ def test_human_scores_for_unknown_systems_and_segments_are_excluded_and_listed()
     extra = "ghost,0,50\nsys_a,99,50\nsys_b,-1,40\n"
     files = Files(human=("human.csv", human_csv(extra=extra)))
     at = upload_texts(files)
-    assert_handled(at, r"3 input row\(s\) were not used", r"human\.csv — unknown system \(1\)",
-                   r"human\.csv — unknown seg_id \(2\)")
     excluded = next(t.value for t in at.table if list(t.value.columns) == ["file", "line", "reason"])
     assert sorted(excluded["line"]) == [20, 21, 22]
+    assert_handled(at, r"3 input row\(s\) were not used", r"human\.csv — unknown system \(1\)",
+                   r"human\.csv — unknown seg_id \(2\)")
 
 
 def test_nan_inf_and_text_scores_are_excluded_with_their_reason():
@@ -627,7 +628,6 @@ def test_scores_only_are_meta_evaluated_without_texts():
     extra = b"ghost,0,50\n"  # a human row for a system the metric table does not have: excluded and counted
     at = _scores_only(given, human + extra)
     assert_handled(at, r"comet\.csv \+ human\.csv \(scores only\)", r"human\.csv — unknown system \(1\)")
-    at.switch_page("pages/correlations.py").run()
     spec = at.get("plotly_chart")[0].proto.spec
     assert "COMET" in spec and "given" in spec
     at.switch_page("pages/tokens.py").run()

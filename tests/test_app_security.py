@@ -391,7 +391,6 @@ def test_one_users_data_never_reaches_another_session():
         [(f"{marker_system}.txt", text([marker_text, *SYS_A[1:]]), "text/plain"),
          ("sys_b.txt", text(SYS_B), "text/plain"), ("sys_c.txt", text(SYS_C), "text/plain")]
     )
-    a.run()
     a.file_uploader(key="up_human").set_value(
         ("human.csv", human_csv({marker_system: HUMAN["sys_a"], "sys_b": HUMAN["sys_b"], "sys_c": HUMAN["sys_c"]}),
          "text/csv")

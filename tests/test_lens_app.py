@@ -5,6 +5,7 @@ explains instead of failing (docs/design.md §8)."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -32,10 +33,10 @@ SETTINGS = {"level|mecab": False, "level|jamo": False, "metrics|sacrebleu": ["bl
 
 
 def lens_page(**session) -> AppTest:
+    """A new session with ``session`` preset, opened on the lens page."""
     at = AppTest.from_file(APP, default_timeout=900)
     for key, value in {**SETTINGS, **session}.items():
         at.session_state[key] = value
-    at.run()
     at.switch_page("pages/lens.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
@@ -49,10 +50,17 @@ def figure(at: AppTest, title: str) -> dict:
 
 @pytest.fixture(scope="module")
 def cli_tables(tmp_path_factory):
+    """The CSVs of ``profile`` on the sample with the page's settings. The CLI writes into the dashboard's disk
+    cache (content-keyed: Kiwi's analyses, tokens, statistics), so the page reuses its leaf computations as it
+    would a run of the same data before; a setting the page passed differently would miss the cache and show in
+    the numbers."""
     out = tmp_path_factory.mktemp("profile")
     args = ["profile", "--levels", "word,kiwi,char", "--metrics", "bleu,chrf,ter", "--seed", str(state.SEED),
-            "--bootstrap", str(state.N_RESAMPLES), "--out", str(out), "--quiet"]
-    assert main(args) == 0
+            "--bootstrap", str(state.N_RESAMPLES), "--out", str(out), "--quiet",
+            "--cache-dir", str(state.disk_cache().directory)]
+    with pytest.MonkeyPatch.context() as mp:  # the CLI makes --cache-dir the process's cache directory
+        mp.setenv("KOREAN_EVAL_CACHE_DIR", os.environ["KOREAN_EVAL_CACHE_DIR"])
+        assert main(args) == 0
     return out
 
 
@@ -103,10 +111,10 @@ def test_switching_values_and_cells_reuses_the_result(monkeypatch):
 
     monkeypatch.setattr(lens_state, "run_lens", counting)
     at = lens_page()
-    at.segmented_control(key="lens_probe_value").set_value("mean_penalty").run()
-    at.selectbox(key="lens_kind").set_value("spacing").run()
-    at.selectbox(key="lens_level").set_value("char").run()
-    at.segmented_control(key="lens_profile_value").set_value("errors_per_segment").run()
+    at.segmented_control(key="lens_probe_value").set_value("mean_penalty")
+    at.selectbox(key="lens_kind").set_value("spacing")
+    at.selectbox(key="lens_level").set_value("char")
+    at.segmented_control(key="lens_profile_value").set_value("errors_per_segment").run()  # all four: one rerun
     assert not at.exception and not at.error
     assert figure(at, "mean penalty") and figure(at, "errors per segment")
     assert calls == []  # computed by the first test, reused from the store

@@ -8,6 +8,7 @@ before it goes into a label or a hover box, so it is shown as text and never int
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 from collections.abc import Sequence
 
@@ -16,6 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
+from ui.figures import figure, merge
 from ui.views import FAMILY_LABELS, STATISTIC_LABELS, STATISTICS, SYMBOLS
 
 FAMILY_COLORS = {
@@ -36,6 +38,7 @@ MIN_TEXT = 11
 #: Up to this many bars (the most that stand side by side at half width) their values are written horizontally;
 #: more bars get vertical value labels.
 HORIZONTAL_VALUES = 12
+_AXIS = re.compile(r"[xy]axis\d*")
 
 
 def esc(text: object) -> str:
@@ -49,48 +52,49 @@ def wrap(text: object, width: int = 48, lines: int = 4) -> str:
     return "<br>".join(esc(p) for p in parts)
 
 
-def label_every(fig: go.Figure, axis: str, values: Sequence[object], texts: Sequence[str] | None = None,
-                angle: int | None = None) -> None:
-    """Label every category of ``axis`` (``"x"``, ``"y"``, ``"x2"`` …): ``tickmode='array'`` with all ``values``
-    and their ``texts`` (default the values), so Plotly never thins the labels (it does in its automatic mode)."""
-    update: dict[str, object] = dict(
+def labelled_axis(values: Sequence[object], texts: Sequence[object] | None = None, angle: int | None = None) -> dict:
+    """Axis properties that label every category: ``tickmode='array'`` with all ``values`` and their ``texts``
+    (default the values), so Plotly never thins the labels (it does in its automatic mode)."""
+    axis: dict[str, object] = dict(
         tickmode="array", tickvals=list(values), ticktext=[str(t) for t in (texts if texts is not None else values)],
         tickfont=dict(size=MIN_TEXT + 1), automargin=True,
     )
     if angle is not None:
-        update["tickangle"] = angle
-    fig.update_layout({f"{axis[0]}axis{axis[1:]}": update})
+        axis["tickangle"] = angle
+    return axis
 
 
-def label_every_bar(fig: go.Figure, n_bars: int) -> None:
-    """Grouped bars (a two-level "multicategory" x axis): a label under every bar (``tickmode='linear'``, one per
-    category; Plotly's automatic mode drops every other one when they are crowded) and value labels of
-    :data:`MIN_TEXT` px — vertical beyond :data:`HORIZONTAL_VALUES` bars, never shrunk (:func:`base_layout`)."""
-    fig.update_xaxes(tickmode="linear", tick0=0, dtick=1, tickfont=dict(size=MIN_TEXT + 1))
-    fig.update_traces(textfont_size=MIN_TEXT, textangle=0 if n_bars <= HORIZONTAL_VALUES else -90,
-                      selector=dict(type="bar"))
+#: Grouped bars (a two-level "multicategory" x axis): a label under every bar (``tickmode='linear'``, one per
+#: category; Plotly's automatic mode drops every other one when they are crowded).
+BAR_AXIS = dict(tickmode="linear", tick0=0, dtick=1, tickfont=dict(size=MIN_TEXT + 1))
 
 
-def base_layout(fig: go.Figure, height: int, title: str | None = None, legend: bool = True) -> go.Figure:
-    """Common look; ``legend`` leaves room for a horizontal legend between the title and the plot. Text on bars is
-    never shrunk below :data:`MIN_TEXT` px (``uniformtext``)."""
-    fig.update_layout(
-        template="plotly_white",
+def bar_text(n_bars: int) -> dict:
+    """Trace properties of the value labels on ``n_bars`` grouped bars: :data:`MIN_TEXT` px, vertical beyond
+    :data:`HORIZONTAL_VALUES` bars, never shrunk (:func:`base_layout`)."""
+    return dict(textfont=dict(size=MIN_TEXT), textangle=0 if n_bars <= HORIZONTAL_VALUES else -90)
+
+
+def base_layout(layout: dict, height: int, title: str | None = None, legend: bool = True) -> dict:
+    """``layout`` on the common look (its own properties win); ``legend`` leaves room for a horizontal legend
+    between the title and the plot. Text on bars is never shrunk below :data:`MIN_TEXT` px (``uniformtext``);
+    every axis's tick labels and title are dark :data:`LABEL_TEXT` (Streamlit's theme sets the axes' own text
+    colours, pale grey, which beat the layout's font)."""
+    look: dict[str, object] = dict(
         font=FONT,
         height=height,
         margin=dict(l=60, r=20, t=(95 if legend else 55) if title else 40, b=40),
-        title=dict(text=title, x=0, xanchor="left", y=0.985, yanchor="top", yref="container", font=dict(size=16))
-        if title
-        else None,
-        hoverlabel=dict(font_size=12, align="left"),
+        hoverlabel=dict(font=dict(size=12), align="left"),
         uniformtext=dict(minsize=MIN_TEXT, mode="show"),
-        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0, title_text="", font=dict(size=12)),
+        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0, title=dict(text=""),
+                    font=dict(size=12)),
     )
-    # Streamlit's theme sets the axes' own text colours (pale grey), which beat the layout's font: set them too
-    dark = dict(tickfont_color=LABEL_TEXT, title_font_color=LABEL_TEXT)
-    fig.update_xaxes(**dark)
-    fig.update_yaxes(**dark)
-    return fig
+    if title:
+        look["title"] = dict(text=title, x=0, xanchor="left", y=0.985, yanchor="top", yref="container",
+                             font=dict(size=16))
+    axes = {"xaxis", "yaxis"} | {key for key in layout if _AXIS.fullmatch(key)}
+    dark = {axis: dict(tickfont=dict(color=LABEL_TEXT), title=dict(font=dict(color=LABEL_TEXT))) for axis in axes}
+    return merge(look, layout, dark)
 
 
 def _epsilons(df: pd.DataFrame) -> np.ndarray:
@@ -117,16 +121,17 @@ def _bar_hover_data(sub: pd.DataFrame) -> np.ndarray:
     )
 
 
-def _outline_top(fig: go.Figure, df: pd.DataFrame, top: frozenset[tuple[str, str]]) -> None:
-    """Outline the bars of ``top`` (the top significance cluster) with an empty bar on top of each: one legend
-    entry, "top significance cluster"."""
+def _outline_top(df: pd.DataFrame, top: frozenset[tuple[str, str]]) -> list[dict]:
+    """The bars of ``top`` (the top significance cluster) outlined: an empty bar on top of each, one legend entry,
+    "top significance cluster" (no trace when none of ``df`` is in ``top``)."""
     rows = df[[(lv, m) in top for lv, m in zip(df["level"], df["metric"], strict=True)]]
-    if len(rows):
-        fig.add_bar(
-            name="top significance cluster", x=[[esc(x) for x in rows["shown_label"]], list(rows["level"])],
-            y=rows["shown"].to_numpy(float), marker=dict(color="rgba(0,0,0,0)", line=dict(width=2.5, color="#111")),
-            hoverinfo="skip",
-        )
+    if not len(rows):
+        return []
+    return [dict(
+        type="bar", name="top significance cluster", x=[[esc(x) for x in rows["shown_label"]], list(rows["level"])],
+        y=rows["shown"].to_numpy(float), marker=dict(color="rgba(0,0,0,0)", line=dict(width=2.5, color="#111")),
+        hoverinfo="skip",
+    )]
 
 
 def bar_axis_top(df: pd.DataFrame, bottom: float) -> float:
@@ -143,6 +148,42 @@ def bar_axis_top(df: pd.DataFrame, bottom: float) -> float:
     return max(top, 0.1)
 
 
+def _correlation_bar(sub: pd.DataFrame, x: list[list[str]], statistic: str, top: frozenset[tuple[str, str]],
+                     family: str) -> dict:
+    """The bar trace of one family's rows ``sub`` of a correlation view (:func:`correlation_bars`)."""
+    y = sub["shown"].to_numpy(float)
+    in_top = [(lv, m) in top for lv, m in zip(sub["level"], sub["metric"], strict=True)]
+    has_ci = np.isfinite(sub["shown_low"].to_numpy(float)).any()
+    return dict(
+        type="bar",
+        name=FAMILY_LABELS.get(family, family),
+        x=x,
+        y=y,
+        marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
+        text=[(f"<b>{v:.2f}</b>" if t else f"{v:.2f}") if np.isfinite(v) else "n/a" for v, t in zip(y, in_top, strict=True)],
+        textposition="outside",
+        textfont=dict(color="#333"),
+        cliponaxis=False,
+        customdata=_bar_hover_data(sub),
+        error_y=dict(
+            type="data",
+            array=(sub["shown_high"] - sub["shown"]).to_numpy(float),
+            arrayminus=(sub["shown"] - sub["shown_low"]).to_numpy(float),
+            color="#333",
+            thickness=1.2,
+            width=3,
+        )
+        if has_ci
+        else None,
+        hovertemplate=(
+            "<b>%{customdata[0]}</b> at level <b>%{customdata[1]}</b><br>"
+            + STATISTIC_LABELS[statistic]
+            + " = %{customdata[3]}  (n = %{customdata[2]})%{customdata[5]}<br>"
+            "<span style='font-size:11px'>%{customdata[4]}</span><extra></extra>"
+        ),
+    )
+
+
 def correlation_bars(
     view: pd.DataFrame, granularity: str, statistic: str, grouping_note: str = "",
     top: frozenset[tuple[str, str]] = frozenset(),
@@ -155,63 +196,30 @@ def correlation_bars(
     """
     df = view[view["granularity"] == granularity]
     title = f"{'Segment' if granularity == 'segment' else 'System'} level"
-    fig = go.Figure()
     outer = [esc(x) for x in df["shown_label"]]
     inner = list(df["level"])
+    data = []
     for family in [f for f in FAMILY_COLORS if f in set(df["family"])]:
         mask = (df["family"] == family).to_numpy()
-        sub = df[mask]
-        y = sub["shown"].to_numpy(float)
-        has_ci = np.isfinite(sub["shown_low"].to_numpy(float)).any()
-        custom = _bar_hover_data(sub)
-        in_top = [(lv, m) in top for lv, m in zip(sub["level"], sub["metric"], strict=True)]
-        fig.add_bar(
-            name=FAMILY_LABELS.get(family, family),
-            x=[[o for o, k in zip(outer, mask, strict=True) if k], [i for i, k in zip(inner, mask, strict=True) if k]],
-            y=y,
-            marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
-            text=[
-                (f"<b>{v:.2f}</b>" if t else f"{v:.2f}") if np.isfinite(v) else "n/a"
-                for v, t in zip(y, in_top, strict=True)
-            ],
-            textposition="outside",
-            textfont=dict(color="#333"),
-            cliponaxis=False,
-            customdata=custom,
-            error_y=dict(
-                type="data",
-                array=(sub["shown_high"] - sub["shown"]).to_numpy(float),
-                arrayminus=(sub["shown"] - sub["shown_low"]).to_numpy(float),
-                color="#333",
-                thickness=1.2,
-                width=3,
-            )
-            if has_ci
-            else None,
-            hovertemplate=(
-                "<b>%{customdata[0]}</b> at level <b>%{customdata[1]}</b><br>"
-                + STATISTIC_LABELS[statistic]
-                + " = %{customdata[3]}  (n = %{customdata[2]})%{customdata[5]}<br>"
-                "<span style='font-size:11px'>%{customdata[4]}</span><extra></extra>"
-            ),
-        )
-    _outline_top(fig, df, top)
+        x = [[o for o, k in zip(outer, mask, strict=True) if k], [i for i, k in zip(inner, mask, strict=True) if k]]
+        data.append(_correlation_bar(df[mask], x, statistic, top, family))
+    data += _outline_top(df, top)
+    data = [merge(trace, bar_text(len(df))) for trace in data]
     lows = np.append(df["shown_low"].to_numpy(float), df["shown"].to_numpy(float))
     ymin = float(np.nanmin(lows)) if np.isfinite(lows).any() else 0.0
     bottom = min(0.0, ymin * 1.15 if np.isfinite(ymin) else 0.0)
-    fig.update_yaxes(
-        title_text=f"{STATISTIC_LABELS[statistic]} with humans" if statistic in STATISTICS else f"{SYMBOLS[statistic]} "
-        "(agreement with humans)",
-        range=[bottom, bar_axis_top(df, bottom)],
-        zeroline=True,
-        zerolinecolor="#999",
-        gridcolor="#eee",
+    layout = dict(
+        yaxis=dict(
+            title=dict(text=f"{STATISTIC_LABELS[statistic]} with humans" if statistic in STATISTICS
+                       else f"{SYMBOLS[statistic]} (agreement with humans)"),
+            range=[bottom, bar_axis_top(df, bottom)], zeroline=True, zerolinecolor="#999", gridcolor="#eee",
+        ),
+        xaxis=merge(dict(title=dict(text="metric · token level")), BAR_AXIS),
+        barmode="overlay",
+        bargap=0.18,
     )
-    fig.update_xaxes(title_text="metric · token level")
-    fig.update_layout(barmode="overlay", bargap=0.18)
-    label_every_bar(fig, len(df))
-    base_layout(fig, 460, title + (f" <span style='font-size:12px;color:#777'>({grouping_note})</span>" if grouping_note else ""))
-    return fig
+    note = f" <span style='font-size:12px;color:#777'>({grouping_note})</span>" if grouping_note else ""
+    return figure(data, base_layout(layout, 460, title + note))
 
 
 
@@ -235,6 +243,26 @@ def _bump_label(name: str, color: str, left: bool) -> str:
     return f"{name} {dot}" if left else f"{dot} {name}"
 
 
+def _bump_line(sub: pd.DataFrame, stages: list[str], name: str, color: str) -> dict:
+    """The line of one system of :func:`bump_chart` (``sub``: its rows indexed by stage)."""
+    differs = sub["differs"].astype("boolean").fillna(False).astype(bool)
+    return dict(
+        type="scatter",
+        x=stages,
+        y=sub["rank"],
+        mode="lines+markers",
+        name=name,
+        line=dict(color=color, width=3),
+        marker=dict(
+            size=16,
+            color=["white" if d else color for d in differs],
+            line=dict(color=["#D62728" if d else color for d in differs], width=3),
+        ),
+        customdata=np.column_stack([sub["score"].to_numpy(float), [name] * len(stages)]),
+        hovertemplate="<b>%{customdata[1]}</b> · %{x}<br>rank %{y}<br>score %{customdata[0]:.2f}<extra></extra>",
+    )
+
+
 def bump_chart(paths: pd.DataFrame, metric_label: str) -> go.Figure:
     """System ranks by the humans, then by the metric at each token level (1 = best at the top).
 
@@ -244,145 +272,161 @@ def bump_chart(paths: pd.DataFrame, metric_label: str) -> go.Figure:
     """
     stages = list(dict.fromkeys(paths["stage"]))
     systems = list(dict.fromkeys(paths["system"]))
-    fig = go.Figure()
     n = max(len(systems), 1)
-    colors = system_colors(len(systems))
-    for system, color in zip(systems, colors, strict=True):
+    data, notes = [], []
+    font = dict(color=LABEL_TEXT, size=MIN_TEXT + 1)
+    for system, color in zip(systems, system_colors(len(systems)), strict=True):
         sub = paths[paths["system"] == system].set_index("stage").reindex(stages)
         name = esc(system)
-        differs = sub["differs"].astype("boolean").fillna(False).astype(bool)
-        fig.add_scatter(
-            x=stages,
-            y=sub["rank"],
-            mode="lines+markers",
-            name=name,
-            line=dict(color=color, width=3),
-            marker=dict(
-                size=16,
-                color=["white" if d else color for d in differs],
-                line=dict(color=["#D62728" if d else color for d in differs], width=3),
-            ),
-            customdata=np.column_stack([sub["score"].to_numpy(float), [name] * len(stages)]),
-            hovertemplate="<b>%{customdata[1]}</b> · %{x}<br>rank %{y}<br>score %{customdata[0]:.2f}<extra></extra>",
-        )
+        data.append(_bump_line(sub, stages, name, color))
         first, last = sub["rank"].iloc[0], sub["rank"].iloc[-1]
-        font = dict(color=LABEL_TEXT, size=MIN_TEXT + 1)
         if np.isfinite(first):
-            fig.add_annotation(x=stages[0], y=first, text=_bump_label(name, color, left=True), xanchor="right",
-                               xshift=-14, showarrow=False, font=font)
+            notes.append(dict(x=stages[0], y=first, text=_bump_label(name, color, left=True), xanchor="right",
+                              xshift=-14, showarrow=False, font=font))
         if np.isfinite(last) and len(stages) > 1:
-            fig.add_annotation(x=stages[-1], y=last, text=_bump_label(name, color, left=False), xanchor="left",
-                               xshift=14, showarrow=False, font=font)
-    fig.update_yaxes(
-        autorange=False, range=[n + 0.5, 0.5], dtick=1, title_text="rank (1 = best)", gridcolor="#f0f0f0", zeroline=False
-    )
-    fig.update_xaxes(showgrid=False, title_text="")
-    label_every(fig, "x", stages)
-    base_layout(fig, 90 + 60 * n, f"System ranking: humans vs {esc(metric_label)} at each token level", legend=False)
+            notes.append(dict(x=stages[-1], y=last, text=_bump_label(name, color, left=False), xanchor="left",
+                              xshift=14, showarrow=False, font=font))
     side = int(24 + CHAR_PX * (max((len(str(s)) for s in systems), default=0) + 2))  # 14 px shift + 10 px
-    fig.update_layout(showlegend=False, margin=dict(l=side + 40, r=side))  # + 40: the rank axis and its title
-    return fig
+    layout = dict(
+        annotations=notes,
+        yaxis=dict(autorange=False, range=[n + 0.5, 0.5], dtick=1, title=dict(text="rank (1 = best)"),
+                   gridcolor="#f0f0f0", zeroline=False),
+        xaxis=merge(dict(showgrid=False, title=dict(text="")), labelled_axis(stages)),
+        showlegend=False,
+        margin=dict(l=side + 40, r=side),  # + 40: the rank axis and its title
+    )
+    title = f"System ranking: humans vs {esc(metric_label)} at each token level"
+    return figure(data, base_layout(layout, 90 + 60 * n, title, legend=False))
+
+
+def _scatter_points(system: str, sub: pd.DataFrame, color: str) -> dict:
+    """The points of one system of :func:`segment_scatter`; the hover box shows its texts."""
+    custom = np.column_stack(
+        [
+            [esc(system)] * len(sub),
+            [esc(s) for s in sub["seg_id"]],
+            [wrap(h) for h in sub["hyp"]],
+            [wrap(r) for r in sub["ref"]],
+            sub["difference"].to_numpy(float),
+        ]
+    )
+    return dict(
+        type="scatter",
+        x=sub["human"],
+        y=sub["metric"],
+        mode="markers",
+        name=esc(system),
+        marker=dict(size=8, opacity=0.75, color=color, line=dict(width=0.5, color="white")),
+        customdata=custom,
+        hovertemplate=(
+            "<b>%{customdata[0]}</b>, segment %{customdata[1]}<br>human %{x:.2f} · metric %{y:.2f}"
+            " · rank difference %{customdata[4]:+.2f}<br><br><b>hyp</b> %{customdata[2]}<br><b>ref</b> %{customdata[3]}<extra></extra>"
+        ),
+    )
 
 
 def segment_scatter(
     df: pd.DataFrame, metric_label: str, level: str, human_label: str = "human score", note: str = ""
 ) -> go.Figure:
     """Metric score vs human score per segment, coloured by system; hover shows the texts."""
-    fig = go.Figure()
     colors = system_colors(int(df["system"].nunique()))
-    for k, (system, sub) in enumerate(df.groupby("system", sort=True)):
-        custom = np.column_stack(
-            [
-                [esc(system)] * len(sub),
-                [esc(s) for s in sub["seg_id"]],
-                [wrap(h) for h in sub["hyp"]],
-                [wrap(r) for r in sub["ref"]],
-                sub["difference"].to_numpy(float),
-            ]
-        )
-        fig.add_scatter(
-            x=sub["human"],
-            y=sub["metric"],
-            mode="markers",
-            name=esc(system),
-            marker=dict(size=8, opacity=0.75, color=colors[k], line=dict(width=0.5, color="white")),
-            customdata=custom,
-            hovertemplate=(
-                "<b>%{customdata[0]}</b>, segment %{customdata[1]}<br>human %{x:.2f} · metric %{y:.2f}"
-                " · rank difference %{customdata[4]:+.2f}<br><br><b>hyp</b> %{customdata[2]}<br><b>ref</b> %{customdata[3]}<extra></extra>"
-            ),
-        )
-    fig.update_xaxes(title_text=human_label, gridcolor="#eee")
-    fig.update_yaxes(title_text=f"{esc(metric_label)} at {level} (segment)", gridcolor="#eee")
+    data = [_scatter_points(system, sub, colors[k]) for k, (system, sub) in enumerate(df.groupby("system", sort=True))]
+    layout: dict[str, object] = dict(
+        xaxis=dict(title=dict(text=human_label), gridcolor="#eee"),
+        yaxis=dict(title=dict(text=f"{esc(metric_label)} at {level} (segment)"), gridcolor="#eee"),
+    )
     title = f"{esc(metric_label)} at level {level} vs human, per segment"
     if note:
         title += f" <span style='font-size:12px;color:#777'>({note})</span>"
     n_systems = len(colors)
     if n_systems <= LEGEND_ABOVE_LIMIT:
-        return base_layout(fig, 520, title)
+        return figure(data, base_layout(layout, 520, title))
     # many systems: a horizontal legend would take rows off the plot; one system a line at the right instead
-    base_layout(fig, max(520, 110 + 20 * n_systems), title, legend=False)
-    fig.update_layout(legend=dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top", font=dict(size=12)))
-    return fig
+    layout["legend"] = dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top", font=dict(size=12))
+    return figure(data, base_layout(layout, max(520, 110 + 20 * n_systems), title, legend=False))
 
 
 def level_bars(df: pd.DataFrame, value: str, title: str, axis_title: str, fmt: str = ".2f") -> go.Figure:
     """One bar per level coloured by family (``df`` has ``level``, ``family`` and ``value``)."""
-    fig = go.Figure()
+    data = []
     for family in [f for f in FAMILY_COLORS if f in set(df["family"])]:
         sub = df[df["family"] == family]
-        fig.add_bar(
+        data.append(dict(
+            type="bar",
             name=FAMILY_LABELS.get(family, family),
             x=sub["level"],
             y=sub[value],
-            marker_color=FAMILY_COLORS[family],
+            marker=dict(color=FAMILY_COLORS[family]),
             text=[format(v, fmt) for v in sub[value]],
             textposition="outside",
             cliponaxis=False,
             hovertemplate="%{x}: %{y:" + fmt + "}<extra></extra>",
-        )
-    fig.update_xaxes(categoryorder="array", categoryarray=list(df["level"]), title_text="token level")
-    label_every(fig, "x", list(df["level"]))
-    fig.update_yaxes(title_text=axis_title, gridcolor="#eee")
-    fig.update_layout(barmode="overlay", showlegend=False)  # the x axis names every level; half-width legends overlap the title
-    return base_layout(fig, 360, title, legend=False)
+        ))
+    layout = dict(
+        xaxis=merge(dict(categoryorder="array", categoryarray=list(df["level"]), title=dict(text="token level")),
+                    labelled_axis(list(df["level"]))),
+        yaxis=dict(title=dict(text=axis_title), gridcolor="#eee"),
+        barmode="overlay",
+        showlegend=False,  # the x axis names every level; half-width legends overlap the title
+    )
+    return figure(data, base_layout(layout, 360, title, legend=False))
 
 
 def timing_heatmap(seconds: pd.DataFrame) -> go.Figure:
     """Seconds each metric (rows) took at each level (columns)."""
     z = seconds.to_numpy(float)
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=list(seconds.columns),
-            y=[esc(m) for m in seconds.index],
-            colorscale="Oranges",
-            text=[[f"{v:.2f}s" if np.isfinite(v) else "" for v in row] for row in z],
-            texttemplate="%{text}",
-            hovertemplate="%{y} at %{x}: %{z:.3f} s<extra></extra>",
-            colorbar=dict(title="s", thickness=12),
-            xgap=2,
-            ygap=2,
-        )
+    rows = [esc(m) for m in seconds.index]
+    heatmap = dict(
+        type="heatmap",
+        z=z,
+        x=list(seconds.columns),
+        y=rows,
+        colorscale="Oranges",
+        text=[[f"{v:.2f}s" if np.isfinite(v) else "" for v in row] for row in z],
+        texttemplate="%{text}",
+        hovertemplate="%{y} at %{x}: %{z:.3f} s<extra></extra>",
+        colorbar=dict(title=dict(text="s"), thickness=12),
+        xgap=2,
+        ygap=2,
     )
-    fig.update_yaxes(autorange="reversed")
-    label_every(fig, "x", list(seconds.columns))
-    label_every(fig, "y", [esc(m) for m in seconds.index])
-    return base_layout(
-        fig, 110 + 38 * len(seconds), "Scoring time per metric × level (seconds, this run; cached work is fast)", legend=False
-    )
+    layout = dict(yaxis=merge(dict(autorange="reversed"), labelled_axis(rows)),
+                  xaxis=labelled_axis(list(seconds.columns)))
+    title = "Scoring time per metric × level (seconds, this run; cached work is fast)"
+    return figure([heatmap], base_layout(layout, 110 + 38 * len(seconds), title, legend=False))
 
 
 def distribution(before: Sequence[float], after: Sequence[float], label: str) -> go.Figure:
     """Overlaid histograms of a score before and after quality control."""
-    fig = go.Figure()
-    fig.add_histogram(x=list(before), name=f"before QC (n = {len(before):,})", marker_color="#BAB0AC", opacity=0.75, nbinsx=30)
-    fig.add_histogram(x=list(after), name=f"after QC (n = {len(after):,})", marker_color="#4C78A8", opacity=0.75, nbinsx=30)
-    fig.update_layout(barmode="overlay")
-    fig.update_xaxes(title_text=esc(label))
-    fig.update_yaxes(title_text="judgments", gridcolor="#eee")
-    return base_layout(fig, 320, f"{esc(label)}: distribution before and after QC")
+    data = [
+        dict(type="histogram", x=list(before), name=f"before QC (n = {len(before):,})", marker=dict(color="#BAB0AC"),
+             opacity=0.75, nbinsx=30),
+        dict(type="histogram", x=list(after), name=f"after QC (n = {len(after):,})", marker=dict(color="#4C78A8"),
+             opacity=0.75, nbinsx=30),
+    ]
+    layout = dict(barmode="overlay", xaxis=dict(title=dict(text=esc(label))),
+                  yaxis=dict(title=dict(text="judgments"), gridcolor="#eee"))
+    return figure(data, base_layout(layout, 320, f"{esc(label)}: distribution before and after QC"))
 
+
+def _accuracy_bar(sub: pd.DataFrame, family: str) -> dict:
+    """The bar trace of one family's rows of :func:`accuracy_bars`: ``agreed/pairs`` on each bar."""
+    acc = sub["pairwise_accuracy"].to_numpy(float)
+    pairs = sub["n_pairs"].to_numpy(int)
+    agreed = [f"{round(a * k)}/{k}" if np.isfinite(a) else "n/a" for a, k in zip(acc, pairs, strict=True)]
+    return dict(
+        type="bar",
+        name=FAMILY_LABELS.get(family, family),
+        x=[[esc(m) for m in sub["metric_label"]], list(sub["level"])],
+        y=acc,
+        marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
+        text=agreed,
+        textposition="outside",
+        textfont=dict(color="#333"),
+        cliponaxis=False,
+        customdata=np.column_stack([[esc(m) for m in sub["metric_label"]], sub["level"], agreed]),
+        hovertemplate="<b>%{customdata[0]}</b> at %{customdata[1]}: %{customdata[2]} system pairs ordered as "
+        "the humans order them (accuracy %{y:.3f})<extra></extra>",
+    )
 
 
 def accuracy_bars(df: pd.DataFrame) -> go.Figure:
@@ -390,27 +434,11 @@ def accuracy_bars(df: pd.DataFrame) -> go.Figure:
 
     ``df`` is :func:`ui.significance_views.accuracy_view` (``metric_label, level, family, pairwise_accuracy, n_pairs``).
     """
-    fig = go.Figure()
-    for family in [f for f in FAMILY_COLORS if f in set(df["family"])]:
-        sub = df[df["family"] == family]
-        acc = sub["pairwise_accuracy"].to_numpy(float)
-        pairs = sub["n_pairs"].to_numpy(int)
-        agreed = [f"{round(a * k)}/{k}" if np.isfinite(a) else "n/a" for a, k in zip(acc, pairs, strict=True)]
-        fig.add_bar(
-            name=FAMILY_LABELS.get(family, family),
-            x=[[esc(m) for m in sub["metric_label"]], list(sub["level"])],
-            y=acc,
-            marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
-            text=agreed,
-            textposition="outside",
-            textfont=dict(color="#333"),
-            cliponaxis=False,
-            customdata=np.column_stack([[esc(m) for m in sub["metric_label"]], sub["level"], agreed]),
-            hovertemplate="<b>%{customdata[0]}</b> at %{customdata[1]}: %{customdata[2]} system pairs ordered as "
-            "the humans order them (accuracy %{y:.3f})<extra></extra>",
-        )
+    data = [merge(_accuracy_bar(df[df["family"] == family], family), bar_text(len(df)))
+            for family in [f for f in FAMILY_COLORS if f in set(df["family"])]]
     if "spa" in df and df["spa"].notna().any():
-        fig.add_scatter(
+        data.append(dict(
+            type="scatter",
             name="SPA (soft pairwise accuracy)",
             x=[[esc(m) for m in df["metric_label"]], list(df["level"])],
             y=df["spa"].to_numpy(float),
@@ -419,10 +447,13 @@ def accuracy_bars(df: pd.DataFrame) -> go.Figure:
             customdata=np.column_stack([[esc(m) for m in df["metric_label"]], df["level"]]),
             hovertemplate="<b>%{customdata[0]}</b> at %{customdata[1]}: SPA %{y:.4f} (1 − mean |p_human − p_metric| "
             "over system pairs)<extra></extra>",
-        )
-    fig.update_yaxes(title_text="pairwise accuracy · SPA", range=[0, 1.1 if len(df) <= HORIZONTAL_VALUES else 1.25],
-                     gridcolor="#eee")
-    fig.update_xaxes(title_text="metric · token level")
-    fig.update_layout(barmode="overlay", bargap=0.18)
-    label_every_bar(fig, len(df))
-    return base_layout(fig, 420, "Pairwise accuracy (bars) and SPA (◆): agreement with the humans on system pairs")
+        ))
+    layout = dict(
+        yaxis=dict(title=dict(text="pairwise accuracy · SPA"),
+                   range=[0, 1.1 if len(df) <= HORIZONTAL_VALUES else 1.25], gridcolor="#eee"),
+        xaxis=merge(dict(title=dict(text="metric · token level")), BAR_AXIS),
+        barmode="overlay",
+        bargap=0.18,
+    )
+    title = "Pairwise accuracy (bars) and SPA (◆): agreement with the humans on system pairs"
+    return figure(data, base_layout(layout, 420, title))

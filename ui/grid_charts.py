@@ -2,7 +2,7 @@
 
 The metric × level results as heatmaps with the value in every cell (correlations, pairwise accuracy), the
 configuration × configuration significance matrix, and the count grid of flipped pairs. Every row and column is
-labelled in full (:func:`ui.charts.label_every`: Plotly never thins them), text is at least
+labelled in full (:func:`ui.charts.labelled_axis`: Plotly never thins them), text is at least
 :data:`ui.charts.MIN_TEXT` px, and a figure grows with its rows. Cells of the top significance cluster are outlined
 and their values bold; clusters of the significance matrix are outlined. Bars stay where they are readable
 (:func:`chart_form`).
@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ui.charts import MIN_TEXT, accuracy_bars, base_layout, correlation_bars, esc, label_every
+from ui.charts import MIN_TEXT, accuracy_bars, base_layout, correlation_bars, esc, labelled_axis
+from ui.figures import figure, merge
 from ui.views import STATISTIC_LABELS, SYMBOLS
 
 #: Up to this many configurations (metric × level) a chart is drawn as bars (the default 5 levels × 5 metrics
@@ -45,9 +46,10 @@ def chart_form(form: str, n_configs: int) -> str:
     return "bars" if n_configs <= BAR_LIMIT else "grid"
 
 
-def _outline(fig: go.Figure, x0: float, x1: float, y0: float, y1: float, color: str, width: float) -> None:
-    fig.add_shape(type="rect", x0=x0, x1=x1, y0=y0, y1=y1, xref="x", yref="y", line=dict(color=color, width=width),
-                  fillcolor="rgba(0,0,0,0)", layer="above")
+def _outline(x0: float, x1: float, y0: float, y1: float, color: str, width: float) -> dict:
+    """A rectangle drawn around cells (a layout shape in data coordinates)."""
+    return dict(type="rect", x0=x0, x1=x1, y0=y0, y1=y1, xref="x", yref="y", line=dict(color=color, width=width),
+                fillcolor="rgba(0,0,0,0)", layer="above")
 
 
 def _interval(low: float, high: float) -> str:
@@ -63,36 +65,35 @@ def _grid_cells(df: pd.DataFrame, rows: list[str], cols: list[str], value: str) 
 
 
 def _heatmap(rows: list[str], cols: list[str], cells: pd.DataFrame, text: list[str], hover: list[str],
-             colorbar: str, zmin: float, zmax: float) -> go.Figure:
-    """A rows × columns heatmap of ``cells["cell_value"]`` with ``text`` in each cell and ``hover`` boxes, every
-    label drawn."""
+             colorbar: str, zmin: float, zmax: float) -> tuple[dict, dict]:
+    """A rows × columns heatmap of ``cells["cell_value"]`` with ``text`` in each cell and ``hover`` boxes: its trace
+    and its layout (every label drawn; metric rows, token level columns)."""
     shape = (len(rows), len(cols))
     z = np.full(shape, np.nan)
     cell_text = np.full(shape, "", dtype=object)
     cell_hover = np.full(shape, "", dtype=object)
     for (i, j, v), t, h in zip(cells[["i", "j", "cell_value"]].itertuples(index=False), text, hover, strict=True):
         z[i, j], cell_text[i, j], cell_hover[i, j] = v, t, h
-    fig = go.Figure(
-        go.Heatmap(
-            z=z, x=list(range(len(cols))), y=list(range(len(rows))), zmin=zmin, zmax=zmax, colorscale="Blues",
-            text=cell_text.tolist(), texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 1),
-            customdata=cell_hover.tolist(), hovertemplate="%{customdata}<extra></extra>", hoverongaps=False,
-            colorbar=dict(title=colorbar, thickness=12, tickfont=dict(size=MIN_TEXT + 1)), xgap=2, ygap=2,
-        )
+    trace = dict(
+        type="heatmap", z=z, x=list(range(len(cols))), y=list(range(len(rows))), zmin=zmin, zmax=zmax,
+        colorscale="Blues", text=cell_text.tolist(), texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 1),
+        customdata=cell_hover.tolist(), hovertemplate="%{customdata}<extra></extra>", hoverongaps=False,
+        colorbar=dict(title=dict(text=colorbar), thickness=12, tickfont=dict(size=MIN_TEXT + 1)), xgap=2, ygap=2,
     )
-    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False)
-    fig.update_xaxes(side="top", showgrid=False, zeroline=False)
-    label_every(fig, "x", list(range(len(cols))), [esc(c) for c in cols])
-    label_every(fig, "y", list(range(len(rows))), [esc(r) for r in rows])
-    return fig
+    layout = dict(
+        yaxis=merge(dict(autorange="reversed", showgrid=False, zeroline=False, title=dict(text="metric")),
+                    labelled_axis(list(range(len(rows))), [esc(r) for r in rows])),
+        xaxis=merge(dict(side="top", showgrid=False, zeroline=False, title=dict(text="token level")),
+                    labelled_axis(list(range(len(cols))), [esc(c) for c in cols])),
+    )
+    return trace, layout
 
 
-def _grid_layout(fig: go.Figure, n_rows: int, title: str) -> go.Figure:
+def _grid_figure(trace: dict, layout: dict, n_rows: int, title: str) -> go.Figure:
     """Title, height for ``n_rows`` rows of :data:`ROW_PX`, and room above the plot for the column labels (they are
     drawn at the top, where a tall grid's first rows are)."""
-    base_layout(fig, 170 + ROW_PX * n_rows, title, legend=False)
-    fig.update_layout(margin=dict(t=100))
-    return fig
+    return figure([trace], base_layout(merge(layout, dict(margin=dict(t=100))), 170 + ROW_PX * n_rows, title,
+                                       legend=False))
 
 
 def correlation_grid(
@@ -120,16 +121,13 @@ def correlation_grid(
     ]
     finite = cells["cell_value"].to_numpy(float)
     low = float(np.nanmin(finite)) if np.isfinite(finite).any() else 0.0
-    fig = _heatmap(rows, cols, cells, text, hover, SYMBOLS[statistic], min(0.0, low), 1.0)
-    for i, j, t in zip(cells["i"], cells["j"], in_top, strict=True):
-        if t:
-            _outline(fig, j - 0.5, j + 0.5, i - 0.5, i + 0.5, TOP_OUTLINE, 3)
-    fig.update_xaxes(title_text="token level")
-    fig.update_yaxes(title_text="metric")
+    trace, layout = _heatmap(rows, cols, cells, text, hover, SYMBOLS[statistic], min(0.0, low), 1.0)
+    shapes = [_outline(j - 0.5, j + 0.5, i - 0.5, i + 0.5, TOP_OUTLINE, 3)
+              for i, j, t in zip(cells["i"], cells["j"], in_top, strict=True) if t]
     title = f"{granularity.capitalize()} level — {label} with humans"
     if grouping_note:
         title += f" <span style='font-size:12px;color:#777'>({grouping_note})</span>"
-    return _grid_layout(fig, len(rows), title)
+    return _grid_figure(trace, {**layout, "shapes": shapes} if shapes else layout, len(rows), title)
 
 
 def correlation_chart(
@@ -159,10 +157,8 @@ def accuracy_grid(df: pd.DataFrame) -> go.Figure:
         + (f"<br>SPA {s:.4f} (1 − mean |p_human − p_metric| over system pairs)" if np.isfinite(s) else "")
         for r, t, s in zip(cells.itertuples(), text, spa, strict=True)
     ]
-    fig = _heatmap(rows, cols, cells, text, hover, "accuracy", 0.0, 1.0)
-    fig.update_xaxes(title_text="token level")
-    fig.update_yaxes(title_text="metric")
-    return _grid_layout(fig, len(rows), "Pairwise accuracy: system pairs ordered as the humans order them")
+    trace, layout = _heatmap(rows, cols, cells, text, hover, "accuracy", 0.0, 1.0)
+    return _grid_figure(trace, layout, len(rows), "Pairwise accuracy: system pairs ordered as the humans order them")
 
 
 def accuracy_chart(df: pd.DataFrame, form: str = "auto") -> go.Figure:
@@ -225,72 +221,73 @@ def significance_heatmap(
         ]
         for i in range(n)
     ]
-    fig = go.Figure(
-        go.Heatmap(
-            z=z, x=list(range(n)), y=list(range(n)), zmin=0, zmax=2 * alpha,
-            colorscale=[[0.0, "#08306B"], [0.1, "#2171B5"], [0.5, "#9ECAE1"], [0.5, "#EEEEEE"], [1.0, "#F7F7F7"]],
-            text=[[_p_text(v) for v in row] for row in z] if written else None,
-            texttemplate="%{text}" if written else None, textfont=dict(size=MIN_TEXT),
-            customdata=hover, hovertemplate="%{customdata}<extra></extra>",
-            colorbar=dict(thickness=12, tickvals=[0, alpha / 2, alpha, 2 * alpha],
-                          ticktext=["0", f"{alpha / 2:g}", f"{alpha:g}", f"≥ {2 * alpha:g}"],
-                          **(dict(title="p") if written else _TOP_COLORBAR)),
-            xgap=1, ygap=1, hoverongaps=False,
-        )
+    heatmap = dict(
+        type="heatmap", z=z, x=list(range(n)), y=list(range(n)), zmin=0, zmax=2 * alpha,
+        colorscale=[[0.0, "#08306B"], [0.1, "#2171B5"], [0.5, "#9ECAE1"], [0.5, "#EEEEEE"], [1.0, "#F7F7F7"]],
+        text=[[_p_text(v) for v in row] for row in z] if written else None,
+        texttemplate="%{text}" if written else None, textfont=dict(size=MIN_TEXT),
+        customdata=hover, hovertemplate="%{customdata}<extra></extra>",
+        colorbar=dict(thickness=12, tickvals=[0, alpha / 2, alpha, 2 * alpha],
+                      ticktext=["0", f"{alpha / 2:g}", f"{alpha:g}", f"≥ {2 * alpha:g}"],
+                      **(dict(title=dict(text="p")) if written else _TOP_COLORBAR)),
+        xgap=1, ygap=1, hoverongaps=False,
     )
-    for first, last in _cluster_blocks(list(clusters)):
-        _outline(fig, first - 0.5, last + 0.5, first - 0.5, last + 0.5, CLUSTER_OUTLINE, 2)
-    fig.update_yaxes(autorange="reversed", title_text="row", showgrid=False, zeroline=False)
-    fig.update_xaxes(title_text="column", side="bottom", showgrid=False, zeroline=False)
-    label_every(fig, "y", list(range(n)), rows)
+    layout = dict(
+        shapes=[_outline(first - 0.5, last + 0.5, first - 0.5, last + 0.5, CLUSTER_OUTLINE, 2)
+                for first, last in _cluster_blocks(list(clusters))],
+        yaxis=merge(dict(autorange="reversed", title=dict(text="row"), showgrid=False, zeroline=False),
+                    labelled_axis(list(range(n)), rows)),
+        xaxis=dict(title=dict(text="column"), side="bottom", showgrid=False, zeroline=False),
+        margin=dict(l=20, r=20, b=20, t=55 if written else 150),
+        meta=MATRIX_META,
+    )
+    data = [heatmap]
     if written:
-        label_every(fig, "x", list(range(n)), cols, angle=-90 if n > 8 else -45)
+        layout["xaxis"] = merge(layout["xaxis"], labelled_axis(list(range(n)), cols, angle=-90 if n > 8 else -45))
+    elif n <= MATRIX_ALTERNATE_FROM:
+        layout["xaxis"] = merge(layout["xaxis"], labelled_axis(list(range(n)), cols, angle=-90),
+                                dict(title=dict(text="column (numbered as the rows)")))
     else:
-        _number_columns(fig, cols)
-    base_layout(fig, 260 + max(MATRIX_ROW_PX * n, 220), title, legend=False)
-    fig.update_layout(margin=dict(l=20, r=20, b=20, t=55 if written else 150), meta=MATRIX_META)
-    return fig
+        data, layout = _alternate_columns(heatmap, layout, cols)
+    return figure(data, base_layout(layout, 260 + max(MATRIX_ROW_PX * n, 220), title, legend=False))
 
 
-def _number_columns(fig: go.Figure, numbers: Sequence[str]) -> None:
-    """Column numbers of a large matrix, every one drawn; beyond :data:`MATRIX_ALTERNATE_FROM` columns odd ones
-    below and even ones above (a second x axis over the first), so that neighbouring labels are two columns apart,
-    and the colour bar above them."""
+def _alternate_columns(heatmap: dict, layout: dict, numbers: Sequence[str]) -> tuple[list[dict], dict]:
+    """A large matrix's traces and layout with its column numbers alternating: odd ones below and even ones above
+    (a second x axis over the first, held by an invisible trace), so that neighbouring labels are two columns
+    apart, every one drawn at the smallest allowed size (a column is a few px wide), the colour bar above them."""
     n = len(numbers)
-    if n <= MATRIX_ALTERNATE_FROM:
-        label_every(fig, "x", list(range(n)), numbers, angle=-90)
-        fig.update_xaxes(title_text="column (numbered as the rows)")
-        return
-    label_every(fig, "x", list(range(0, n, 2)), numbers[0::2], angle=-90)
-    fig.update_xaxes(tickfont=dict(size=MIN_TEXT))  # the smallest allowed: a column is a few px wide
-    fig.update_xaxes(title_text="column (numbered as the rows; odd below, even above)")
-    fig.add_scatter(x=[0, n - 1], y=[0, 0], xaxis="x2", mode="markers", marker=dict(opacity=0), hoverinfo="skip",
-                    showlegend=False)
-    fig.update_layout(xaxis2=dict(overlaying="x", side="top", matches="x", showgrid=False, zeroline=False))
-    label_every(fig, "x2", list(range(1, n, 2)), numbers[1::2], angle=-90)
-    fig.update_layout(xaxis2_tickfont=dict(size=MIN_TEXT))
-    fig.update_traces(colorbar_y=1 + 40 / (MATRIX_ROW_PX * n), selector=dict(type="heatmap"))
-    fig.update_xaxes(range=[-0.5, n - 0.5], autorange=False)
-    fig.update_yaxes(range=[n - 0.5, -0.5], autorange=False)  # the invisible points must not pad the rows
+    span = dict(range=[-0.5, n - 0.5], autorange=False)
+    small = dict(tickfont=dict(size=MIN_TEXT))
+    xaxis = merge(layout["xaxis"], labelled_axis(list(range(0, n, 2)), numbers[0::2], angle=-90), small,
+                  dict(title=dict(text="column (numbered as the rows; odd below, even above)")), span)
+    xaxis2 = merge(dict(overlaying="x", side="top", matches="x", showgrid=False, zeroline=False),
+                   labelled_axis(list(range(1, n, 2)), numbers[1::2], angle=-90), small, span)
+    yaxis = merge(layout["yaxis"], dict(range=[n - 0.5, -0.5], autorange=False))  # the invisible points must not pad
+    anchor = dict(type="scatter", x=[0, n - 1], y=[0, 0], xaxis="x2", mode="markers", marker=dict(opacity=0),
+                  hoverinfo="skip", showlegend=False)
+    heatmap = merge(heatmap, dict(colorbar=dict(y=1 + 40 / (MATRIX_ROW_PX * n))))
+    return [heatmap, anchor], {**layout, "xaxis": xaxis, "xaxis2": xaxis2, "yaxis": yaxis}
 
 
 def flip_heatmap(counts: pd.DataFrame, n_pairs: int) -> go.Figure:
     """Flipped system pairs per metric (rows) × level (columns), of ``n_pairs`` pairs; every row and column
     labelled."""
     z = counts.to_numpy(float)
-    fig = go.Figure(
-        go.Heatmap(
-            z=z, x=list(range(z.shape[1])), y=list(range(z.shape[0])),
-            colorscale=[[0, "#f7fbff"], [1, "#d62728"]], zmin=0, zmax=max(1, n_pairs),
-            text=[[f"{int(v)}" for v in row] for row in z], texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 2),
-            customdata=[[f"{esc(m)} at {esc(lv)}: {int(v)} of {n_pairs} pairs flipped"
-                         for lv, v in zip(counts.columns, row, strict=True)] for m, row in zip(counts.index, z, strict=True)],
-            hovertemplate="%{customdata}<extra></extra>", colorbar=dict(title="pairs", thickness=12), xgap=2, ygap=2,
-        )
+    heatmap = dict(
+        type="heatmap", z=z, x=list(range(z.shape[1])), y=list(range(z.shape[0])),
+        colorscale=[[0, "#f7fbff"], [1, "#d62728"]], zmin=0, zmax=max(1, n_pairs),
+        text=[[f"{int(v)}" for v in row] for row in z], texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 2),
+        customdata=[[f"{esc(m)} at {esc(lv)}: {int(v)} of {n_pairs} pairs flipped"
+                     for lv, v in zip(counts.columns, row, strict=True)] for m, row in zip(counts.index, z, strict=True)],
+        hovertemplate="%{customdata}<extra></extra>", colorbar=dict(title=dict(text="pairs"), thickness=12), xgap=2,
+        ygap=2,
     )
-    fig.update_yaxes(autorange="reversed", title_text="metric", showgrid=False, zeroline=False)
-    fig.update_xaxes(title_text="token level", showgrid=False, zeroline=False)
-    label_every(fig, "x", list(range(z.shape[1])), [esc(c) for c in counts.columns])
-    label_every(fig, "y", list(range(z.shape[0])), [esc(m) for m in counts.index])
-    return base_layout(fig, 130 + ROW_PX * len(counts), f"Flipped system pairs (of {n_pairs}) — metric vs human order",
-                 legend=False)
+    layout = dict(
+        yaxis=merge(dict(autorange="reversed", title=dict(text="metric"), showgrid=False, zeroline=False),
+                    labelled_axis(list(range(z.shape[0])), [esc(m) for m in counts.index])),
+        xaxis=merge(dict(title=dict(text="token level"), showgrid=False, zeroline=False),
+                    labelled_axis(list(range(z.shape[1])), [esc(c) for c in counts.columns])),
+    )
+    title = f"Flipped system pairs (of {n_pairs}) — metric vs human order"
+    return figure([heatmap], base_layout(layout, 130 + ROW_PX * len(counts), title, legend=False))

@@ -12,7 +12,8 @@ import plotly.graph_objects as go
 
 from korean_eval.lens.categories import CATEGORY_LABELS
 from korean_eval.lens.perturb import KIND_LABELS
-from ui.charts import SYSTEM_COLORS, base_layout, esc, label_every
+from ui.charts import SYSTEM_COLORS, base_layout, esc, labelled_axis
+from ui.figures import figure, merge
 from ui.views import metric_label
 
 CELL_FONT = dict(size=12)
@@ -44,29 +45,30 @@ def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bo
     finite = z[np.isfinite(z)]
     low = float(finite.min()) if finite.size else 0.0
     high = float(finite.max()) if finite.size else 1.0
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=[CATEGORY_LABELS[c].replace(" ", "<br>", 1) for c in matrix.columns],
-            y=[esc(s) for s in matrix.index],
-            colorscale="Blues_r" if higher_is_better else "Reds",
-            zmin=min(low, 0.999) if higher_is_better else 0,
-            zmax=1 if higher_is_better else max(high, 1e-9),
-            text=_cells(z, ".3f" if higher_is_better else ".2f"),
-            texttemplate="%{text}",
-            textfont=CELL_FONT,
-            hovertemplate="system %{y}<br>%{x}<br>" + value_label + ": %{z:.3f}<extra></extra>",
-            colorbar=dict(title=value_label, thickness=12),
-            xgap=2,
-            ygap=2,
-        )
+    columns = [CATEGORY_LABELS[c].replace(" ", "<br>", 1) for c in matrix.columns]
+    rows = [esc(s) for s in matrix.index]
+    heatmap = dict(
+        type="heatmap",
+        z=z,
+        x=columns,
+        y=rows,
+        colorscale="Blues_r" if higher_is_better else "Reds",
+        zmin=min(low, 0.999) if higher_is_better else 0,
+        zmax=1 if higher_is_better else max(high, 1e-9),
+        text=_cells(z, ".3f" if higher_is_better else ".2f"),
+        texttemplate="%{text}",
+        textfont=CELL_FONT,
+        hovertemplate="system %{y}<br>%{x}<br>" + value_label + ": %{z:.3f}<extra></extra>",
+        colorbar=dict(title=dict(text=value_label), thickness=12),
+        xgap=2,
+        ygap=2,
     )
-    fig.update_yaxes(autorange="reversed", title_text="system")
-    fig.update_xaxes(title_text="morpheme category (Kiwi's Sejong tags)")
-    label_every(fig, "x", fig.data[0].x, angle=0)
-    label_every(fig, "y", fig.data[0].y)
+    layout = dict(
+        yaxis=merge(dict(autorange="reversed", title=dict(text="system")), labelled_axis(rows)),
+        xaxis=merge(dict(title=dict(text="morpheme category (Kiwi's Sejong tags)")), labelled_axis(columns, angle=0)),
+    )
     title = f"Error profile: {value_label} of the morphemes per category" + (" (darker = lower)" if higher_is_better else "")
-    return base_layout(fig, 170 + 42 * len(matrix), title, legend=False)
+    return figure([heatmap], base_layout(layout, 170 + 42 * len(matrix), title, legend=False))
 
 
 def probe_heatmap(matrix: pd.DataFrame, value: str, value_label: str, details: pd.DataFrame) -> go.Figure:
@@ -78,36 +80,38 @@ def probe_heatmap(matrix: pd.DataFrame, value: str, value_label: str, details: p
     hover = [[_hover_text(rows, kind, metric, level) for kind in matrix.columns] for metric, level in matrix.index]
     finite = np.abs(z[np.isfinite(z)])
     span = float(finite.max()) if finite.size else 1.0
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=[SHORT_KIND_LABELS[k] for k in matrix.columns],
-            y=[f"{esc(metric_label(m))} · {esc(lv)}" for m, lv in matrix.index],
-            colorscale="RdBu_r",
-            zmid=0,
-            zmin=-span,
-            zmax=span,
-            text=_cells(z, ".2f" if value == "relative_to_drop" else ".1f"),
-            texttemplate="%{text}",
-            textfont=CELL_FONT,
-            customdata=hover,
-            hovertemplate="%{customdata}<extra></extra>",
-            colorbar=dict(title="× drop" if value == "relative_to_drop" else "penalty", thickness=10),
-            xgap=1,
-            ygap=1,
-        )
+    columns = [SHORT_KIND_LABELS[k] for k in matrix.columns]
+    configs = [f"{esc(metric_label(m))} · {esc(lv)}" for m, lv in matrix.index]
+    heatmap = dict(
+        type="heatmap",
+        z=z,
+        x=columns,
+        y=configs,
+        colorscale="RdBu_r",
+        zmid=0,
+        zmin=-span,
+        zmax=span,
+        text=_cells(z, ".2f" if value == "relative_to_drop" else ".1f"),
+        texttemplate="%{text}",
+        textfont=CELL_FONT,
+        customdata=hover,
+        hovertemplate="%{customdata}<extra></extra>",
+        colorbar=dict(title=dict(text="× drop" if value == "relative_to_drop" else "penalty"), thickness=10),
+        xgap=1,
+        ygap=1,
     )
-    fig.update_yaxes(autorange="reversed", title_text="metric · token level")
-    fig.update_xaxes(title_text="perturbation of the reference", side="top")
-    label_every(fig, "x", fig.data[0].x, angle=0)
-    label_every(fig, "y", fig.data[0].y)
     metrics = list(matrix.index.get_level_values(0))
-    for i in range(1, len(metrics)):
-        if metrics[i] != metrics[i - 1]:  # a line between two metrics' blocks of levels
-            fig.add_hline(y=i - 0.5, line_color="#444", line_width=1.5)
-    fig = base_layout(fig, 210 + 28 * len(matrix), f"Which metric × level notices which error: {value_label}", legend=False)
-    fig.update_layout(margin=dict(l=110, r=10, t=150, b=20))
-    return fig
+    layout = dict(
+        yaxis=merge(dict(autorange="reversed", title=dict(text="metric · token level")), labelled_axis(configs)),
+        xaxis=merge(dict(title=dict(text="perturbation of the reference"), side="top"), labelled_axis(columns, angle=0)),
+        # a line between two metrics' blocks of levels (as ``add_hline`` draws it)
+        shapes=[dict(type="line", x0=0, x1=1, xref="x domain", y0=i - 0.5, y1=i - 0.5, yref="y",
+                     line=dict(color="#444", width=1.5))
+                for i in range(1, len(metrics)) if metrics[i] != metrics[i - 1]],
+        margin=dict(l=110, r=10, t=150, b=20),
+    )
+    title = f"Which metric × level notices which error: {value_label}"
+    return figure([heatmap], base_layout(layout, 210 + 28 * len(matrix), title, legend=False))
 
 
 def _hover_text(rows: pd.DataFrame, kind: str, metric: str, level: str) -> str:
@@ -135,48 +139,49 @@ def agreement_bars(speech_levels: pd.DataFrame, spacing: pd.DataFrame) -> go.Fig
     """Per system: speech-level agreement and spacing F1 (both 0–1), side by side; beyond
     :data:`UPRIGHT_SYSTEMS` systems horizontal (every system name written out on its row, values at the bars'
     ends), so that neither names nor values overlap."""
-    fig = go.Figure()
     systems = [esc(s) for s in speech_levels["system"]]
     across = len(systems) > UPRIGHT_SYSTEMS
     series = [
         ("speech level agrees with the reference", "#4C78A8", speech_levels["agreement"], ".0%", "speech level agreement %{VALUE:.1%}"),
         ("spacing F1", "#F58518", spacing["f1"], ".3f", "spacing F1 %{VALUE:.3f}"),
     ]
+    data = []
     for name, color, values, fmt, hover in series:
         text = [format(v, fmt) if np.isfinite(v) else "" for v in values]
         if across:
-            fig.add_bar(y=systems, x=values, orientation="h", name=name, marker_color=color, text=text,
-                        textposition="outside", cliponaxis=False,
-                        hovertemplate="%{y}<br>" + hover.replace("VALUE", "x") + "<extra></extra>")
+            data.append(dict(type="bar", y=systems, x=values, orientation="h", name=name, marker=dict(color=color),
+                             text=text, textposition="outside", cliponaxis=False, textfont=dict(size=11),
+                             hovertemplate="%{y}<br>" + hover.replace("VALUE", "x") + "<extra></extra>"))
         else:
-            fig.add_bar(x=systems, y=values, name=name, marker_color=color, text=text, textposition="outside",
-                        hovertemplate="%{x}<br>" + hover.replace("VALUE", "y") + "<extra></extra>")
-    fig.update_layout(barmode="group")
+            data.append(dict(type="bar", x=systems, y=values, name=name, marker=dict(color=color), text=text,
+                             textposition="outside",
+                             hovertemplate="%{x}<br>" + hover.replace("VALUE", "y") + "<extra></extra>"))
+    title = "Speech level agreement and spacing F1 per system"
     if across:
-        fig.update_traces(textfont_size=11)
-        fig.update_xaxes(range=[0, 1.15], title_text="share / F1", gridcolor="#eee")
-        fig.update_yaxes(autorange="reversed", title_text="system")
-        label_every(fig, "y", systems)
-        return base_layout(fig, 150 + 36 * len(systems), "Speech level agreement and spacing F1 per system")
-    fig.update_yaxes(range=[0, 1.12], title_text="share / F1", gridcolor="#eee")
-    fig.update_xaxes(title_text="system")
-    return base_layout(fig, 380, "Speech level agreement and spacing F1 per system")
+        layout = dict(
+            barmode="group",
+            xaxis=dict(range=[0, 1.15], title=dict(text="share / F1"), gridcolor="#eee"),
+            yaxis=merge(dict(autorange="reversed", title=dict(text="system")), labelled_axis(systems)),
+        )
+        return figure(data, base_layout(layout, 150 + 36 * len(systems), title))
+    layout = dict(barmode="group", yaxis=dict(range=[0, 1.12], title=dict(text="share / F1"), gridcolor="#eee"),
+                  xaxis=dict(title=dict(text="system")))
+    return figure(data, base_layout(layout, 380, title))
 
 
 def confusion_heatmap(matrix: pd.DataFrame, system: str) -> go.Figure:
     """Reference speech level × hypothesis speech level: segments of one system."""
     z = matrix.to_numpy(float)
-    fig = go.Figure(
-        go.Heatmap(
-            z=z, x=list(matrix.columns), y=list(matrix.index), colorscale="Blues", zmin=0,
-            text=[[f"{int(v)}" for v in row] for row in z], texttemplate="%{text}", textfont=CELL_FONT,
-            hovertemplate="reference %{y}<br>hypothesis %{x}<br>%{z:.0f} segments<extra></extra>",
-            colorbar=dict(title="segments", thickness=12), xgap=2, ygap=2,
-        )
+    heatmap = dict(
+        type="heatmap", z=z, x=list(matrix.columns), y=list(matrix.index), colorscale="Blues", zmin=0,
+        text=[[f"{int(v)}" for v in row] for row in z], texttemplate="%{text}", textfont=CELL_FONT,
+        hovertemplate="reference %{y}<br>hypothesis %{x}<br>%{z:.0f} segments<extra></extra>",
+        colorbar=dict(title=dict(text="segments"), thickness=12), xgap=2, ygap=2,
     )
-    fig.update_yaxes(autorange="reversed", title_text="reference's speech level")
-    fig.update_xaxes(title_text="hypothesis's speech level")
-    return base_layout(fig, 360, f"Speech levels of {esc(system)} against the reference", legend=False)
+    layout = dict(yaxis=dict(autorange="reversed", title=dict(text="reference's speech level")),
+                  xaxis=dict(title=dict(text="hypothesis's speech level")))
+    title = f"Speech levels of {esc(system)} against the reference"
+    return figure([heatmap], base_layout(layout, 360, title, legend=False))
 
 
 def correlation_bars(view: pd.DataFrame, statistic_label: str) -> go.Figure:
@@ -184,17 +189,18 @@ def correlation_bars(view: pd.DataFrame, statistic_label: str) -> go.Figure:
     labels = [esc(f) for f in view["feature"]]
     values = view["value"].to_numpy(float)
     low, high = view["ci_low"].to_numpy(float), view["ci_high"].to_numpy(float)
-    fig = go.Figure(
-        go.Bar(
-            y=labels, x=values, orientation="h",
-            marker_color=[SYSTEM_COLORS[3] if v < 0 else SYSTEM_COLORS[0] for v in values],
-            error_x=dict(type="data", symmetric=False, array=np.nan_to_num(high - values),
-                         arrayminus=np.nan_to_num(values - low), color="#555", thickness=1.2),
-            customdata=np.column_stack([low, high, view["n"].to_numpy()]),
-            hovertemplate="%{y}: %{x:.3f}<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
-                          "<br>n = %{customdata[2]} pairs<extra></extra>",
-        )
+    bars = dict(
+        type="bar", y=labels, x=values, orientation="h",
+        marker=dict(color=[SYSTEM_COLORS[3] if v < 0 else SYSTEM_COLORS[0] for v in values]),
+        error_x=dict(type="data", symmetric=False, array=np.nan_to_num(high - values),
+                     arrayminus=np.nan_to_num(values - low), color="#555", thickness=1.2),
+        customdata=np.column_stack([low, high, view["n"].to_numpy()]),
+        hovertemplate="%{y}: %{x:.3f}<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
+                      "<br>n = %{customdata[2]} pairs<extra></extra>",
     )
-    fig.update_yaxes(autorange="reversed", title_text="error count", tickfont=dict(size=12))
-    fig.update_xaxes(title_text=f"{statistic_label} with the human score", zeroline=True, zerolinecolor="#888")
-    return base_layout(fig, 120 + 24 * len(view), f"Error counts against the human scores ({statistic_label})", legend=False)
+    layout = dict(
+        yaxis=dict(autorange="reversed", title=dict(text="error count"), tickfont=dict(size=12)),
+        xaxis=dict(title=dict(text=f"{statistic_label} with the human score"), zeroline=True, zerolinecolor="#888"),
+    )
+    title = f"Error counts against the human scores ({statistic_label})"
+    return figure([bars], base_layout(layout, 120 + 24 * len(view), title, legend=False))

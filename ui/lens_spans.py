@@ -12,7 +12,8 @@ import streamlit as st
 from korean_eval.data import EvalSet
 from korean_eval.lens.span_category import SPAN_CATEGORIES
 from ui import display_tables, state
-from ui.charts import base_layout, esc, label_every
+from ui.charts import base_layout, esc, labelled_axis
+from ui.figures import figure, merge
 from ui.lens_charts import CELL_FONT
 from ui.views import metric_label
 from ui.widgets import chart, fit_table, md_escape
@@ -37,25 +38,28 @@ def category_matrix(table: pd.DataFrame) -> pd.DataFrame:
     return pivot[known + sorted(c for c in pivot.columns if c not in known)]
 
 
-def _heatmap(matrix: pd.DataFrame, fmt: str, colorscale: str, label: str, zmid: float | None = None) -> go.Figure:
+def _heatmap(matrix: pd.DataFrame, fmt: str, colorscale: str, label: str, axes: tuple[str, str], height: int,
+             title: str, zmid: float | None = None) -> go.Figure:
+    """``matrix`` as a heatmap with its value in every cell, every row and column labelled; ``axes``: the titles of
+    the x and y axes."""
     z = matrix.to_numpy(float)
-    fig = go.Figure(go.Heatmap(
-        z=z, x=[esc(c) for c in matrix.columns], y=[esc(r) for r in matrix.index], colorscale=colorscale, zmid=zmid,
+    columns, rows = [esc(c) for c in matrix.columns], [esc(r) for r in matrix.index]
+    heatmap = dict(
+        type="heatmap", z=z, x=columns, y=rows, colorscale=colorscale, zmid=zmid,
         text=[[format(v, fmt) if np.isfinite(v) else "–" for v in row] for row in z], texttemplate="%{text}",
         textfont=CELL_FONT, hovertemplate="%{y}<br>%{x}<br>" + label + ": %{z}<extra></extra>",
-        colorbar=dict(title=label, thickness=12), xgap=2, ygap=2,
-    ))
-    fig.update_yaxes(autorange="reversed")
-    label_every(fig, "x", fig.data[0].x, angle=-30)
-    label_every(fig, "y", fig.data[0].y)
-    return fig
+        colorbar=dict(title=dict(text=label), thickness=12), xgap=2, ygap=2,
+    )
+    layout = dict(
+        yaxis=merge(dict(autorange="reversed", title=dict(text=axes[1])), labelled_axis(rows)),
+        xaxis=merge(dict(title=dict(text=axes[0])), labelled_axis(columns, angle=-30)),
+    )
+    return figure([heatmap], base_layout(layout, height, title, legend=False))
 
 
 def category_heatmap(matrix: pd.DataFrame) -> go.Figure:
-    fig = _heatmap(matrix, ".0f", "Blues", "spans")
-    fig.update_xaxes(title_text="Korean category of the span (Kiwi morphemes)")
-    fig.update_yaxes(title_text="MQM category")
-    return base_layout(fig, 200 + 34 * len(matrix), "Error spans: MQM category × Korean category", legend=False)
+    return _heatmap(matrix, ".0f", "Blues", "spans", ("Korean category of the span (Kiwi morphemes)", "MQM category"),
+                    200 + 34 * len(matrix), "Error spans: MQM category × Korean category")
 
 
 def tracking_matrix(correlations: pd.DataFrame) -> pd.DataFrame:
@@ -66,11 +70,10 @@ def tracking_matrix(correlations: pd.DataFrame) -> pd.DataFrame:
 
 
 def tracking_heatmap(matrix: pd.DataFrame) -> go.Figure:
-    fig = _heatmap(matrix, ".2f", "RdBu", "r with −penalty", zmid=0.0)
-    fig.update_xaxes(title_text="MQM category (its penalty per segment, negated)")
-    fig.update_yaxes(title_text="metric @ token level")
-    return base_layout(fig, 200 + 30 * len(matrix), "Which errors each configuration tracks (Pearson, segment "
-                       "level; error rates sign-flipped)", legend=False)
+    return _heatmap(matrix, ".2f", "RdBu", "r with −penalty",
+                    ("MQM category (its penalty per segment, negated)", "metric @ token level"), 200 + 30 * len(matrix),
+                    "Which errors each configuration tracks (Pearson, segment level; error rates sign-flipped)",
+                    zmid=0.0)
 
 
 def tracking_lines(correlations: pd.DataFrame) -> list[str]:

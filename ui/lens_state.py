@@ -17,6 +17,7 @@ from korean_eval.config import EvalConfig
 from korean_eval.data import EvalSet
 from korean_eval.lens.perturb import KINDS
 from korean_eval.lens.run import LensResult, run_lens
+from korean_eval.report import to_csv_bytes
 from ui import state
 from ui.state import _Store
 from ui.widgets import input_error
@@ -26,6 +27,11 @@ MAX_RESULTS = 3
 
 @st.cache_resource(show_spinner=False)
 def _store() -> _Store:
+    return _Store(MAX_RESULTS)
+
+
+@st.cache_resource(show_spinner=False)
+def _files_store() -> _Store:
     return _Store(MAX_RESULTS)
 
 
@@ -59,3 +65,15 @@ def lens_result(evalset: EvalSet, config: EvalConfig) -> LensResult | None:
     bar.empty()
     store.put(key, result)
     return result
+
+
+def table_files(evalset: EvalSet, config: EvalConfig, result: LensResult) -> dict[str, bytes]:
+    """``result.tables()`` as CSV bytes (:func:`korean_eval.report.to_csv_bytes`, the files of ``profile --out``),
+    made once per result of :func:`lens_result` (same key) rather than on every rerun of the page."""
+    key = lens_key(evalset, config, bool(config.levels and config.metrics))
+    store = _files_store()
+    hit = store.get(key)
+    if hit is None:
+        hit = {name: to_csv_bytes(frame) for name, frame in result.tables().items()}
+        store.put(key, hit)
+    return hit

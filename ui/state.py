@@ -4,7 +4,9 @@
 * Results are kept in a small in-process store keyed by ``EvalSet.content_hash()`` + ``EvalConfig.as_dict()``
   (+ the hash of a user-supplied SentencePiece model), shared by all sessions: switching pages or changing a display
   option (statistic, grouping, chart toggles) never recomputes; the backend's :class:`DiskCache` makes even a new
-  setting cheap for tokenisations and statistics seen before.
+  setting cheap for tokenisations and statistics seen before. Tables a page derives from the results only to draw
+  them (the correlation view, the score tables) are kept the same way (:func:`display_table`), so a rerun that
+  changes nothing in them does not build them again.
 * While computing, a progress bar follows the pipeline's ``progress(fraction, message)`` callback.
 """
 
@@ -14,9 +16,10 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -35,6 +38,7 @@ SETTINGS_KEY = "ke_settings"
 TARGET_KEY = "ke_target_page"
 SAMPLE_LABEL = "bundled sample"
 MAX_RESULTS = 6
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -395,6 +399,24 @@ def ranking_view(ctx: Context, metric: str, human_test: str):
 
     configs = [k for k in ctx.results.segment_matrices if k[1] == metric]
     return sp.ranking_view(ctx.results, pairs=system_pairs(ctx, metric, human_test), configs=configs)
+
+
+@st.cache_resource(show_spinner=False)
+def _display_store() -> _Store:
+    return _Store(16 * MAX_RESULTS)
+
+
+def display_table(ctx: Context, kind: str, compute: Callable[[], T], *settings: object) -> T:
+    """``compute()``, a table a page derives from these results to draw them (never offered for download), once per
+    results and ``settings`` rather than on every rerun: the same object is handed to every rerun and session holding
+    the same results, so a caller copies before it changes anything."""
+    key = _stats_key(ctx, kind, *settings)
+    store = _display_store()
+    hit = store.get(key)
+    if hit is None:
+        hit = compute()
+        store.put(key, hit)
+    return hit
 
 
 def cached_table(ctx: Context, kind: str, message: str, compute):

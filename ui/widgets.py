@@ -92,15 +92,17 @@ def fit_table(
     st.table(styler, height=height or "content")
 
 
-def csv_button(frame: pd.DataFrame, file_name: str, label: str | None = None, key: str | None = None) -> None:
-    """A download button of ``frame`` as CSV; a 0-row table gets a caption instead (nothing to download)."""
+def csv_button(frame: pd.DataFrame, file_name: str, label: str | None = None, key: str | None = None,
+               data: bytes | None = None) -> None:
+    """A download button of ``frame`` as CSV (``data``: its bytes when made already, :func:`to_csv_bytes`); a 0-row
+    table gets a caption instead (nothing to download)."""
     file_name = safe_file_name(file_name)
     if frame.empty:
         st.caption(f"{md_escape(file_name)}: no rows, nothing to download.")
         return
     st.download_button(
         label or f"{file_name} ({len(frame):,} rows)",
-        data=to_csv_bytes(frame),
+        data=to_csv_bytes(frame) if data is None else data,
         file_name=file_name,
         mime="text/csv",
         key=key or f"dl_{file_name}",
