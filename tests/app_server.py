@@ -113,25 +113,39 @@ def wait_healthy(url: str, proc: subprocess.Popen, seconds: float, log_text: Cal
     raise TimeoutError(f"the server did not answer within {seconds} s:\n{log_text()[-3000:]}")
 
 
+#: Streamlit options of the servers the browser tests drive (``AppServer(..., options=BROWSER_TEST_OPTIONS)``): two
+#: pieces of Streamlit's housekeeping that change nothing a page shows and cost a quarter of such a server's CPU
+#: (tests/test_e2e_scale.py's server: 21 CPU-s with them, 16 without). No file watcher: without the ``watchdog``
+#: package Streamlit polls every source file every 0.2 s and walks ``sys.modules`` after every run, to offer a rerun
+#: when a file changes; nothing edits the sources during a test. No full garbage collection after every script run
+#: (``runner.postScriptGC``, which only returns memory sooner; Python's own collector still runs). The process-level
+#: tests and the memory benchmark keep Streamlit's defaults.
+BROWSER_TEST_OPTIONS = {"server.fileWatcherType": "none", "runner.postScriptGC": "false"}
+
+
 class AppServer:
-    """``streamlit run app.py`` in its own process group; stdout and stderr go to files in ``tmp``.
+    """``streamlit run app.py`` in its own process group; stdout and stderr go to files in ``tmp``; ``options``:
+    further Streamlit options (name → value, e.g. :data:`BROWSER_TEST_OPTIONS`).
 
     Used as a context manager: on leaving, every process of the group is killed (SIGKILL) and the server reaped.
     """
 
-    def __init__(self, tmp: Path, env: dict[str, str] | None = None, startup_seconds: float = 60):
+    def __init__(self, tmp: Path, env: dict[str, str] | None = None, startup_seconds: float = 60,
+                 options: dict[str, str] | None = None):
         self.tmp = tmp
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "KOREAN_EVAL_CACHE_DIR": str(tmp / "cache"), **(env or {})}
         self.startup_seconds = startup_seconds
+        self.options = {"server.headless": "true", "server.port": str(self.port),
+                        "browser.gatherUsageStats": "false", **(options or {})}
         self.proc: subprocess.Popen | None = None
 
     def __enter__(self) -> AppServer:
+        flags = [part for name, value in self.options.items() for part in (f"--{name}", value)]
         with open(self.tmp / "stdout.log", "wb") as out, open(self.tmp / "stderr.log", "wb") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                 "--server.port", str(self.port), "--browser.gatherUsageStats", "false"],
+                [sys.executable, "-m", "streamlit", "run", "app.py", *flags],
                 cwd=ROOT, env=self.env, stdout=out, stderr=err, start_new_session=True,
             )
         try:

@@ -20,9 +20,10 @@ import pytest
 
 from tests.app_server import chromium_page, idle, settle, upload
 from tests.large_evaluation import LAYOUT_SEGMENTS, write_large_evaluation
-from tests.test_e2e_browser import NO_EXCEPTION, server  # noqa: F401 - the app server fixture (one per module)
+from tests.test_e2e_browser import NO_EXCEPTION
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ("tests.browser_server",)  # the fixture ``server``: one dashboard server per pytest process
 
 #: Segments per system: LAYOUT_SEGMENTS (the tables' widths depend on the systems, levels and metrics, not on the
 #: segments), 500 for the README's screenshot (its numbers are those of 20 systems × 500 segments); any count through
@@ -107,7 +108,7 @@ def large_csv(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def browser_page(server):  # noqa: F811
+def browser_page(server):
     with chromium_page(1280, 800, 240_000) as pg:
         yield pg
 
@@ -210,7 +211,7 @@ def _readme_screenshot(pg, path: str) -> None:
     pg.screenshot(path=path)
 
 
-def test_every_page_fits_at_1280_and_1920(server, browser_page, large_csv, tmp_path):  # noqa: F811
+def test_every_page_fits_at_1280_and_1920(server, browser_page, large_csv, tmp_path):
     pg = browser_page
     _load_large(pg, server, large_csv)
     assert pg.get_by_text(f"20 systems × {SEGMENTS} segments").count() >= 1
