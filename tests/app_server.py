@@ -333,7 +333,8 @@ _RUN_ENDED_JS = """([start, timeout]) => new Promise(resolve => {
 def idle(page, seconds: float = 120) -> None:
     """Wait until the script run an action started has finished (:data:`_RUN_ENDED_JS`: at once when it has
     already ended, else a run is waited for up to 500 ms after the action, then to its end), for at most
-    ``seconds`` (Playwright ``page``)."""
+    ``seconds`` (Playwright ``page``). Call it after every action that starts a run: a run nobody waited for would
+    end the next wait at once."""
     if not page.evaluate(_RUN_ENDED_JS, [500, seconds * 1000]):
         raise TimeoutError(f"the script run did not end within {seconds} s")
 

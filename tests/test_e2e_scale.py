@@ -163,21 +163,23 @@ def _pressed(sidebar, name: str) -> bool:
     return sidebar.get_by_role("button", name=name, exact=True).first.get_attribute("aria-pressed") == "true"
 
 
+def _pill(sidebar, name: str, on: bool) -> None:
+    """Switch a sidebar pill (or multi-select segmented control) button on or off, and wait for its run."""
+    if _pressed(sidebar, name) != on:
+        sidebar.get_by_role("button", name=name, exact=True).first.click()
+        idle(sidebar.page)
+
+
 def _choose_settings(pg) -> None:
-    """Sidebar: the default levels plus :data:`EXTRA_LEVELS`; of the metrics only :data:`METRICS`. The metric pills
-    are clicked one after the other, each click asking for a run with every pill's state (a run under way stops
-    for the newest): one wait for the last run, then every pill is checked."""
+    """Sidebar: the default levels plus :data:`EXTRA_LEVELS`; of the metrics only :data:`METRICS` (each pill
+    clicked once the previous click's run has ended, so that every run starts from the state the test has seen)."""
     sidebar = pg.locator('[data-testid="stSidebar"]')
     for level in EXTRA_LEVELS:
         sidebar.locator("label").filter(has_text=re.compile(f"^{re.escape(level)}$")).click()
         idle(pg)
-    if not _pressed(sidebar, "extended"):
-        sidebar.get_by_role("button", name="extended", exact=True).first.click()
-        idle(pg)
+    _pill(sidebar, "extended", True)
     for name in ALL_METRICS:
-        if _pressed(sidebar, name) != (name in METRICS):
-            sidebar.get_by_role("button", name=name, exact=True).first.click()
-    idle(pg)
+        _pill(sidebar, name, name in METRICS)
     assert [name for name in ALL_METRICS if _pressed(sidebar, name)] == list(METRICS)
 
 
