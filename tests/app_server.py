@@ -113,25 +113,39 @@ def wait_healthy(url: str, proc: subprocess.Popen, seconds: float, log_text: Cal
     raise TimeoutError(f"the server did not answer within {seconds} s:\n{log_text()[-3000:]}")
 
 
+#: Streamlit options of the servers the browser tests drive (``AppServer(..., options=BROWSER_TEST_OPTIONS)``): two
+#: pieces of Streamlit's housekeeping that change nothing a page shows and cost a quarter of such a server's CPU
+#: (tests/test_e2e_scale.py's server: 21 CPU-s with them, 16 without). No file watcher: without the ``watchdog``
+#: package Streamlit polls every source file every 0.2 s and walks ``sys.modules`` after every run, to offer a rerun
+#: when a file changes; nothing edits the sources during a test. No full garbage collection after every script run
+#: (``runner.postScriptGC``, which only returns memory sooner; Python's own collector still runs). The process-level
+#: tests and the memory benchmark keep Streamlit's defaults.
+BROWSER_TEST_OPTIONS = {"server.fileWatcherType": "none", "runner.postScriptGC": "false"}
+
+
 class AppServer:
-    """``streamlit run app.py`` in its own process group; stdout and stderr go to files in ``tmp``.
+    """``streamlit run app.py`` in its own process group; stdout and stderr go to files in ``tmp``; ``options``:
+    further Streamlit options (name → value, e.g. :data:`BROWSER_TEST_OPTIONS`).
 
     Used as a context manager: on leaving, every process of the group is killed (SIGKILL) and the server reaped.
     """
 
-    def __init__(self, tmp: Path, env: dict[str, str] | None = None, startup_seconds: float = 60):
+    def __init__(self, tmp: Path, env: dict[str, str] | None = None, startup_seconds: float = 60,
+                 options: dict[str, str] | None = None):
         self.tmp = tmp
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "KOREAN_EVAL_CACHE_DIR": str(tmp / "cache"), **(env or {})}
         self.startup_seconds = startup_seconds
+        self.options = {"server.headless": "true", "server.port": str(self.port),
+                        "browser.gatherUsageStats": "false", **(options or {})}
         self.proc: subprocess.Popen | None = None
 
     def __enter__(self) -> AppServer:
+        flags = [part for name, value in self.options.items() for part in (f"--{name}", value)]
         with open(self.tmp / "stdout.log", "wb") as out, open(self.tmp / "stderr.log", "wb") as err:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                 "--server.port", str(self.port), "--browser.gatherUsageStats", "false"],
+                [sys.executable, "-m", "streamlit", "run", "app.py", *flags],
                 cwd=ROOT, env=self.env, stdout=out, stderr=err, start_new_session=True,
             )
         try:
@@ -253,12 +267,14 @@ def require_chromium() -> None:
 @contextmanager
 def chromium_page(width: int, height: int, timeout_ms: float) -> Iterator:
     """A Playwright page in Debian's headless Chromium (:data:`CHROMIUM_ARGS`), viewport ``width`` × ``height``
-    at scale 1, every wait bounded by ``timeout_ms``; closed with its browser afterwards."""
+    at scale 1, every wait bounded by ``timeout_ms``, script runs counted (:data:`RUN_COUNTER_JS`); closed with its
+    browser afterwards."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1)
+        context.add_init_script(RUN_COUNTER_JS)
         page = context.new_page()
         page.set_default_timeout(timeout_ms)
         try:
@@ -268,27 +284,45 @@ def chromium_page(width: int, height: int, timeout_ms: float) -> Iterator:
             browser.close()
 
 
-#: In-page function: whether a script run is under way. Streamlit's frontend states the run in
-#: ``data-test-script-state`` on ``[data-testid="stApp"]`` (``running`` from the server's "run started" message,
-#: ``notRunning`` at its end; ``initial`` before the first); its status widget, by contrast, appears only after
-#: 500 ms of running.
+#: Streamlit's frontend states a script run in ``data-test-script-state`` on ``[data-testid="stApp"]``: ``running``
+#: from the server's "run started" message, ``notRunning`` at its end, ``initial`` before the first; these values
+#: mean a run is under way or about to be (its status widget, by contrast, appears only after 500 ms of running).
+_BUSY_STATES = "['running', 'rerunRequested', 'stopRequested', 'initial']"
+
+#: In-page function: whether a script run is under way (:data:`_BUSY_STATES`).
 _BUSY_JS = """const busy = () => {
     const app = document.querySelector('[data-testid="stApp"]');
-    const state = app ? app.getAttribute('data-test-script-state') : 'initial';
-    return ['running', 'rerunRequested', 'stopRequested', 'initial'].includes(state);
-  };"""
+    return BUSY_STATES.includes(app ? app.getAttribute('data-test-script-state') : 'initial');
+  };""".replace("BUSY_STATES", _BUSY_STATES)
 
-#: In-page wait (a Promise) for the end of the script run an action started: resolves ``true`` once a run was seen
-#: (:data:`_BUSY_JS`) and has ended, or when none started within ``start`` ms (an action that runs no script);
-#: ``false`` after ``timeout`` ms.
+#: Init script of every page :func:`chromium_page` opens: counts the script runs that ended (``window.__keRuns.ended``:
+#: the run state went from busy, :data:`_BUSY_STATES`, to not), seen by a MutationObserver, which misses no change
+#: however short the run; :func:`idle` counts the runs it has waited for in ``window.__keRuns.waited``.
+RUN_COUNTER_JS = """(() => {
+  const runs = window.__keRuns = {ended: 0, waited: 0};
+  const attr = 'data-test-script-state';
+  new MutationObserver(records => records.forEach((record, i) => {
+    const after = i + 1 < records.length ? records[i + 1].oldValue : record.target.getAttribute(attr);
+    if (BUSY_STATES.includes(record.oldValue ?? 'initial') && !BUSY_STATES.includes(after)) runs.ended++;
+  })).observe(document, {subtree: true, attributes: true, attributeFilter: [attr], attributeOldValue: true});
+})();""".replace("BUSY_STATES", _BUSY_STATES)
+
+#: In-page wait (a Promise) for the end of the script run an action started: resolves ``true`` once no run is under
+#: way (:data:`_BUSY_JS`) after a run was seen, or after a run ended since the previous wait (a run that ended
+#: before this wait began: :data:`RUN_COUNTER_JS`, where the page has it), or when none started within ``start`` ms
+#: (an action that runs no script); ``false`` after ``timeout`` ms.
 _RUN_ENDED_JS = """([start, timeout]) => new Promise(resolve => {
   BUSY
+  const runs = window.__keRuns;
   const t0 = performance.now();
   let seen = false;
   const check = () => {
     const elapsed = performance.now() - t0;
     if (busy()) seen = true;
-    else if (seen || elapsed >= start) return resolve(true);
+    else if (seen || elapsed >= start || (runs && runs.ended > runs.waited)) {
+      if (runs) runs.waited = runs.ended;
+      return resolve(true);
+    }
     if (elapsed >= timeout) return resolve(false);
     requestAnimationFrame(check);
   };
@@ -297,8 +331,10 @@ _RUN_ENDED_JS = """([start, timeout]) => new Promise(resolve => {
 
 
 def idle(page, seconds: float = 120) -> None:
-    """Wait until the script run an action started has finished (:data:`_RUN_ENDED_JS`: a run is waited for up to
-    500 ms after the action, then to its end), for at most ``seconds`` (Playwright ``page``)."""
+    """Wait until the script run an action started has finished (:data:`_RUN_ENDED_JS`: at once when it has
+    already ended, else a run is waited for up to 500 ms after the action, then to its end), for at most
+    ``seconds`` (Playwright ``page``). Call it after every action that starts a run: a run nobody waited for would
+    end the next wait at once."""
     if not page.evaluate(_RUN_ENDED_JS, [500, seconds * 1000]):
         raise TimeoutError(f"the script run did not end within {seconds} s")
 

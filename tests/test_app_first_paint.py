@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, require_chromium, watch_first_paint
+from tests.app_server import (
+    BROWSER_TEST_OPTIONS,
+    AppServer,
+    chromium_page,
+    require_chromium,
+    watch_first_paint,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -20,12 +26,8 @@ TITLES = ["Correlations", "Scores & rankings", "Segments", "Tokens", "Korean len
 
 def test_a_fresh_server_shows_the_real_navigation_from_the_first_paint(tmp_path):
     require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with AppServer(tmp_path) as server, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        seen = [state for _, state in watch_first_paint(browser.new_page(), server.url, "Token levels")]
-        browser.close()
+    with AppServer(tmp_path, options=BROWSER_TEST_OPTIONS) as server, chromium_page(1280, 800, 120_000) as page:
+        seen = [state for _, state in watch_first_paint(page, server.url, "Token levels")]
     assert seen[-1]["done"], "the sidebar's settings never arrived"
     assert not [s["fileList"] for s in seen if s["fileList"]], "Streamlit's list of page files was shown"
     navs = [s["topNav"] for s in seen if s["topNav"]]

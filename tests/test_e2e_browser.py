@@ -14,19 +14,13 @@ from pathlib import Path
 import pytest
 
 from korean_eval.sample import sample_files
-from tests.app_server import AppServer, chromium_page, idle, require_chromium, settle, upload
+from tests.app_server import chromium_page, idle, settle, upload
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ("tests.browser_server",)  # the fixture ``server``: one dashboard server per pytest process
 
 BARS = ".js-plotly-plot .barlayer .point path"
 NO_EXCEPTION = '[data-testid="stException"]'
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    require_chromium()
-    with AppServer(tmp_path_factory.mktemp("e2e")) as app:
-        yield app.url
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +49,7 @@ def _shot(pg, folder: Path, name: str, height: int = 1800) -> Path:
 
 def test_upload_sample_files_then_correlation_bars_are_drawn(server, page, artifacts):
     files = sample_files()
-    # A link straight to a page on a freshly started server still arrives with the shared sidebar.
+    # A link straight to a page arrives with the shared sidebar (on a fresh server too: tests/browser_server.py).
     page.goto(f"{server}/data")
     page.get_by_role("heading", name="Data", exact=True).wait_for()
     page.get_by_text("Token levels").wait_for()

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer, idle, require_chromium, upload
+from tests.app_server import chromium_page, idle, upload
 from tests.make_mtme_fixture import LP, texts
 from tests.make_spans_fixture import RATERS, rating_lines
-from tests.test_e2e_browser import BARS, NO_EXCEPTION, _shot, artifacts  # noqa: F401, F811 - a fixture
+from tests.test_e2e_browser import BARS, NO_EXCEPTION, _shot, artifacts  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ("tests.browser_server",)  # the fixture ``server``: one dashboard server per pytest process
 
 
 def _files(folder: Path) -> dict[str, list[Path]]:
@@ -32,16 +33,10 @@ def _files(folder: Path) -> dict[str, list[Path]]:
     return {"ref": [folder / "ref.txt"], "systems": systems, "ratings": ratings}
 
 
-def test_the_ceiling_line_is_drawn_in_the_browser(tmp_path_factory, artifacts):  # noqa: F811
-    from playwright.sync_api import sync_playwright
-
-    require_chromium()
+def test_the_ceiling_line_is_drawn_in_the_browser(server, tmp_path_factory, artifacts):  # noqa: F811
     files = _files(tmp_path_factory.mktemp("mqm-files"))
-    with AppServer(tmp_path_factory.mktemp("e2e-mqm")) as app, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
-        page.set_default_timeout(180_000)
-        page.goto(f"{app.url}/data")
+    with chromium_page(1500, 1100, 180_000) as page:
+        page.goto(f"{server}/data")
         page.get_by_role("heading", name="Data", exact=True).wait_for()
         idle(page)
         upload(page, "Reference file(s)", files["ref"])
@@ -74,4 +69,3 @@ def test_the_ceiling_line_is_drawn_in_the_browser(tmp_path_factory, artifacts): 
         assert heatmaps.count() >= 2
         shot = _shot(page, artifacts, "lens-mqm-spans", 2600)
         assert shot.stat().st_size > 50_000
-        browser.close()

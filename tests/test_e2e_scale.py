@@ -1,9 +1,9 @@
 """The dashboard at scale in a real browser: 20 systems × :data:`~tests.large_evaluation.LAYOUT_SEGMENTS` segments
 (``tests/large_evaluation.py``; 500 when writing the README's screenshot) uploaded as one long table through the Data
 page, six token levels × BLEU, chrF++, TER and EED; every page (each tab of the Korean
-lens, every expander open, the significance matrix computed) screenshotted at 1280 × 800 and 1920 × 1080 (the whole
-page), and no table, data grid, download button or card may be wider than its box (in the page:
-``scrollWidth <= clientWidth + 1``).
+lens, every expander open, the significance matrix computed) screenshotted whole at 1280 and 1920 px wide, where no
+table, data grid, download button or card may be wider than its box (in the page: ``scrollWidth <= clientWidth +
+1``), and at 1280 px no chart's label may be cut at its edge or overlap another.
 
 Screenshots go to the test's temporary directory. ``KOREAN_EVAL_WRITE_SCREENSHOT=<path>`` also writes the
 Correlations page at 1280 px wide to ``<path>`` (the README's ``docs/screenshot-correlations.png``). Needs
@@ -20,16 +20,24 @@ import pytest
 
 from tests.app_server import chromium_page, idle, settle, upload
 from tests.large_evaluation import LAYOUT_SEGMENTS, write_large_evaluation
-from tests.test_e2e_browser import NO_EXCEPTION, server  # noqa: F401 - the app server fixture (one per module)
+from tests.test_e2e_browser import NO_EXCEPTION
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ("tests.browser_server",)  # the fixture ``server``: one dashboard server per pytest process
 
 #: Segments per system: LAYOUT_SEGMENTS (the tables' widths depend on the systems, levels and metrics, not on the
 #: segments), 500 for the README's screenshot (its numbers are those of 20 systems × 500 segments); any count through
 #: KOREAN_EVAL_E2E_SEGMENTS.
 SEGMENTS = int(os.environ.get("KOREAN_EVAL_E2E_SEGMENTS",
                               500 if os.environ.get("KOREAN_EVAL_WRITE_SCREENSHOT") else LAYOUT_SEGMENTS))
-SIZES = {"1280": (1280, 800), "1920": (1920, 1080)}
+#: Widths checked, px. Each view is read with the whole page in view and photographed at once (Streamlit scrolls
+#: inside its own container, not the document, so the viewport is made as tall as the page, at most
+#: :data:`MAX_HEIGHT` px). Playwright's headless Chromium hides scrollbars (``--hide-scrollbars``), so no box's width
+#: depends on the viewport's height: what is read there is what a 1280 × 800 or 1920 × 1080 window lays out. The
+#: viewport only grows (a shorter page is photographed from the top), as a resize costs Chromium more the taller it
+#: is (to 8,000 px 0.1 s, to 16,000 px 0.6-1 s).
+WIDTHS = (1280, 1920)
+MAX_HEIGHT = 16_000
 #: Levels added to the default ones (word, mecab, kiwi, char, jamo) and metrics chosen in the sidebar: the widest
 #: tables (one column per level) and long metric names, at a cost that keeps the test within a few minutes.
 EXTRA_LEVELS = ("spm",)
@@ -95,9 +103,10 @@ PLOT_TEXT_JS = r"""() => {
   }
   return out;
 }"""
-MAIN_HEIGHT_JS = """() => {
+CONTENT_HEIGHT_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
-  return Math.max(main ? main.scrollHeight : 0, document.documentElement.scrollHeight);
+  const block = document.querySelector('[data-testid="stMainBlockContainer"]');
+  return Math.ceil(block.getBoundingClientRect().bottom + main.scrollTop);
 }"""
 
 
@@ -107,50 +116,63 @@ def large_csv(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def browser_page(server):  # noqa: F811
-    with chromium_page(1280, 800, 240_000) as pg:
+def browser_page(server):
+    with chromium_page(WIDTHS[0], 800, 240_000) as pg:
         yield pg
 
 
-def _full_page_shot(pg, path: Path, width: int, height: int) -> list[str]:
-    """Screenshot of the whole page at ``width`` (Streamlit scrolls inside its own container, so the viewport is
-    made as tall as the content) and the overflows found at that width; at 1280 px also the charts' cut or
-    overlapping labels (:data:`PLOT_TEXT_JS`). A new viewport runs no script: each size is read once the layout
-    has settled (:func:`tests.app_server.settle`)."""
-    pg.set_viewport_size({"width": width, "height": height})
-    settle(pg)
-    overflows = pg.evaluate(OVERFLOWS_JS)
-    full = max(height, int(pg.evaluate(MAIN_HEIGHT_JS)))
-    pg.set_viewport_size({"width": width, "height": min(full, 16_000)})
-    settle(pg)
-    overflows += pg.evaluate(OVERFLOWS_JS)
-    if width == 1280:
-        overflows += pg.evaluate(PLOT_TEXT_JS)
-    pg.screenshot(path=str(path))
-    pg.set_viewport_size({"width": width, "height": height})
-    return sorted(set(overflows))
+def _check_view(pg, view: str, folder: Path) -> dict[str, list[str]]:
+    """The open view at each of :data:`WIDTHS`, the viewport's own width first (so that a view costs one change of
+    width): the overflows found there (:data:`OVERFLOWS_JS`), at 1280 px also the charts' cut or overlapping labels
+    (:data:`PLOT_TEXT_JS`), and a screenshot of the whole page, ``folder / f"{view}-{width}.png"``. A new viewport
+    runs no script: each size is read once the layout has settled (:func:`tests.app_server.settle`)."""
+    problems: dict[str, list[str]] = {}
+    for width in sorted(WIDTHS, key=lambda w: w != pg.viewport_size["width"]):
+        if width != pg.viewport_size["width"]:
+            pg.set_viewport_size({"width": width, "height": pg.viewport_size["height"]})
+        settle(pg)
+        height = int(pg.evaluate(CONTENT_HEIGHT_JS))
+        if pg.viewport_size["height"] < min(height, MAX_HEIGHT):
+            pg.set_viewport_size({"width": width, "height": min(height, MAX_HEIGHT)})
+            settle(pg)
+        found = pg.evaluate(OVERFLOWS_JS) + (pg.evaluate(PLOT_TEXT_JS) if width == 1280 else [])
+        shot = folder / f"{view}-{width}.png"
+        pg.screenshot(path=str(shot), clip={"x": 0, "y": 0, "width": width,
+                                             "height": min(height, pg.viewport_size["height"])})
+        assert shot.stat().st_size > 20_000
+        assert pg.locator(NO_EXCEPTION).count() == 0, (view, width)
+        if found:
+            problems[f"{view} at {width}"] = sorted(set(found))
+    return problems
 
 
 def _open_expanders(pg) -> None:
-    """Open every collapsed expander in view (their tables must fit too; those in hidden tabs wait for their tab)."""
+    """Open every collapsed expander in view (their tables must fit too; those in hidden tabs wait for their tab),
+    each once the previous one is open (the layout is left to settle by :func:`_check_view`)."""
     closed = pg.locator('[data-testid="stExpander"] details:not([open]) > summary:visible')
     for _ in range(20):
         if not closed.count():
             break
+        details = closed.first.locator("xpath=..").element_handle()
         closed.first.click()
-        settle(pg)
+        pg.wait_for_function("details => details.open", arg=details)
+
+
+def _pressed(sidebar, name: str) -> bool:
+    """Whether a sidebar pill (or multi-select segmented control) button is on."""
+    return sidebar.get_by_role("button", name=name, exact=True).first.get_attribute("aria-pressed") == "true"
 
 
 def _pill(sidebar, name: str, on: bool) -> None:
-    """Switch a sidebar pill (or multi-select segmented control) button on or off."""
-    button = sidebar.get_by_role("button", name=name, exact=True).first
-    if (button.get_attribute("aria-pressed") == "true") != on:
-        button.click()
-        idle(button.page)
+    """Switch a sidebar pill (or multi-select segmented control) button on or off, and wait for its run."""
+    if _pressed(sidebar, name) != on:
+        sidebar.get_by_role("button", name=name, exact=True).first.click()
+        idle(sidebar.page)
 
 
 def _choose_settings(pg) -> None:
-    """Sidebar: the default levels plus :data:`EXTRA_LEVELS`; of the metrics only :data:`METRICS`."""
+    """Sidebar: the default levels plus :data:`EXTRA_LEVELS`; of the metrics only :data:`METRICS` (each pill
+    clicked once the previous click's run has ended, so that every run starts from the state the test has seen)."""
     sidebar = pg.locator('[data-testid="stSidebar"]')
     for level in EXTRA_LEVELS:
         sidebar.locator("label").filter(has_text=re.compile(f"^{re.escape(level)}$")).click()
@@ -158,6 +180,7 @@ def _choose_settings(pg) -> None:
     _pill(sidebar, "extended", True)
     for name in ALL_METRICS:
         _pill(sidebar, name, name in METRICS)
+    assert [name for name in ALL_METRICS if _pressed(sidebar, name)] == list(METRICS)
 
 
 def _load_large(pg, server_url: str, csv: Path) -> None:
@@ -205,12 +228,11 @@ def _readme_screenshot(pg, path: str) -> None:
     README's picture."""
     pg.set_viewport_size({"width": 1280, "height": 1350})
     pg.evaluate("() => document.querySelectorAll('[data-testid^=\"stSidebar\"]').forEach(e => e.scrollTo(0, 0))")
-    pg.wait_for_timeout(700)
-    idle(pg)
+    settle(pg)
     pg.screenshot(path=path)
 
 
-def test_every_page_fits_at_1280_and_1920(server, browser_page, large_csv, tmp_path):  # noqa: F811
+def test_every_page_fits_at_1280_and_1920(server, browser_page, large_csv, tmp_path):
     pg = browser_page
     _load_large(pg, server, large_csv)
     assert pg.get_by_text(f"20 systems × {SEGMENTS} segments").count() >= 1
@@ -227,14 +249,8 @@ def test_every_page_fits_at_1280_and_1920(server, browser_page, large_csv, tmp_p
             view = name
             if tab is not None:
                 pg.get_by_role("tab", name=tab, exact=True).click()
-                settle(pg)
+                pg.get_by_role("tab", name=tab, exact=True, selected=True).wait_for()  # its panel shown
                 _open_expanders(pg)
                 view = f"{name}-{re.sub(r'[^a-z]+', '-', tab.lower()).strip('-')}"
-            for size, (width, height) in SIZES.items():
-                shot = tmp_path / f"{view}-{size}.png"
-                found = _full_page_shot(pg, shot, width, height)
-                assert shot.stat().st_size > 20_000
-                assert pg.locator(NO_EXCEPTION).count() == 0, (view, size)
-                if found:
-                    problems[f"{view} at {size}"] = found
+            problems.update(_check_view(pg, view, tmp_path))
     assert not problems, problems
