@@ -19,8 +19,8 @@ import pandas as pd
 
 from korean_eval.metaeval.comparisons import (
     PairCorrelations,
+    PairCorrelator,
     cluster_order,
-    pair_correlations,
     rank_clusters,
     williams_test,
 )
@@ -44,7 +44,7 @@ from korean_eval.metaeval.names import (
     grouping_used,
     is_grouped,
 )
-from korean_eval.metaeval.permutation import PermutationDeltas, deltas_of_test
+from korean_eval.metaeval.permutation import PermutationDeltas, deltas_of_test, system_permutation_deltas
 from korean_eval.metaeval.threads import map_threads
 from korean_eval.results import Results
 
@@ -77,6 +77,38 @@ class _PairTests(NamedTuple):
 
     correlations: PairCorrelations
     permutation: dict[str, PermutationDeltas]
+
+
+class _PermutationRun(NamedTuple):
+    """The permutation tests of one :func:`significance_table` (``tests``: those of its tests that permute) with
+    everything they share."""
+
+    tests: list[str]
+    scores: Mapping[Key, np.ndarray]
+    human: np.ndarray
+    statistic: str
+    granularity: str
+    grouping: str
+    n_permutations: int
+    seed: int
+
+    def deltas(self, pairs: Sequence[tuple[Key, Key]], jobs: int | None) -> list[dict[str, PermutationDeltas]]:
+        """Per pair, test → its :class:`~korean_eval.metaeval.permutation.PermutationDeltas`. At the system level
+        every pair in one :func:`~korean_eval.metaeval.permutation.system_permutation_deltas` call (both tests swap
+        whole systems there: the same deltas); else pair by pair on ``jobs`` threads."""
+        if self.granularity == "system" and self.tests:
+            found = system_permutation_deltas([(self.scores[x], self.scores[y]) for x, y in pairs], self.human,
+                                              self.statistic, self.n_permutations, self.seed)
+            return [dict.fromkeys(self.tests, one) for one in found]
+        return map_threads(self._one_pair, pairs, jobs)
+
+    def _one_pair(self, pair: tuple[Key, Key]) -> dict[str, PermutationDeltas]:
+        a, b = self.scores[pair[0]], self.scores[pair[1]]
+        return {
+            test: deltas_of_test(test, a, b, self.human, self.statistic, self.granularity, self.grouping,
+                                 self.n_permutations, self.seed)
+            for test in self.tests
+        }
 
 
 def _fmt_sign(sign: float) -> str:
@@ -146,21 +178,17 @@ def significance_table(
     data = {k: comparison_data(results, k, granularity) for k in keys}
     human = data[keys[0]][1]
 
-    def one_pair(pair: tuple[Key, Key]) -> _PairTests:
-        a, b = data[pair[0]][0], data[pair[1]][0]
-        perm = {
-            test: deltas_of_test(test, a, b, human, statistic, granularity, grouping, n_permutations, seed)
-            for test in tests
-            if test in PERMUTATION_TESTS
-        }
-        return _PairTests(pair_correlations(a, b, human, statistic, granularity, grouping), perm)
-
+    scores = {k: data[k][0] for k in keys}
+    correlator = PairCorrelator(scores, human, statistic, granularity, grouping)
+    permuted = _PermutationRun([t for t in tests if t in PERMUTATION_TESTS], scores, human, statistic, granularity,
+                               grouping, n_permutations, seed)
     tested = list(combinations(keys, 2)) if pairs is None else [(check_config(results, a), check_config(results, b))
                                                                for a, b in pairs]
     done: list[_PairTests] = []
     batch = max(1, len(tested) // PROGRESS_BATCHES) if progress is not None else max(1, len(tested))
     for start in range(0, len(tested), batch):
-        done += map_threads(one_pair, tested[start:start + batch], jobs)
+        chunk = tested[start:start + batch]
+        done += map(_PairTests, correlator(chunk), permuted.deltas(chunk, jobs))
         if progress is not None:
             progress(len(done) / len(tested), f"{len(done):,} of {len(tested):,} pairs of configurations tested")
     per_pair = dict(zip(tested, done, strict=True))
