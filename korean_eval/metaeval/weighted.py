@@ -160,6 +160,10 @@ def _pearson_fixed_points(x: np.ndarray, y: np.ndarray, counts: Counts, cols: np
     return pearson_fixed_points(x[None, :], y, counts, cols)[0]
 
 
+#: Moment sums (6 per point set and weight row) :func:`pearson_fixed_points` computes at once.
+_MOMENT_SUMS_PER_CHUNK = 1 << 18
+
+
 def pearson_fixed_points(xs: np.ndarray, y: np.ndarray, counts: Counts, cols: np.ndarray) -> np.ndarray:
     """Pearson r of finite point sets ``(xs[s], y)`` — ``xs`` ``(n_sets, n)``, all sharing ``y`` and ``cols`` — under
     every row of weights ``counts[:, cols]``: ``(n_sets, n_rows)``, row ``s`` computed as if alone, from weighted
@@ -179,6 +183,9 @@ def pearson_fixed_points(xs: np.ndarray, y: np.ndarray, counts: Counts, cols: np
     n_sets = xs.shape[0]
     if xs.shape[1] == 0:
         return np.full((n_sets, n_rows), np.nan)
+    step = max(1, _MOMENT_SUMS_PER_CHUNK // (6 * n_rows))  # sets per chunk: the sums of a chunk stay in cache
+    if n_sets > step:
+        return np.concatenate([pearson_fixed_points(xs[i:i + step], y, counts, cols) for i in range(0, n_sets, step)])
     xc, yc = xs - xs.mean(axis=1, keepdims=True), y - y.mean()
     feats = np.stack([np.ones_like(xc), xc, np.broadcast_to(yc, xc.shape), xc * yc, xc * xc,
                       np.broadcast_to(yc * yc, xc.shape)], axis=2)  # (n_sets, n, 6)
