@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import threading
 from collections.abc import Sequence
 
 from korean_eval.token_level import TokenLevel
@@ -41,14 +42,34 @@ class KonlpyLevel(TokenLevel):
 
     def _tokenize_batch(self, texts: Sequence[str]) -> list[list[str]]:
         tagger = _konlpy_tagger(self.analyzer)
-        return [self._morphs(tagger, t) for t in texts]
+        try:
+            return [self._morphs(tagger, t) for t in texts]
+        finally:
+            leave_jvm()
 
     @staticmethod
     def _morphs(tagger, text: str) -> list[str]:
         return tagger.morphs(text) if text.strip() else []
 
     def _tokenize_one(self, text: str) -> list[str]:
-        return self._morphs(_konlpy_tagger(self.analyzer), text)
+        try:
+            return self._morphs(_konlpy_tagger(self.analyzer), text)
+        finally:
+            leave_jvm()
+
+
+def leave_jvm() -> None:
+    """Detach the calling thread from KoNLPy's JVM unless it is the main thread.
+
+    JPype attaches every thread that calls Java, and the thread that starts the JVM stays attached; at the
+    interpreter's exit JPype destroys the JVM, which waits for every attached thread to leave — forever for a
+    thread that has ended (a Streamlit script thread, a worker thread), so the process never ended (measured: a
+    script analysing with Okt on a thread, and tests/test_app_scale.py, hung at exit in ``DestroyJavaVM``). A
+    detached thread is attached again by its next call."""
+    import jpype
+
+    if threading.current_thread() is not threading.main_thread() and jpype.isJVMStarted():
+        jpype.java.lang.Thread.detach()
 
 
 @functools.cache

@@ -8,13 +8,18 @@ lossless. A sentence an analyzer raises on falls back to whitespace tokens and i
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 
+@functools.cache
 def package_version(dist: str) -> str:
+    """The installed version of distribution ``dist`` (``"missing"`` when it is not installed), read once per process:
+    the code a process runs is the version it imported, and every level's and run's signature asks again (hundreds
+    of reads of the package metadata per evaluation otherwise)."""
     try:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:

@@ -1,6 +1,7 @@
 """The dashboard at scale (issue 13) through Streamlit's AppTest: a large evaluation — 20 systems with human scores
-(``tests/large_evaluation.py``, :data:`SEGMENTS` segments each), every available token level, every metric including
-the extended ones — loaded as the Data page loads a long table; every page runs clean,
+(``tests/large_evaluation.py``, :data:`SEGMENTS` segments each, the systems mixed from a strong and a weak system's
+outputs: ``shared_outputs``), every available token level, every metric including the extended ones — loaded as the
+Data page loads a long table; every page runs clean,
 and every chart labels every level and metric it draws (every category axis labelled in full: ``tickmode='array'``
 with every category, or one tick per bar; never Plotly's automatic thinning), with text of at least 11 px.
 
@@ -8,7 +9,10 @@ Scoring is the slow part: it happens once, in the module fixture's first page ru
 dir); every later run reads the in-process results store. Every available level is used except Kkma (KoNLPy), whose
 analyser needs about 0.17 s of CPU per sentence (measured: 167 ms on the project's 2-core machine, against 8–27 ms
 for Komoran, Hannanum and Okt), minutes for the table's distinct texts; it is labelled like every other level, and
-the charts are checked with nine levels × eleven metrics.
+the charts are checked with nine levels × eleven metrics. With ``shared_outputs`` a segment has at most 2 distinct
+hypotheses, not 20: the tokenisers see 59 distinct texts instead of 419 and the metrics score 39 distinct pairs
+instead of 400, while the 20 systems, their 400 (system, segment) points and every statistic and chart computed
+over them stay.
 
 What is checked depends on the systems, levels and metrics, not on the segments or the resamples
 (:data:`~tests.large_evaluation.LAYOUT_SEGMENTS` says why for the segments): :data:`SEGMENTS` is 20, fewer than the
@@ -63,7 +67,7 @@ def large_session(tmp_path_factory) -> Iterator[dict]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp / "cache"))
         mp.setattr(state, "N_RESAMPLES", RESAMPLES)
-        path = write_large_evaluation(tmp, segments=SEGMENTS)
+        path = write_large_evaluation(tmp, segments=SEGMENTS, shared_outputs=True)
         upload = Upload(path.name, path.read_bytes())
         guess = guess_table_roles(list(table_head(upload).columns))  # the Data page's prefill of the column pickers
         roles = TableRoles(guess["system"][0], guess["seg_id"], guess["hyp"][0], guess["ref"], None, guess["score"][0])

@@ -15,7 +15,7 @@ import pytest
 from korean_eval.metaeval import compare, intervals, tidy
 from korean_eval.metaeval import significance as sig
 from korean_eval.metaeval import system_pairs as sp
-from korean_eval.metaeval.comparisons import pair_correlations, rank_clusters, williams_test
+from korean_eval.metaeval.comparisons import PairCorrelator, pair_correlations, rank_clusters, williams_test
 from korean_eval.metaeval.configs import configurations, system_scores
 from korean_eval.metaeval.correlation import system_means
 from korean_eval.metaeval.names import GROUPINGS, STATISTICS, is_grouped
@@ -366,13 +366,13 @@ def test_pair_correlator_equals_pair_correlations_whatever_points_are_missing(
         if k >= 2:  # configurations 2, 3, 4 each miss their own points; 0 and 1 none
             values[rng.random(shape) < 0.15] = np.nan
         data[("word", f"m{k}")] = values
-    correlate = sig._PairCorrelator(data, human, statistic, granularity, grouping, need_r_ab)
-    for x, y in permutations(data, 2):
+    correlate = PairCorrelator(data, human, statistic, granularity, grouping, need_between=need_r_ab)
+    pairs = list(permutations(data, 2))
+    for (x, y), got in zip(pairs, correlate(pairs), strict=True):
         want = pair_correlations(data[x], data[y], human, statistic, granularity, grouping)
-        got = correlate(x, y)
         assert (got.r_a, got.r_b, got.n) == (want.r_a, want.r_b, want.n)
         assert got.r_ab == want.r_ab if need_r_ab else np.isnan(got.r_ab)
-    assert len({mask for _, mask in correlate.with_human}) > 1  # pairs with different points were met
+    assert len({mask for _, mask in correlate._with_human}) > 1  # pairs with different points were met
 
 
 def test_error_rate_metrics_are_compared_by_agreement(doc1: Results) -> None:

@@ -6,15 +6,15 @@ p-value convention: one-sided, "the first configuration correlates better" (a sm
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from scipy import stats as sps
 
-from korean_eval.metaeval.correlation import common_points, correlation
-from korean_eval.metaeval.names import is_grouped
+from korean_eval.metaeval.correlation import MIN_SYSTEMS, common_points, correlation, grouped_correlations
+from korean_eval.metaeval.names import computed_statistic, is_grouped
 from korean_eval.metaeval.permutation import permutation_deltas
 
 
@@ -87,6 +87,52 @@ def pair_correlations(
         correlation(a, b, statistic, granularity, grouping)[0],
         int(ok.sum()),
     )
+
+
+class PairCorrelator:
+    """:func:`pair_correlations` of many pairs of fixed configurations, each value identical, with less work.
+
+    ``scores``: configuration → its scores (as :func:`pair_correlations` takes them), all against ``human``. A
+    configuration's correlation with the humans depends only on it and the pair's common points, so it is computed
+    once per (configuration, common points) — by the same call — and reused by every pair sharing them. At the
+    system level ``r(a, b)`` of a batch of pairs is one :func:`~korean_eval.metaeval.correlation.
+    grouped_correlations` call (a row per pair, masked by its common points; each row's value is the per-pair
+    ``correlate``; NaN below :data:`~korean_eval.metaeval.correlation.MIN_SYSTEMS` as in ``system_correlation``); at
+    the segment level each pair's ``r(a, b)`` is :func:`~korean_eval.metaeval.correlation.correlation` as before.
+    ``need_between=False``: ``r(a, b)`` is not computed (NaN) — only the Williams test reads it."""
+
+    def __init__(
+        self, scores: Mapping[Hashable, np.ndarray], human: np.ndarray, statistic: str, granularity: str, grouping: str,
+        need_between: bool = True,
+    ) -> None:
+        self.scores, self.human, self.need_between = scores, human, need_between
+        self.statistic, self.granularity, self.grouping = statistic, granularity, grouping
+        self._with_human: dict[tuple[Hashable, bytes], float] = {}
+
+    def __call__(self, pairs: Sequence[tuple[Hashable, Hashable]]) -> list[PairCorrelations]:
+        """The :func:`pair_correlations` of each ``(a, b)`` in ``pairs``, in order."""
+        common = [common_points(self.scores[x], self.scores[y], self.human, self.granularity) for x, y in pairs]
+        r_ab = self._between(common) if self.need_between else [float("nan")] * len(common)
+        return [
+            PairCorrelations(self._r_human(x, a, h, ok), self._r_human(y, b, h, ok), r, int(ok.sum()))
+            for (x, y), (a, b, h, ok), r in zip(pairs, common, r_ab, strict=True)
+        ]
+
+    def _r_human(self, key: Hashable, values: np.ndarray, human: np.ndarray, ok: np.ndarray) -> float:
+        memo_key = (key, ok.tobytes())
+        if memo_key not in self._with_human:
+            self._with_human[memo_key] = correlation(values, human, self.statistic, self.granularity, self.grouping)[0]
+        return self._with_human[memo_key]
+
+    def _between(self, common: list[tuple[np.ndarray, ...]]) -> list[float]:
+        if self.granularity == "segment":
+            return [correlation(a, b, self.statistic, self.granularity, self.grouping)[0] for a, b, _, _ in common]
+        if not common:
+            return []
+        a, b, _, ok = (np.stack(parts) for parts in zip(*common, strict=True))
+        statistic = computed_statistic(self.statistic, self.granularity, self.grouping)
+        values = np.array(grouped_correlations(a, b, ok, statistic))
+        return [float(v) for v in np.where(ok.sum(axis=1) < MIN_SYSTEMS, np.nan, values)]
 
 
 @dataclass(frozen=True)

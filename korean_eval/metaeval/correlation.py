@@ -22,6 +22,7 @@ from scipy import stats as sps
 
 from korean_eval.metaeval.names import GRANULARITIES, GROUPINGS, STATISTICS, VECTOR_STATISTICS, check_choice
 from korean_eval.metaeval.pdp import pdp
+from korean_eval.metaeval.rank_rows import kendall_rows, spearman_rows
 
 #: Fewer systems than this give no system-level correlation: two points always correlate ±1.
 MIN_SYSTEMS = 3
@@ -142,20 +143,21 @@ def segment_correlation(
 # items across a handful of systems share a few hundred patterns. Bounded; cleared when full.
 _RANK_MEMO: dict[tuple[str, int, int, int], float] = {}
 _RANK_MEMO_MAX = 200_000
-_RANK_MEMO_MAX_N = 12  # longer groups rarely repeat a pattern: scipy is called per group
+_RANK_MEMO_MAX_N = 12  # longer groups rarely repeat a pattern: computed row-wise (korean_eval.metaeval.rank_rows)
 
 
 def grouped_correlations(m: np.ndarray, h: np.ndarray, k: np.ndarray, statistic: str) -> list[float]:
     """``[correlate(m[g][k[g]], h[g][k[g]], statistic) for g in range(len(m))]``, computed faster, identical values.
 
-    Rows are grouped by their mask ``k[g]``; within a group of equal masks the values form dense blocks. Pearson:
-    one vectorised ``scipy.stats.pearsonr(..., axis=1)`` per block (scipy's own row-wise computation, equal to the
-    per-row call). Spearman and Kendall (≤ 12 values per row): scipy is called once per distinct pair of rank
-    vectors (average ranks, as ``scipy.stats.rankdata``) on a row having that pattern, and the value is shared by
-    every row with the same pattern (also across calls) — both statistics are functions of the rank vectors only:
-    scipy ranks the values first (Spearman: Pearson of ``rankdata``; Kendall: counts of concordant, discordant and
-    tied pairs). Longer rows: one scipy call per row. Rows with fewer than 2 values or a constant side are NaN, as
-    in :func:`correlate`.
+    Rows are grouped by their number of values ``k[g].sum()``; each group's values, every row's ``m[g][k[g]]`` in
+    column order, form a dense block. Pearson: one vectorised ``scipy.stats.pearsonr(..., axis=1)`` per block
+    (scipy's own row-wise computation, equal to the per-row call). Spearman and Kendall (≤ 12 values per row): scipy
+    is called once per distinct pair of rank vectors (average ranks, as ``scipy.stats.rankdata``) on a row having
+    that pattern, and the value is shared by every row with the same pattern (also across calls) — both statistics
+    are functions of the rank vectors only: scipy ranks the values first (Spearman: Pearson of ``rankdata``; Kendall:
+    counts of concordant, discordant and tied pairs). Longer rows: all rows of a block at once, each value scipy's (:func:`~korean_eval.metaeval.
+    rank_rows.spearman_rows`, :func:`~korean_eval.metaeval.rank_rows.kendall_rows`). Rows with fewer than 2 values or
+    a constant side are NaN, as in :func:`correlate`.
     """
     check_choice("correlation statistic", statistic, VECTOR_STATISTICS)
     m = np.asarray(m, dtype=np.float64)
@@ -165,22 +167,11 @@ def grouped_correlations(m: np.ndarray, h: np.ndarray, k: np.ndarray, statistic:
     out = np.full(n_groups, np.nan)
     if n_groups == 0 or m.ndim != 2 or m.shape[1] < 2:
         return [float(v) for v in out]
-    if k.shape[1] < 63:  # one integer per mask row: a 1-d unique is much faster than unique(axis=0)
-        codes = (k.astype(np.int64) << np.arange(k.shape[1], dtype=np.int64)).sum(axis=1)
-        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-    else:  # few long rows (e.g. per system across items)
-        seen: dict[bytes, int] = {}
-        inverse = np.array([seen.setdefault(row.tobytes(), len(seen)) for row in k], dtype=np.int64)
-        first = np.unique(inverse, return_index=True)[1]
-    patterns = k[first]
-    inverse = np.asarray(inverse).reshape(-1)
-    for p, pattern in enumerate(patterns):
-        cols = np.flatnonzero(pattern)
-        if len(cols) < 2:
-            continue
-        rows = np.flatnonzero(inverse == p)
-        x = np.ascontiguousarray(m[np.ix_(rows, cols)])
-        y = np.ascontiguousarray(h[np.ix_(rows, cols)])
+    sizes = k.sum(axis=1)
+    for size in np.unique(sizes[sizes >= 2]).tolist():
+        rows = np.flatnonzero(sizes == size)
+        x = m[rows][k[rows]].reshape(len(rows), size)  # each row's present values, in column order
+        y = h[rows][k[rows]].reshape(len(rows), size)
         live = ~((x == x[:, :1]).all(axis=1) | (y == y[:, :1]).all(axis=1))
         rows, x, y = rows[live], x[live], y[live]
         if not len(rows):
@@ -189,10 +180,10 @@ def grouped_correlations(m: np.ndarray, h: np.ndarray, k: np.ndarray, statistic:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 out[rows] = sps.pearsonr(x, y, axis=1).statistic
-        elif len(cols) <= _RANK_MEMO_MAX_N:
+        elif size <= _RANK_MEMO_MAX_N:
             out[rows] = _by_rank_pattern(x, y, statistic)
         else:
-            out[rows] = [correlate(a, b, statistic) for a, b in zip(x, y, strict=True)]
+            out[rows] = spearman_rows(x, y) if statistic == "spearman" else kendall_rows(x, y)
     return [float(v) for v in out]
 
 

@@ -15,6 +15,7 @@ there are ``n ≤ 16`` units, ``p = #{δ_p ≥ δ} / 2^n`` — Monte-Carlo other
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -24,7 +25,7 @@ from korean_eval.metaeval.correlation import MIN_SYSTEMS, common_points
 from korean_eval.metaeval.names import PERMUTATION_TESTS, check_choice, computed_statistic, grouping_used
 from korean_eval.metaeval.pdp import pdp_rows, permuted_pdp
 from korean_eval.metaeval.resampling import count_weighted_means, mean_of_defined
-from korean_eval.metaeval.weighted import Counts, weighted_correlations
+from korean_eval.metaeval.weighted import Counts, pearson_fixed_points, weighted_correlations
 
 # Absolute tolerance under which a permuted difference of correlations counts as equal to the observed one.
 TIE_EPS = 1e-12
@@ -34,11 +35,18 @@ MAX_EXACT_UNITS = 16
 
 def standardise(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """z-scores over the present entries ``x[ok]`` (population sd); a constant input is only centred."""
-    vals = x[ok]
-    if vals.size == 0:
-        return x.copy()
-    sd = float(vals.std())
-    return (x - vals.mean()) / (sd if sd > 0 else 1.0)
+    return standardise_rows(np.reshape(x, (1, -1)), np.ravel(ok))[0].reshape(np.shape(x))
+
+
+def standardise_rows(xs: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """:func:`standardise` of every row of ``xs`` ``(n_rows, n)`` over the same present columns ``ok`` ``(n,)``, each
+    row as if alone: numpy reduces each row of a row-major array as it reduces a 1-d array (``xs[:, ok]`` alone is
+    column-major, whose rows numpy sums in another order)."""
+    vals = np.ascontiguousarray(xs[:, ok])
+    if vals.shape[1] == 0:
+        return xs.copy()
+    sd = vals.std(axis=1, keepdims=True)
+    return (xs - vals.mean(axis=1, keepdims=True)) / np.where(sd > 0, sd, 1.0)
 
 
 def permutation_coins(seed: int, n_permutations: int, n_units: int) -> np.ndarray:
@@ -147,18 +155,15 @@ def permutation_deltas(
     so a permutation equal to the identity reproduces ``δ`` exactly. ``.p_value()`` of the result is the p. Grouped
     ``pdp``: :func:`korean_eval.metaeval.pdp.permuted_pdp` (its pooled sums under the same weights).
     """
-    a, b, h, ok = common_points(metric_a, metric_b, human, granularity)
     grouping = grouping_used(granularity, grouping)
+    if granularity == "system":
+        return system_permutation_deltas([(metric_a, metric_b)], human, statistic, n_permutations, seed)[0]
+    a, b, h, ok = common_points(metric_a, metric_b, human, granularity)
     statistic = computed_statistic(statistic, granularity, grouping)
     za, zb = standardise(a, ok), standardise(b, ok)
-    live = live_units(ok)  # one unit per column (or system)
-    keep_a_t, keep_b_t, exact = _swap_weights(seed, n_permutations, live.tobytes())
+    keep_a_t, keep_b_t, exact = _swap_weights(seed, n_permutations, live_units(ok).tobytes())  # a unit per column
     keep = (Counts(t=keep_a_t), Counts(t=keep_b_t))
-    if granularity == "system":
-        diff = _pooled(statistic, za, zb, h, keep[0]) - _pooled(statistic, za, zb, h, keep[1])
-        if ok.sum() < MIN_SYSTEMS:  # as system_correlation: undefined with too few systems
-            diff = np.full_like(diff, np.nan)
-    elif grouping == "none":
+    if grouping == "none":
         n_sys, n_items = a.shape
         cols = np.concatenate([np.tile(np.arange(n_items), n_sys), n_items + np.tile(np.arange(n_items), n_sys)])
         za, zb, h = za.ravel(), zb.ravel(), h.ravel()
@@ -175,6 +180,48 @@ def permutation_deltas(
         per_b = [_pooled(statistic, za[s], zb[s], h[s], keep[1]) for s in range(a.shape[0])]
         diff = mean_of_defined(np.stack(per_a)) - mean_of_defined(np.stack(per_b))
     return PermutationDeltas(float(diff[0]), diff[1:], exact)
+
+
+def system_permutation_deltas(
+    pairs: Sequence[tuple[np.ndarray, np.ndarray]],
+    human: np.ndarray,
+    statistic: str,
+    n_permutations: int = 1000,
+    seed: int = 12345,
+) -> list[PermutationDeltas]:
+    """:func:`permutation_deltas` at the system level of every pair ``(metric_a, metric_b)`` of per-system vectors,
+    identical values: the pairs whose common systems are the same share their swap patterns, and for Pearson (and
+    PDP, its Pearson r here) their pooled correlations are one :func:`~korean_eval.metaeval.weighted.
+    pearson_fixed_points` call (each pair computed as if alone); Spearman and Kendall pool each pair by itself."""
+    statistic = computed_statistic(statistic, "system", "none")
+    common = [common_points(a, b, human, "system") for a, b in pairs]
+    out: list[PermutationDeltas | None] = [None] * len(pairs)
+    by_mask: dict[bytes, list[int]] = {}
+    for index, (_, _, _, ok) in enumerate(common):
+        by_mask.setdefault(ok.tobytes(), []).append(index)
+    for mask_key, members in by_mask.items():
+        _, _, h, ok = common[members[0]]
+        za = standardise_rows(np.stack([common[i][0] for i in members]), ok)
+        zb = standardise_rows(np.stack([common[i][1] for i in members]), ok)
+        keep_a_t, keep_b_t, exact = _swap_weights(seed, n_permutations, mask_key)
+        diff = _pooled_rows(statistic, za, zb, h, Counts(t=keep_a_t)) - _pooled_rows(statistic, za, zb, h,
+                                                                                       Counts(t=keep_b_t))
+        if ok.sum() < MIN_SYSTEMS:  # as system_correlation: undefined with too few systems
+            diff = np.full_like(diff, np.nan)
+        for row, index in enumerate(members):
+            out[index] = PermutationDeltas(float(diff[row, 0]), diff[row, 1:], exact)
+    return out  # type: ignore[return-value]
+
+
+def _pooled_rows(statistic: str, za: np.ndarray, zb: np.ndarray, h: np.ndarray, keep: Counts) -> np.ndarray:
+    """:func:`_pooled` of every row pair ``(za[r], zb[r])`` (per-system vectors, all with the same present systems
+    as ``h``): ``(n_rows, n_weight_rows)``."""
+    xs, y = np.concatenate([za, zb], axis=1), np.concatenate([h, h])
+    present = np.isfinite(xs) & np.isfinite(y)  # the points weighted_correlations keeps
+    if statistic != "pearson" or not (present == present[:1]).all():
+        return np.stack([_pooled(statistic, a, b, h, keep) for a, b in zip(za, zb, strict=True)])
+    cols = np.flatnonzero(present[0])
+    return pearson_fixed_points(np.ascontiguousarray(xs[:, cols]), y[cols], keep, cols)
 
 
 def permutation_deltas_wmt(

@@ -19,6 +19,7 @@ import pandas as pd
 
 from korean_eval.metaeval.comparisons import (
     PairCorrelations,
+    PairCorrelator,
     cluster_order,
     rank_clusters,
     williams_test,
@@ -30,7 +31,7 @@ from korean_eval.metaeval.configs import (
     has_human,
     selected_configs,
 )
-from korean_eval.metaeval.correlation import common_points, correlation
+from korean_eval.metaeval.correlation import correlation
 from korean_eval.metaeval.names import (
     PERMUTATION_TESTS,
     SIGNIFICANCE_TESTS,
@@ -43,7 +44,7 @@ from korean_eval.metaeval.names import (
     grouping_used,
     is_grouped,
 )
-from korean_eval.metaeval.permutation import PermutationDeltas, deltas_of_test
+from korean_eval.metaeval.permutation import PermutationDeltas, deltas_of_test, system_permutation_deltas
 from korean_eval.metaeval.threads import map_threads
 from korean_eval.results import Results
 
@@ -78,34 +79,40 @@ class _PairTests(NamedTuple):
     permutation: dict[str, PermutationDeltas]
 
 
+class _PermutationRun(NamedTuple):
+    """The permutation tests of one :func:`significance_table` (``tests``: those of its tests that permute) with
+    everything they share."""
+
+    tests: list[str]
+    scores: Mapping[Key, np.ndarray]
+    human: np.ndarray
+    statistic: str
+    granularity: str
+    grouping: str
+    n_permutations: int
+    seed: int
+
+    def deltas(self, pairs: Sequence[tuple[Key, Key]], jobs: int | None) -> list[dict[str, PermutationDeltas]]:
+        """Per pair, test → its :class:`~korean_eval.metaeval.permutation.PermutationDeltas`. At the system level
+        every pair in one :func:`~korean_eval.metaeval.permutation.system_permutation_deltas` call (both tests swap
+        whole systems there: the same deltas); else pair by pair on ``jobs`` threads."""
+        if self.granularity == "system" and self.tests:
+            found = system_permutation_deltas([(self.scores[x], self.scores[y]) for x, y in pairs], self.human,
+                                              self.statistic, self.n_permutations, self.seed)
+            return [dict.fromkeys(self.tests, one) for one in found]
+        return map_threads(self._one_pair, pairs, jobs)
+
+    def _one_pair(self, pair: tuple[Key, Key]) -> dict[str, PermutationDeltas]:
+        a, b = self.scores[pair[0]], self.scores[pair[1]]
+        return {
+            test: deltas_of_test(test, a, b, self.human, self.statistic, self.granularity, self.grouping,
+                                 self.n_permutations, self.seed)
+            for test in self.tests
+        }
+
+
 def _fmt_sign(sign: float) -> str:
     return "+1" if sign > 0 else "-1"
-
-
-class _PairCorrelator:
-    """:func:`korean_eval.metaeval.comparisons.pair_correlations` for many pairs of one table, without repeating
-    work: ``r(x, H)`` on a set of common points is computed once per (configuration, points) — every pair of a
-    table without missing scores shares the same points, so n configurations need n of these, not n(n − 1) —
-    and ``r(a, b)`` only when a Williams test uses it (NaN otherwise; nothing else reads it). Each value is the
-    same call on the same arrays as in ``pair_correlations``, so the numbers are identical."""
-
-    def __init__(self, data: Mapping[Key, np.ndarray], human: np.ndarray, statistic: str, granularity: str,
-                 grouping: str, need_r_ab: bool) -> None:
-        self.data, self.human, self.need_r_ab = data, human, need_r_ab
-        self.how = (statistic, granularity, grouping)
-        self.with_human: dict[tuple[Key, bytes], float] = {}
-
-    def _r_human(self, key: Key, values: np.ndarray, human: np.ndarray, mask: bytes) -> float:
-        memo = (key, mask)
-        if memo not in self.with_human:  # threads may both compute it: same value
-            self.with_human[memo] = correlation(values, human, *self.how)[0]
-        return self.with_human[memo]
-
-    def __call__(self, x: Key, y: Key) -> PairCorrelations:
-        a, b, h, ok = common_points(self.data[x], self.data[y], self.human, self.how[1])
-        mask = np.packbits(ok).tobytes()
-        r_ab = correlation(a, b, *self.how)[0] if self.need_r_ab else float("nan")
-        return PairCorrelations(self._r_human(x, a, h, mask), self._r_human(y, b, h, mask), r_ab, int(ok.sum()))
 
 
 def significance_table(
@@ -170,24 +177,18 @@ def significance_table(
         return pd.DataFrame(columns=SIGNIFICANCE_COLUMNS)
     data = {k: comparison_data(results, k, granularity) for k in keys}
     human = data[keys[0]][1]
-    correlate_pair = _PairCorrelator({k: v[0] for k, v in data.items()}, human, statistic, granularity, grouping,
-                                     need_r_ab=any(test in WILLIAMS_DF_OFFSET for test in tests))
-
-    def one_pair(pair: tuple[Key, Key]) -> _PairTests:
-        a, b = data[pair[0]][0], data[pair[1]][0]
-        perm = {
-            test: deltas_of_test(test, a, b, human, statistic, granularity, grouping, n_permutations, seed)
-            for test in tests
-            if test in PERMUTATION_TESTS
-        }
-        return _PairTests(correlate_pair(*pair), perm)
-
+    scores = {k: data[k][0] for k in keys}
+    correlator = PairCorrelator(scores, human, statistic, granularity, grouping,
+                                need_between=any(test in WILLIAMS_DF_OFFSET for test in tests))
+    permuted = _PermutationRun([t for t in tests if t in PERMUTATION_TESTS], scores, human, statistic, granularity,
+                               grouping, n_permutations, seed)
     tested = list(combinations(keys, 2)) if pairs is None else [(check_config(results, a), check_config(results, b))
                                                                for a, b in pairs]
     done: list[_PairTests] = []
     batch = max(1, len(tested) // PROGRESS_BATCHES) if progress is not None else max(1, len(tested))
     for start in range(0, len(tested), batch):
-        done += map_threads(one_pair, tested[start:start + batch], jobs)
+        chunk = tested[start:start + batch]
+        done += map(_PairTests, correlator(chunk), permuted.deltas(chunk, jobs))
         if progress is not None:
             progress(len(done) / len(tested), f"{len(done):,} of {len(tested):,} pairs of configurations tested")
     per_pair = dict(zip(tested, done, strict=True))

@@ -40,7 +40,9 @@ def pairwise_permutation_p_values(
     """``P[a, b]`` = one-sided permutation p-value that system ``a`` beats ``b`` (``a < b``; NaN elsewhere).
 
     ``per_item``: ``(n_systems, n_items, k)`` statistics (``k = 1`` and ``scores_from_sums = mean`` for plain scores);
-    ``signs``: :func:`sign_patterns`. Swapped sums of ``a`` and ``b`` are ``(T_a + T_b ± σ·(x_a − x_b)) / 2``."""
+    ``scores_from_sums`` maps sums ``(..., k)`` to scores ``(...)``; ``signs``: :func:`sign_patterns`. Swapped sums of
+    ``a`` and ``b`` are ``(T_a + T_b ± σ·(x_a − x_b)) / 2``. Every ``b > a`` of one ``a`` at once (elementwise the
+    same numbers as one pair at a time)."""
     per_item = np.asarray(per_item, dtype=np.float64)
     n_systems = per_item.shape[0]
     totals = per_item.sum(axis=1)  # (systems, k)
@@ -48,14 +50,14 @@ def pairwise_permutation_p_values(
     direction = 1.0 if higher_is_better else -1.0
     observed_scores = direction * scores_from_sums(totals)
     p = np.full((n_systems, n_systems), np.nan)
-    for a in range(n_systems):
-        for b in range(a + 1, n_systems):
-            half_sum = (totals[a] + totals[b]) / 2.0
-            half_diff = (signed[a] - signed[b]) / 2.0
-            null = direction * (scores_from_sums(half_sum + half_diff) - scores_from_sums(half_sum - half_diff))
-            observed = observed_scores[a] - observed_scores[b]
-            tolerance = _REL_TOL * max(1.0, abs(observed))
-            p[a, b] = float(np.mean(null >= observed - tolerance))
+    for a in range(n_systems - 1):
+        b = np.arange(a + 1, n_systems)
+        half_sum = ((totals[a] + totals[b]) / 2.0)[:, None, :]  # (b, 1, k)
+        half_diff = (signed[a] - signed[b]) / 2.0  # (b, permutations, k)
+        null = direction * (scores_from_sums(half_sum + half_diff) - scores_from_sums(half_sum - half_diff))
+        observed = observed_scores[a] - observed_scores[b]
+        tolerance = _REL_TOL * np.maximum(1.0, np.abs(observed))
+        p[a, b] = np.mean(null >= (observed - tolerance)[:, None], axis=1)
     return p
 
 

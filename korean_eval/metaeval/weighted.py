@@ -156,20 +156,44 @@ def _groups(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _pearson_fixed_points(x: np.ndarray, y: np.ndarray, counts: Counts, cols: np.ndarray) -> np.ndarray:
-    """Pearson r of one finite point set under every row of weights ``counts[:, cols]``, from weighted moments.
+    """Pearson r of one finite point set under every row of weights: :func:`pearson_fixed_points` of one x."""
+    return pearson_fixed_points(x[None, :], y, counts, cols)[0]
+
+
+#: Moment sums (6 per point set and weight row) :func:`pearson_fixed_points` computes at once.
+_MOMENT_SUMS_PER_CHUNK = 1 << 18
+
+
+def pearson_fixed_points(xs: np.ndarray, y: np.ndarray, counts: Counts, cols: np.ndarray) -> np.ndarray:
+    """Pearson r of finite point sets ``(xs[s], y)`` — ``xs`` ``(n_sets, n)``, all sharing ``y`` and ``cols`` — under
+    every row of weights ``counts[:, cols]``: ``(n_sets, n_rows)``, row ``s`` computed as if alone, from weighted
+    moments.
 
     The moments are linear in the weights, so all rows come from one product ``counts @ M`` with ``M`` the per-column
-    sums of ``(1, x, y, xy, x², y²)``; x and y are first centred on their means (r is unchanged, cancellation in
-    ``Σx² − (Σx)²/n`` is reduced). A row whose drawn x (or y) values are all equal is NaN, as ``correlate`` decides
-    for a constant input (decided exactly by :func:`korean_eval.metaeval.kernels.correlation_rows`, see below).
+    sums of ``(1, x, y, xy, x², y²)`` of every set; x and y are first centred on their means (r is unchanged,
+    cancellation in ``Σx² − (Σx)²/n`` is reduced). A row whose drawn x (or y) values are all equal is NaN, as
+    ``correlate`` decides for a constant input (decided exactly by :func:`korean_eval.metaeval.kernels.correlation_rows`,
+    see below). Each set's numbers are those of a call with that set alone: its means are row reductions of a
+    row-major ``xs`` (numpy reduces each row of a row-major array as it reduces a 1-d array; not so column-major
+    rows), each moment column is one ``np.bincount`` bin summed over its points in point order, and the product's
+    columns are independent.
     """
+    xs = np.ascontiguousarray(xs)
     n_rows, n_cols = counts.shape
-    if x.size == 0:
-        return np.full(n_rows, np.nan)
-    xc, yc = x - x.mean(), y - y.mean()
-    feats = (np.ones_like(xc), xc, yc, xc * yc, xc * xc, yc * yc)
-    moments = np.stack([np.bincount(cols, weights=f, minlength=n_cols) for f in feats], axis=1)
-    n, sx, sy, sxy, sxx, syy = counts_matmul_t(counts.t, np.ascontiguousarray(moments))
+    n_sets = xs.shape[0]
+    if xs.shape[1] == 0:
+        return np.full((n_sets, n_rows), np.nan)
+    step = max(1, _MOMENT_SUMS_PER_CHUNK // (6 * n_rows))  # sets per chunk: the sums of a chunk stay in cache
+    if n_sets > step:
+        return np.concatenate([pearson_fixed_points(xs[i:i + step], y, counts, cols) for i in range(0, n_sets, step)])
+    xc, yc = xs - xs.mean(axis=1, keepdims=True), y - y.mean()
+    feats = np.stack([np.ones_like(xc), xc, np.broadcast_to(yc, xc.shape), xc * yc, xc * xc,
+                      np.broadcast_to(yc * yc, xc.shape)], axis=2)  # (n_sets, n, 6)
+    width = n_sets * feats.shape[2]  # one moment column per (set, feature), summed over its points in point order
+    bins = cols[:, None] * width + np.arange(width)[None, :]
+    moments = np.bincount(bins.ravel(), weights=feats.transpose(1, 0, 2).ravel(), minlength=n_cols * width)
+    sums = counts_matmul_t(counts.t, moments.reshape(n_cols, width)).reshape(n_sets, feats.shape[2], n_rows)
+    n, sx, sy, sxy, sxx, syy = (sums[:, f] for f in range(feats.shape[2]))
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = sxy - sx * sy / n
         vx = sxx - sx * sx / n
@@ -180,9 +204,10 @@ def _pearson_fixed_points(x: np.ndarray, y: np.ndarray, counts: Counts, cols: np
     # relative to the raw second moment (constant, or nearly so, where the moments lose precision) are recomputed
     # by the exact two-pass kernel, so the common case costs nothing extra.
     suspect = ~(vx > 1e-9 * sxx) | ~(vy > 1e-9 * syy)
-    if suspect.any():
-        dummy = np.zeros((1, x.size), dtype=np.int64)
-        r[suspect] = correlation_rows(
-            0, x[None, :].copy(), y[None, :].copy(), dummy, dummy, np.ascontiguousarray(counts.rows[suspect]), cols
+    dummy = np.zeros((1, xs.shape[1]), dtype=np.int64)
+    for s in np.flatnonzero(suspect.any(axis=1)):
+        r[s, suspect[s]] = correlation_rows(
+            0, xs[s][None, :].copy(), y[None, :].copy(), dummy, dummy, np.ascontiguousarray(counts.rows[suspect[s]]),
+            cols,
         )
     return r
