@@ -372,11 +372,13 @@ def settle(page, quiet_ms: float = 250, timeout_ms: float = 10_000) -> None:
 
 
 def upload(page, label: str, paths: list[Path]) -> None:
-    """Put files into the uploader whose label starts with ``label`` and wait until each shows as uploaded."""
+    """Put files into the uploader whose label starts with ``label``, wait until each shows and all have reached the
+    server (no chip's spinner left: only then does the upload start its script run), then for that run."""
     uploader = page.locator('[data-testid="stFileUploader"]').filter(has_text=label)
     uploader.locator('input[type="file"]').set_input_files([str(p) for p in paths])
     for path in paths:
         uploader.get_by_text(path.name, exact=True).wait_for()
+    uploader.locator('[data-testid="stFileChipIconSpinner"]').first.wait_for(state="detached")
     idle(page)
 
 
