@@ -221,17 +221,7 @@ def significance_heatmap(
         ]
         for i in range(n)
     ]
-    heatmap = dict(
-        type="heatmap", z=z, x=list(range(n)), y=list(range(n)), zmin=0, zmax=2 * alpha,
-        colorscale=[[0.0, "#08306B"], [0.1, "#2171B5"], [0.5, "#9ECAE1"], [0.5, "#EEEEEE"], [1.0, "#F7F7F7"]],
-        text=[[_p_text(v) for v in row] for row in z] if written else None,
-        texttemplate="%{text}" if written else None, textfont=dict(size=MIN_TEXT),
-        customdata=hover, hovertemplate="%{customdata}<extra></extra>",
-        colorbar=dict(thickness=12, tickvals=[0, alpha / 2, alpha, 2 * alpha],
-                      ticktext=["0", f"{alpha / 2:g}", f"{alpha:g}", f"≥ {2 * alpha:g}"],
-                      **(dict(title=dict(text="p")) if written else _TOP_COLORBAR)),
-        xgap=1, ygap=1, hoverongaps=False,
-    )
+    heatmap = _p_heatmap(z, hover, written, alpha)
     layout = dict(
         shapes=[_outline(first - 0.5, last + 0.5, first - 0.5, last + 0.5, CLUSTER_OUTLINE, 2)
                 for first, last in _cluster_blocks(list(clusters))],
@@ -250,6 +240,22 @@ def significance_heatmap(
     else:
         data, layout = _alternate_columns(heatmap, layout, cols)
     return figure(data, base_layout(layout, 260 + max(MATRIX_ROW_PX * n, 220), title, legend=False))
+
+
+def _p_heatmap(z: np.ndarray, hover: list[list[str]], written: bool, alpha: float) -> dict:
+    """The significance matrix's heatmap trace: dark where p is small, light grey from ``alpha`` up, p written in
+    the cells when ``written``."""
+    return dict(
+        type="heatmap", z=z, x=list(range(len(z))), y=list(range(len(z))), zmin=0, zmax=2 * alpha,
+        colorscale=[[0.0, "#08306B"], [0.1, "#2171B5"], [0.5, "#9ECAE1"], [0.5, "#EEEEEE"], [1.0, "#F7F7F7"]],
+        text=[[_p_text(v) for v in row] for row in z] if written else None,
+        texttemplate="%{text}" if written else None, textfont=dict(size=MIN_TEXT),
+        customdata=hover, hovertemplate="%{customdata}<extra></extra>",
+        colorbar=dict(thickness=12, tickvals=[0, alpha / 2, alpha, 2 * alpha],
+                      ticktext=["0", f"{alpha / 2:g}", f"{alpha:g}", f"≥ {2 * alpha:g}"],
+                      **(dict(title=dict(text="p")) if written else _TOP_COLORBAR)),
+        xgap=1, ygap=1, hoverongaps=False,
+    )
 
 
 def _alternate_columns(heatmap: dict, layout: dict, numbers: Sequence[str]) -> tuple[list[dict], dict]:
