@@ -6,8 +6,10 @@ and the machine code is kept in numba's cache directory (:func:`korean_eval.cach
 fresh machine that first evaluation therefore spends most of its time compiling: about 50 s of CPU on the project's
 2-core machine for the bundled sample at three token levels, against 5 s once the kernels are cached.
 
-:func:`compile_kernels` pays that cost at install time instead. It runs the pipeline itself on the bundled sample
-(:mod:`korean_eval.sample`) with every metric at the word, character and jamo levels (no model is needed for them;
+:func:`compile_kernels` pays that cost at install time instead. It runs the pipeline itself on a part of the bundled
+sample (:mod:`korean_eval.sample`: its systems, on the :data:`WARMUP_SEGMENTS` segments with the longest
+references — the kernels' argument types do not depend on the number of segments, and the longest segments reach
+every length-dependent path the sample reaches) with every metric at the word, character and jamo levels (no model is needed for them;
 a kernel's argument types do not depend on the level) and then the statistics stage with every correlation
 statistic, so exactly the kernels and argument types a real evaluation uses are compiled and cached. Nothing else is
 kept: no token, statistic or result is written to korean-eval's own cache. ``scripts/setup`` and the Dockerfile
@@ -20,10 +22,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from korean_eval.data import EvalSet
 
 #: Levels of the warm-up evaluation: no analyser model or JVM needed, and every token shape (space-joined words,
 #: single characters, jamo) the metrics' kernels see.
 WARMUP_LEVELS = ("word", "char", "jamo")
+#: Segments of the warm-up evaluation (the sample has 120): more than
+#: :data:`korean_eval.metaeval.permutation.MAX_EXACT_UNITS`, so segment-level permutations are Monte-Carlo as in an
+#: evaluation of the sample; the pure-Python metrics (NIST, NLTK-BLEU, GLEU: no kernel) took most of the warm-up's
+#: time on all 120.
+WARMUP_SEGMENTS = 24
 #: Resamples of the warm-up's bootstrap and permutation tests: the kernels' argument types do not depend on the count.
 WARMUP_RESAMPLES = 20
 
@@ -39,8 +50,33 @@ class CompiledKernels:
     seconds: float
 
 
+def warmup_evalset() -> EvalSet:
+    """The bundled sample's systems, references and human scores on its :data:`WARMUP_SEGMENTS` segments with the
+    longest references (in their order; renumbered from 0)."""
+    import pandas as pd
+
+    from korean_eval.data import evalset_from_texts
+    from korean_eval.sample import load_sample
+    from korean_eval.table_inputs import attach_human_frame
+
+    sample = load_sample()
+    refs = sample.refs[0]
+    keep = sorted(sorted(range(len(refs)), key=lambda i: (-len(refs[i]), i))[:WARMUP_SEGMENTS])
+
+    def kept(name: str, texts: list[str]) -> tuple[str, bytes]:
+        return name, "\n".join(texts[i] for i in keep).encode()
+
+    part = evalset_from_texts([kept("ref.txt", refs)],
+                              [kept(f"{name}.txt", hyps) for name, hyps in sample.systems.items()])
+    new_id = {sample.seg_ids[i]: str(k) for k, i in enumerate(keep)}
+    human = sample.human[sample.human["seg_id"].isin(new_id)]
+    attach_human_frame(part, pd.DataFrame({"system": human["system"], "seg_id": human["seg_id"].map(new_id),
+                                           "score": human["score"]}), "human.tsv")
+    return part
+
+
 def compile_kernels(progress: Callable[[float, str], None] | None = None) -> CompiledKernels:
-    """Evaluate the bundled sample with every metric at :data:`WARMUP_LEVELS`, one worker, nothing stored, then its
+    """Evaluate :func:`warmup_evalset` with every metric at :data:`WARMUP_LEVELS`, one worker, nothing stored, then its
     statistics with each correlation statistic; every kernel called on the way is compiled into numba's cache
     directory (``$NUMBA_CACHE_DIR``, set by :func:`korean_eval.cache.configure_numba_cache`), or loaded from it
     when an earlier call compiled it already."""
@@ -49,13 +85,12 @@ def compile_kernels(progress: Callable[[float, str], None] | None = None) -> Com
     from korean_eval.metaeval.names import STATISTICS
     from korean_eval.metrics import METRIC_NAMES
     from korean_eval.pipeline import evaluate
-    from korean_eval.sample import load_sample
     from korean_eval.statistics_stage import StatisticsSettings, statistics_tables
 
     start = time.perf_counter()
     directory = configure_numba_cache()
     config = EvalConfig(levels=WARMUP_LEVELS, metrics=METRIC_NAMES, jobs=1, spa_permutations=WARMUP_RESAMPLES)
-    results = evaluate(load_sample(), config, progress=progress, cache=NullCache())
+    results = evaluate(warmup_evalset(), config, progress=progress, cache=NullCache())
     for statistic in STATISTICS:
         if progress is not None:
             progress(1.0, f"statistics ({statistic})")
