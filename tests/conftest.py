@@ -19,7 +19,9 @@ pyproject.toml), so a module-scoped fixture (a large evaluation, an app server, 
 only; ``--dist loadgroup`` would group finer, but pytest-xdist 3.8 names a test's group by rewriting
 ``item._nodeid``, which pytest 9.2 no longer reads, so its groups are silently ignored. The hook at the end hands the
 files with tests marked ``slow`` or ``browser`` out first, so the longest work does not start last and leave one
-worker running it alone at the end. Without xdist it changes only the order.
+worker running it alone at the end. Without xdist it changes only the order. The files that analyse with KoNLPy in
+the test process (:data:`KONLPY_FILES`) are handed out together, to one worker: its JVM and dictionaries are loaded
+once (Okt, Komoran, Kkma and Hannanum: ≈ 10 CPU-s with the JVM options below) instead of in both workers.
 """
 
 from __future__ import annotations
@@ -126,6 +128,28 @@ def export_run(tmp_path_factory):
     from tests.export_fixture import run_exports
 
     return run_exports(tmp_path_factory.mktemp("exports"))
+
+#: Test files whose tests start KoNLPy's JVM in the test process (found by recording, over a whole run, the tests
+#: calling ``korean_eval.konlpy_levels._konlpy_tagger``): one unit of work for pytest-xdist. A file missing here
+#: only costs a second JVM.
+KONLPY_FILES = frozenset({"test_app_scale.py", "test_bad_inputs.py", "test_properties.py", "test_tokenize_parallel.py",
+                          "test_tokenizers.py"})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``, except that the files of :data:`KONLPY_FILES` form one unit."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class KonlpyTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return "KoNLPy's files" if Path(scope).name in KONLPY_FILES else scope
+
+    return KonlpyTogether(config, log)
+
 
 #: Markers of the tests (and so the files) scheduled first (pyproject.toml declares them).
 FIRST_MARKERS = ("slow", "browser")
