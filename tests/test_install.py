@@ -5,14 +5,21 @@ package of the source tree is listed, and ``korean-eval app`` hands its argument
 dashboard.
 
 The slow test copies the checkout into ``tmp_path`` (the build writes ``build/`` and ``*.egg-info`` next to its
-sources), creates a virtualenv there without system site-packages, and ``pip install --no-deps`` the copy (pip
-builds it with setuptools from the package index, as any user's pip does). The dependencies are not downloaded
-again: a ``.pth`` file makes the pinned packages of the running environment importable, and the test checks that
-they satisfy the installed package's requirements. That the entry point, the package and its metadata are the new
-virtualenv's, not the checkout's, is checked before anything runs; then ``korean-eval run`` scores the bundled sample
-(shipped inside the package) and must write the same system scores as the checkout (its ``cli.main``, called in the
-test's process), and ``korean-eval app`` serves the installed dashboard until ``/_stcore/health`` answers ``ok`` and
-its first page runs without an exception.
+sources), creates a virtualenv there without system site-packages, and ``pip install --no-deps`` the copy into it
+(pip builds it in an isolated build environment with setuptools from the package index, as any user's pip does).
+The virtualenv is made without a pip of its own (``--without-pip``): the running environment's pip installs into
+it (``pip --python <venv>/bin/python``, which runs that pip under the virtualenv's interpreter), since copying a
+pip into every new virtualenv (``ensurepip``) cost 3.5 s of CPU and proves nothing about korean-eval. The
+dependencies are not downloaded again: a ``.pth`` file makes the pinned packages of the running environment
+importable, and the test checks that they satisfy the installed package's requirements. That the entry point, the
+package and its metadata are the new virtualenv's, not the checkout's, is checked before anything runs; then
+``korean-eval run`` scores the bundled sample (shipped inside the package) and must write the same system scores as
+the checkout (its ``cli.main``, called in the test's process), and ``korean-eval app`` serves the installed dashboard
+until ``/_stcore/health`` answers ``ok`` and its first page runs without an exception (with the browser tests' two
+options that switch Streamlit's housekeeping off, tests/app_server.py's ``BROWSER_TEST_OPTIONS``: they are passed
+through ``korean-eval app`` like any other option). ``--version`` is checked in
+this process (the installed version is the distribution's metadata and ``run.json``'s, both checked in the
+virtualenv).
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from packaging.utils import canonicalize_name
 import korean_eval
 from korean_eval.cli import build_parser, main
 from korean_eval.cli_app import dashboard_dir, streamlit_command
-from tests.app_server import Session, free_port, wait_healthy
+from tests.app_server import BROWSER_TEST_OPTIONS, Session, free_port, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -92,6 +99,13 @@ def test_app_hands_every_argument_to_streamlit_run() -> None:
     ]
 
 
+def test_version_option_prints_the_package_version(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"korean-eval {korean_eval.__version__}"
+
+
 def _venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
@@ -100,7 +114,7 @@ def _make_venv(tmp_path: Path) -> Path:
     """A fresh virtualenv (no system site-packages) that sees the running environment's pinned packages through a
     ``.pth`` file; nothing of korean-eval is importable from there."""
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     for site in ours:
         assert not (Path(site) / "korean_eval").exists() and not (Path(site) / "korean_eval_app").exists()
@@ -165,7 +179,8 @@ def test_pip_install_into_a_fresh_virtualenv_gives_a_working_korean_eval(tmp_pat
     shutil.copytree(ROOT, source, ignore=COPY_IGNORE)
     venv = _make_venv(tmp_path)
     (tmp_path / "home-pip").mkdir()
-    install = subprocess.run([_venv_python(venv), "-m", "pip", "install", "--no-deps", "--no-input", str(source)],
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(_venv_python(venv)), "install", "--no-deps",
+                              "--no-input", str(source)],
                              cwd=tmp_path, env=_clean_env(tmp_path / "home-pip"), capture_output=True, text=True,
                              timeout=900)
     assert install.returncode == 0, install.stdout[-2000:] + install.stderr[-3000:]
@@ -178,8 +193,6 @@ def test_pip_install_into_a_fresh_virtualenv_gives_a_working_korean_eval(tmp_pat
     assert site["version"] == korean_eval.__version__ and site["unmet"] == [] and site["n_requires"] >= 20, site
     script = venv / "bin" / "korean-eval"
     assert script.read_text().splitlines()[0] == f"#!{_venv_python(venv)}"
-    version = subprocess.run([script, "--version"], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert version.stdout.strip() == f"korean-eval {korean_eval.__version__}"
 
     installed = subprocess.run([script, "run", *RUN_ARGS, "--out", str(tmp_path / "installed")], cwd=tmp_path,
                                env=env, capture_output=True, text=True, timeout=900)
@@ -197,9 +210,10 @@ def test_pip_install_into_a_fresh_virtualenv_gives_a_working_korean_eval(tmp_pat
 def _serve_the_installed_dashboard(script: Path, venv: Path, env: dict[str, str], tmp_path: Path) -> None:
     port = free_port()
     log = tmp_path / "app.log"
+    housekeeping = [part for name, value in BROWSER_TEST_OPTIONS.items() for part in (f"--{name}", value)]
     with open(log, "wb") as out:
-        proc = subprocess.Popen([script, "app", "--server.port", str(port), "--server.headless", "true"], cwd=tmp_path,
-                                env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen([script, "app", "--server.port", str(port), "--server.headless", "true", *housekeeping],
+                                cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_healthy(f"http://127.0.0.1:{port}", proc, 120, log.read_text)
         command = Path(f"/proc/{proc.pid}/cmdline").read_bytes().split(b"\0") if sys.platform.startswith("linux") else []
