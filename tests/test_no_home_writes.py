@@ -7,7 +7,7 @@ persistent cache — runs in a subprocess with the tests' environment and ``HOME
 which must stay empty. The second test shows that the check can fail: without the tests' settings the same CLI
 writes its cache under ``HOME`` (platformdirs' user cache directory).
 
-Both runs read the first :data:`LINES` lines of two of the sample's systems (:func:`_small_sample`): every library
+Both runs read the first :data:`LINES` lines of two of the sample's systems (:func:`tests.helpers.write_head_of_sample`): every library
 is loaded and used whatever the number of lines, and what a library writes does not depend on it. Of KoNLPy's
 analyzers Hannanum is the one whose JVM start and dictionaries cost least (1.2 s of CPU for a process analysing one
 sentence, Okt 3.0 s, Komoran 2.7 s): the JVM, which all four share, is what could write. The second run keeps
@@ -25,31 +25,15 @@ from pathlib import Path
 import pytest
 
 from korean_eval.tokenizers import available_levels
+from tests.helpers import write_head_of_sample
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "sample_data"
 SYSTEMS = ("sys_weak", "sys_strong")
 LINES = 20  # segments of the runs (module docstring)
 
 
-def _small_sample(directory: Path) -> list[str]:
-    """The first :data:`LINES` lines of the sample's reference and of :data:`SYSTEMS`, with their human scores,
-    written into ``directory``; the CLI's input arguments."""
-    directory.mkdir()
-    head = {name: (SAMPLE / name).read_text(encoding="utf-8").splitlines()[:LINES]
-            for name in ("ref.txt", *(f"systems/{system}.txt" for system in SYSTEMS))}
-    args = []
-    for name, lines in head.items():
-        (directory / Path(name).name).write_text("\n".join(lines) + "\n", encoding="utf-8")
-        args += ["--ref" if name == "ref.txt" else "--sys", str(directory / Path(name).name)]
-    human = (SAMPLE / "human.tsv").read_text(encoding="utf-8").splitlines()
-    kept = [row for row in human[1:] if row.split("\t")[0] in SYSTEMS and int(row.split("\t")[1]) < LINES]
-    (directory / "human.tsv").write_text("\n".join([human[0], *kept]) + "\n", encoding="utf-8")
-    return [*args, "--human", str(directory / "human.tsv")]
-
-
 def _run_cli(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    argv = ["run", *_small_sample(tmp_path / "input"), "--quiet", "--out", str(tmp_path / "out"), *args]
+    argv = ["run", *write_head_of_sample(tmp_path / "input", LINES, SYSTEMS), "--quiet", "--out", str(tmp_path / "out"), *args]
     env = {**env, "PYTHONPATH": str(ROOT)}  # the checkout's package, run from tmp_path (relative writes land there)
     return subprocess.run([sys.executable, "-m", "korean_eval", *argv], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=900)

@@ -22,10 +22,10 @@ import pytest
 import korean_eval.workers as wk
 from korean_eval.cache import NullCache
 from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet
 from korean_eval.pipeline import evaluate
 from korean_eval.sample import load_sample
 from korean_eval.tokenizers import get_level, jamo_letters, jamo_table, level_availability, mecab_morphs
+from tests.helpers import head_of_sample
 from tests.test_pipeline_perf_features import assert_same_results
 
 HOSTILE = [
@@ -106,19 +106,10 @@ LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
 HEAD = 20  # segments of the sample the pipeline tests evaluate (module docstring)
 
 
-def head_of_sample(segments: int = HEAD) -> EvalSet:
-    """The bundled sample's first ``segments`` segments: every system, the reference, their human scores."""
-    sample = load_sample()
-    seg_ids = sample.seg_ids[:segments]
-    human = sample.human[sample.human["seg_id"].isin(set(seg_ids))].reset_index(drop=True)
-    return EvalSet(seg_ids=seg_ids, refs=[stream[:segments] for stream in sample.refs],
-                   systems={name: hyps[:segments] for name, hyps in sample.systems.items()}, human=human)
-
-
 @pytest.mark.slow
 def test_worker_tokenising_in_chunks_equals_serial(monkeypatch):
     levels = tuple(lv for lv in LEVELS if level_availability(lv)[0])
-    sample = head_of_sample()
+    sample = head_of_sample(HEAD)
     config = EvalConfig(levels=levels, metrics=("bleu", "chrf", "ter"), jobs=1)
     serial = evaluate(sample, config, cache=NullCache())
     monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
@@ -137,7 +128,7 @@ def test_worker_tokenising_in_chunks_equals_serial(monkeypatch):
 def test_konlpy_levels_tokenise_in_the_workers(monkeypatch):
     if not level_availability("hannanum")[0]:
         pytest.skip("no JVM for KoNLPy")
-    sample = head_of_sample()
+    sample = head_of_sample(HEAD)
     serial = evaluate(sample, EvalConfig(levels=("hannanum",), metrics=("bleu",), jobs=1), cache=NullCache())
     monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
     parallel = evaluate(sample, EvalConfig(levels=("hannanum",), metrics=("bleu",), jobs=2), cache=NullCache())
