@@ -15,9 +15,7 @@ importable, and the test checks that they satisfy the installed package's requir
 package and its metadata are the new virtualenv's, not the checkout's, is checked before anything runs; then
 ``korean-eval run`` scores the bundled sample (shipped inside the package) and must write the same system scores as
 the checkout (its ``cli.main``, called in the test's process), and ``korean-eval app`` serves the installed dashboard
-until ``/_stcore/health`` answers ``ok`` and its first page runs without an exception (with the browser tests' two
-options that switch Streamlit's housekeeping off, tests/app_server.py's ``BROWSER_TEST_OPTIONS``: they are passed
-through ``korean-eval app`` like any other option). ``--version`` is checked in
+until ``/_stcore/health`` answers ``ok`` and its first page runs without an exception. ``--version`` is checked in
 this process (the installed version is the distribution's metadata and ``run.json``'s, both checked in the
 virtualenv).
 """
@@ -42,7 +40,7 @@ from packaging.utils import canonicalize_name
 import korean_eval
 from korean_eval.cli import build_parser, main
 from korean_eval.cli_app import dashboard_dir, streamlit_command
-from tests.app_server import BROWSER_TEST_OPTIONS, Session, free_port, wait_healthy
+from tests.app_server import Session, free_port, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -210,10 +208,9 @@ def test_pip_install_into_a_fresh_virtualenv_gives_a_working_korean_eval(tmp_pat
 def _serve_the_installed_dashboard(script: Path, venv: Path, env: dict[str, str], tmp_path: Path) -> None:
     port = free_port()
     log = tmp_path / "app.log"
-    housekeeping = [part for name, value in BROWSER_TEST_OPTIONS.items() for part in (f"--{name}", value)]
     with open(log, "wb") as out:
-        proc = subprocess.Popen([script, "app", "--server.port", str(port), "--server.headless", "true", *housekeeping],
-                                cwd=tmp_path, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen([script, "app", "--server.port", str(port), "--server.headless", "true"], cwd=tmp_path,
+                                env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_healthy(f"http://127.0.0.1:{port}", proc, 120, log.read_text)
         command = Path(f"/proc/{proc.pid}/cmdline").read_bytes().split(b"\0") if sys.platform.startswith("linux") else []
