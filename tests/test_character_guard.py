@@ -15,6 +15,7 @@ import pytest
 from scipy import stats as sps
 
 from korean_eval.cache import DiskCache, well_formed_stats
+from korean_eval.cli import main
 from korean_eval.config import EvalConfig
 from korean_eval.metaeval.intervals import bootstrap_correlations, resampled_system_scores
 from korean_eval.metrics import make_metric
@@ -237,6 +238,8 @@ def test_zero_disables_the_guard():
 
 
 def _run_cli(*args: str) -> subprocess.CompletedProcess:
+    """``korean-eval run`` as a process: a guard that failed would start a search that never ends, which the
+    process's timeout stops."""
     return subprocess.run([sys.executable, "-m", "korean_eval", "run", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=900)
 
@@ -261,13 +264,17 @@ def test_cli_skips_a_200_kb_segment_at_jamo_and_says_so(tmp_path):
     assert note in json.loads((out / "run.json").read_text(encoding="utf-8"))["notes"]
 
 
-def test_a_negative_max_tokens_is_refused_naming_the_option(tmp_path):
+def test_a_negative_max_tokens_is_refused_naming_the_option(tmp_path, capsys):
+    """Refused by the metric, the configuration and the CLI (its ``main`` in this process: the exit code and the
+    error line are those of the process, tests/test_cli_end_to_end.py checks that for a process)."""
     with pytest.raises(ValueError, match="max_tokens"):
         make_metric("character", {"max_tokens": -1})
     with pytest.raises(ValueError, match="max_tokens"):
         _config(max_tokens=-1)
     (tmp_path / "t.txt").write_text("가 나\n", encoding="utf-8")
-    result = _run_cli("--ref", str(tmp_path / "t.txt"), "--sys", f"a={tmp_path / 't.txt'}", "--levels", "word",
-                      "--metrics", "character", "--override", "word:character:max_tokens=-1", "--no-cache", "--quiet")
-    assert result.returncode != 0
-    assert "max_tokens" in result.stderr and "Traceback" not in result.stderr
+    code = main(["run", "--ref", str(tmp_path / "t.txt"), "--sys", f"a={tmp_path / 't.txt'}", "--levels", "word",
+                 "--metrics", "character", "--override", "word:character:max_tokens=-1", "--no-cache", "--quiet",
+                 "--out", str(tmp_path / "out")])
+    stderr = capsys.readouterr().err
+    assert code != 0
+    assert "max_tokens" in stderr and "Traceback" not in stderr

@@ -3,6 +3,10 @@
 A ``LocalCluster`` of 2 worker processes (one thread each) on this machine stands in for a real cluster: the
 library (``EvalConfig.scheduler``) and the CLI (``--scheduler``) send the tokenising and statistics tasks there,
 and every table equals the local run's; each worker loaded an analyzer once and reused it.
+
+Both runs evaluate the sample's first :data:`SEGMENTS` segments of its five systems (100 pairs): with the chunk sizes
+of ``everything_to_the_pool`` every level is still cut into several tokenising tasks per worker (so an analyzer is
+reused) and every metric into two statistics tasks, which is what the cluster is checked on.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from korean_eval.cache import NullCache
 from korean_eval.cli import main
 from korean_eval.config import EvalConfig
 from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
+from tests.helpers import head_of_sample, write_head_of_sample
 from tests.test_pipeline_perf_features import assert_same_results
 
 distributed = pytest.importorskip("distributed")
@@ -25,6 +29,7 @@ distributed = pytest.importorskip("distributed")
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")  # all installed by requirements.txt (not checked at collection:
 # that loaded Kiwi's model, ≈ 0.5 GB, in every process importing this module)
 METRICS = ("bleu", "chrf", "chrf++", "ter")
+SEGMENTS = 20  # of the sample (module docstring)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +57,7 @@ def _loaded_analyzers() -> dict:
 
 @pytest.mark.slow
 def test_dask_run_equals_the_local_run(cluster, everything_to_the_pool):
-    sample = load_sample()
+    sample = head_of_sample(SEGMENTS)
     local = evaluate(sample, EvalConfig(levels=LEVELS, metrics=METRICS, jobs=1), cache=NullCache())
     config = EvalConfig(levels=LEVELS, metrics=METRICS, scheduler=cluster.scheduler_address)
     remote = evaluate(sample, config, cache=NullCache())
@@ -72,8 +77,8 @@ def test_dask_run_equals_the_local_run(cluster, everything_to_the_pool):
 
 @pytest.mark.slow
 def test_cli_with_a_scheduler_writes_the_local_tables(cluster, everything_to_the_pool, tmp_path, capsys):
-    common = ["run", "--levels", "char,jamo", "--metrics", "bleu,chrf,ter", "--bootstrap", "30",
-              "--spa-permutations", "30", "--no-cache", "--quiet"]
+    common = ["run", *write_head_of_sample(tmp_path / "input", SEGMENTS), "--levels", "char,jamo", "--metrics",
+              "bleu,chrf,ter", "--bootstrap", "30", "--spa-permutations", "30", "--no-cache", "--quiet"]
     assert main([*common, "--jobs", "1", "--out", str(tmp_path / "local")]) == 0
     assert main([*common, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "dask")]) == 0
     names = sorted(p.name for p in (tmp_path / "local").iterdir())

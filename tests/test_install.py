@@ -5,14 +5,19 @@ package of the source tree is listed, and ``korean-eval app`` hands its argument
 dashboard.
 
 The slow test copies the checkout into ``tmp_path`` (the build writes ``build/`` and ``*.egg-info`` next to its
-sources), creates a virtualenv there without system site-packages, and ``pip install --no-deps`` the copy (pip
-builds it with setuptools from the package index, as any user's pip does). The dependencies are not downloaded
-again: a ``.pth`` file makes the pinned packages of the running environment importable, and the test checks that
-they satisfy the installed package's requirements. That the entry point, the package and its metadata are the new
-virtualenv's, not the checkout's, is checked before anything runs; then ``korean-eval run`` scores the bundled sample
-(shipped inside the package) and must write the same system scores as the checkout (its ``cli.main``, called in the
-test's process), and ``korean-eval app`` serves the installed dashboard until ``/_stcore/health`` answers ``ok`` and
-its first page runs without an exception.
+sources), creates a virtualenv there without system site-packages, and ``pip install --no-deps`` the copy into it
+(pip builds it in an isolated build environment with setuptools from the package index, as any user's pip does).
+The virtualenv is made without a pip of its own (``--without-pip``): the running environment's pip installs into
+it (``pip --python <venv>/bin/python``, which runs that pip under the virtualenv's interpreter), since copying a
+pip into every new virtualenv (``ensurepip``) cost 3.5 s of CPU and proves nothing about korean-eval. The
+dependencies are not downloaded again: a ``.pth`` file makes the pinned packages of the running environment
+importable, and the test checks that they satisfy the installed package's requirements. That the entry point, the
+package and its metadata are the new virtualenv's, not the checkout's, is checked before anything runs; then
+``korean-eval run`` scores the bundled sample (shipped inside the package) and must write the same system scores as
+the checkout (its ``cli.main``, called in the test's process), and ``korean-eval app`` serves the installed dashboard
+until ``/_stcore/health`` answers ``ok`` and its first page runs without an exception. ``--version`` is checked in
+this process (the installed version is the distribution's metadata and ``run.json``'s, both checked in the
+virtualenv).
 """
 
 from __future__ import annotations
@@ -92,6 +97,13 @@ def test_app_hands_every_argument_to_streamlit_run() -> None:
     ]
 
 
+def test_version_option_prints_the_package_version(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"korean-eval {korean_eval.__version__}"
+
+
 def _venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
@@ -100,7 +112,7 @@ def _make_venv(tmp_path: Path) -> Path:
     """A fresh virtualenv (no system site-packages) that sees the running environment's pinned packages through a
     ``.pth`` file; nothing of korean-eval is importable from there."""
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     for site in ours:
         assert not (Path(site) / "korean_eval").exists() and not (Path(site) / "korean_eval_app").exists()
@@ -165,7 +177,8 @@ def test_pip_install_into_a_fresh_virtualenv_gives_a_working_korean_eval(tmp_pat
     shutil.copytree(ROOT, source, ignore=COPY_IGNORE)
     venv = _make_venv(tmp_path)
     (tmp_path / "home-pip").mkdir()
-    install = subprocess.run([_venv_python(venv), "-m", "pip", "install", "--no-deps", "--no-input", str(source)],
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(_venv_python(venv)), "install", "--no-deps",
+                              "--no-input", str(source)],
                              cwd=tmp_path, env=_clean_env(tmp_path / "home-pip"), capture_output=True, text=True,
                              timeout=900)
     assert install.returncode == 0, install.stdout[-2000:] + install.stderr[-3000:]
@@ -178,8 +191,6 @@ def test_pip_install_into_a_fresh_virtualenv_gives_a_working_korean_eval(tmp_pat
     assert site["version"] == korean_eval.__version__ and site["unmet"] == [] and site["n_requires"] >= 20, site
     script = venv / "bin" / "korean-eval"
     assert script.read_text().splitlines()[0] == f"#!{_venv_python(venv)}"
-    version = subprocess.run([script, "--version"], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert version.stdout.strip() == f"korean-eval {korean_eval.__version__}"
 
     installed = subprocess.run([script, "run", *RUN_ARGS, "--out", str(tmp_path / "installed")], cwd=tmp_path,
                                env=env, capture_output=True, text=True, timeout=900)

@@ -26,7 +26,9 @@ from korean_eval.statistics_stage import (
     statistics_key,
     statistics_tables,
 )
-from tests.helpers import ROOT
+from tests.helpers import ROOT, write_head_of_sample
+
+CLI_SEGMENTS = 20  # segments of the sample the CLI runs read
 
 CONFIG = EvalConfig(levels=("char",), metrics=("bleu", "ter"), jobs=1, spa_permutations=50)
 SETTINGS = StatisticsSettings(resamples=60, seed=7)
@@ -93,12 +95,13 @@ def test_without_a_stored_result_nothing_is_stored(sample):
     assert statistics_tables(results, StatisticsSettings(resamples=0)) is None
 
 
-def _cli(tmp_path, out: str) -> dict:
-    """Run the CLI in a fresh interpreter; return the heavy modules it imported."""
+def _cli(tmp_path, out: str, inputs: list[str]) -> dict:
+    """Run the CLI on ``inputs`` (its input arguments) in a fresh interpreter; return the heavy modules it
+    imported."""
     script = (
         "import json, sys\n"
         "from korean_eval.cli import main\n"
-        f"code = main(['run', '--levels', 'char,jamo', '--metrics', 'bleu,chrf,ter', '--bootstrap', '40',"
+        f"code = main(['run', *{inputs!r}, '--levels', 'char,jamo', '--metrics', 'bleu,chrf,ter', '--bootstrap', '40',"
         f" '--spa-permutations', '40', '--cache-dir', {str(tmp_path / 'cache')!r}, '--out', {str(tmp_path / out)!r},"
         " '--quiet'])\n"
         "heavy = sorted({m.split('.')[0] + ('.stats' if m.startswith('scipy.stats') else '') for m in sys.modules"
@@ -117,9 +120,12 @@ def _python(script: str) -> str:
 
 @pytest.mark.slow
 def test_warm_cli_rerun_imports_no_heavy_module_and_writes_the_same_files(tmp_path):
-    cold = _cli(tmp_path, "cold")
+    """On the sample's first :data:`CLI_SEGMENTS` segments: what a warm run imports and writes does not depend on
+    their number."""
+    inputs = write_head_of_sample(tmp_path / "input", CLI_SEGMENTS)
+    cold = _cli(tmp_path, "cold", inputs)
     assert cold["code"] == 0 and "numba" in cold["heavy"] and "scipy.stats" in cold["heavy"]
-    warm = _cli(tmp_path, "warm")
+    warm = _cli(tmp_path, "warm", inputs)
     assert warm == {"code": 0, "heavy": []}
     names = sorted(p.name for p in (tmp_path / "cold").iterdir())
     assert names == sorted(p.name for p in (tmp_path / "warm").iterdir())
