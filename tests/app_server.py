@@ -308,10 +308,10 @@ RUN_COUNTER_JS = """(() => {
 })();""".replace("BUSY_STATES", _BUSY_STATES)
 
 #: Interval of the in-page waits' checks, ms. They poll on a timer rather than at every animation frame: a
-#: ``requestAnimationFrame`` loop makes Chromium produce a frame 60 times a second while the test waits (0.17 CPU-s
-#: per second of waiting, against < 0.01 for a 50 ms timer, measured on a drawn Correlations page), CPU the server
-#: and the page's own drawing then lack on a shared machine. No run is missed between two checks: the runs that
-#: ended are counted by a MutationObserver (:data:`RUN_COUNTER_JS`).
+#: ``requestAnimationFrame`` loop makes Chromium produce a frame 60 times a second while the test waits (measured
+#: on a drawn Correlations page: 0.17 CPU-s of Chromium per second of waiting, against < 0.01 with a 50 ms timer),
+#: CPU the server and the page's own drawing then lack on a shared machine. No run is missed between two checks: the
+#: runs that ended are counted by a MutationObserver (:data:`RUN_COUNTER_JS`).
 POLL_MS = 20
 
 #: In-page wait (a Promise) for the end of the script run an action started: resolves ``true`` once no run is under
