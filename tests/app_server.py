@@ -307,10 +307,17 @@ RUN_COUNTER_JS = """(() => {
   })).observe(document, {subtree: true, attributes: true, attributeFilter: [attr], attributeOldValue: true});
 })();""".replace("BUSY_STATES", _BUSY_STATES)
 
+#: Interval of the in-page waits' checks, ms. They poll on a timer rather than at every animation frame: a
+#: ``requestAnimationFrame`` loop makes Chromium produce a frame 60 times a second while the test waits (measured
+#: on a drawn Correlations page: 0.17 CPU-s of Chromium per second of waiting, against < 0.01 with a 50 ms timer),
+#: CPU the server and the page's own drawing then lack on a shared machine. No run is missed between two checks: the
+#: runs that ended are counted by a MutationObserver (:data:`RUN_COUNTER_JS`).
+POLL_MS = 20
+
 #: In-page wait (a Promise) for the end of the script run an action started: resolves ``true`` once no run is under
 #: way (:data:`_BUSY_JS`) after a run was seen, or after a run ended since the previous wait (a run that ended
-#: before this wait began: :data:`RUN_COUNTER_JS`, where the page has it), or when none started within ``start`` ms
-#: (an action that runs no script); ``false`` after ``timeout`` ms.
+#: before this wait began, or between two checks: :data:`RUN_COUNTER_JS`, where the page has it), or when none
+#: started within ``start`` ms (an action that runs no script); ``false`` after ``timeout`` ms.
 _RUN_ENDED_JS = """([start, timeout]) => new Promise(resolve => {
   BUSY
   const runs = window.__keRuns;
@@ -324,10 +331,10 @@ _RUN_ENDED_JS = """([start, timeout]) => new Promise(resolve => {
       return resolve(true);
     }
     if (elapsed >= timeout) return resolve(false);
-    requestAnimationFrame(check);
+    setTimeout(check, POLL_MS);
   };
   check();
-})""".replace("BUSY", _BUSY_JS)
+})""".replace("BUSY", _BUSY_JS).replace("POLL_MS", str(POLL_MS))
 
 
 def idle(page, seconds: float = 120) -> None:
@@ -339,9 +346,14 @@ def idle(page, seconds: float = 120) -> None:
         raise TimeoutError(f"the script run did not end within {seconds} s")
 
 
-#: In-page wait (a Promise) until no run is under way (:data:`_BUSY_JS`) and the layout has kept still for ``quiet``
-#: ms, checked at every animation frame: the main container's size, the number of elements and every chart's box
-#: unchanged (``timeout`` ms at most, then it resolves anyway and the caller's own checks decide).
+#: In-page wait (a Promise) until no run is under way (:data:`_BUSY_JS`), every shown chart is drawn at its box's
+#: width and the layout has kept still for ``quiet`` ms: the main container's size, the number of elements and every
+#: chart's box unchanged, checked every :data:`POLL_MS` ms (``timeout`` ms at most, then it resolves anyway and the
+#: caller's own checks decide). The dashboard's charts take their box's width (``ui.widgets``: ``width="stretch"``),
+#: which Streamlit measures and hands to Plotly, which draws the chart again: after a new viewport width a chart keeps
+#: its old width for 130-540 ms (measured at 1280 ↔ 1920 px), in which the rest of the page is still, so a quiet
+#: period alone would end before that redraw unless it were longer than any such delay; a box narrower than 150 px
+#: gets a 150 px chart (Streamlit's least width).
 _SETTLE_JS = """([quiet, timeout]) => new Promise(resolve => {
   BUSY
   const layout = () => {
@@ -353,19 +365,24 @@ _SETTLE_JS = """([quiet, timeout]) => new Promise(resolve => {
     return [main ? `${main.scrollWidth}x${main.scrollHeight}` : '', document.getElementsByTagName('*').length,
             charts.join(',')].join('|');
   };
+  const chartsFit = () => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(box => {
+    if (box.clientWidth === 0) return true;  // hidden (another tab, a closed expander)
+    const svg = box.querySelector('.main-svg');
+    return svg !== null && Math.abs(svg.getBoundingClientRect().width - Math.max(box.clientWidth, 150)) <= 1;
+  });
   const start = performance.now();
   let last = layout(), since = start;
   const check = () => {
     const now = performance.now(), current = layout();
-    if (current !== last || busy()) { last = current; since = now; }
+    if (current !== last || busy() || !chartsFit()) { last = current; since = now; }
     if (now - since >= quiet || now - start >= timeout) resolve();
-    else requestAnimationFrame(check);
+    else setTimeout(check, POLL_MS);
   };
   requestAnimationFrame(check);
-})""".replace("BUSY", _BUSY_JS)
+})""".replace("BUSY", _BUSY_JS).replace("POLL_MS", str(POLL_MS))
 
 
-def settle(page, quiet_ms: float = 250, timeout_ms: float = 10_000) -> None:
+def settle(page, quiet_ms: float = 100, timeout_ms: float = 10_000) -> None:
     """Wait until the page's layout stopped changing (:data:`_SETTLE_JS`): after a change that runs no script
     (a new viewport size, an opened expander or tab), instead of a fixed sleep."""
     page.evaluate(_SETTLE_JS, [quiet_ms, timeout_ms])

@@ -1,13 +1,13 @@
 """The dashboard at scale in a real browser: 20 systems × :data:`~tests.large_evaluation.LAYOUT_SEGMENTS` segments
 (``tests/large_evaluation.py``; 500 when writing the README's screenshot) uploaded as one long table through the Data
 page, six token levels × BLEU, chrF++, TER and EED; every page (each tab of the Korean
-lens, every expander open, the significance matrix computed) screenshotted whole at 1280 and 1920 px wide, where no
-table, data grid, download button or card may be wider than its box (in the page: ``scrollWidth <= clientWidth +
-1``), and at 1280 px no chart's label may be cut at its edge or overlap another.
+lens, every expander open, the significance matrix computed) at 1280 and 1920 px wide, where no table, data grid,
+download button or card may be wider than its box (in the page: ``scrollWidth <= clientWidth + 1``), and at 1280 px
+no chart's label may be cut at its edge or overlap another.
 
-Screenshots go to the test's temporary directory. ``KOREAN_EVAL_WRITE_SCREENSHOT=<path>`` also writes the
-Correlations page at 1280 px wide to ``<path>`` (the README's ``docs/screenshot-correlations.png``). Needs
-``/usr/bin/chromium`` (see ``tests/test_e2e_browser.py``).
+A view with a problem is photographed whole into the test's temporary directory (for the reader of the failure).
+``KOREAN_EVAL_WRITE_SCREENSHOT=<path>`` also writes the Correlations page at 1280 px wide to ``<path>`` (the
+README's ``docs/screenshot-correlations.png``). Needs ``/usr/bin/chromium`` (see ``tests/test_e2e_browser.py``).
 """
 
 from __future__ import annotations
@@ -30,13 +30,15 @@ pytest_plugins = ("tests.browser_server",)  # the fixture ``server``: one dashbo
 #: KOREAN_EVAL_E2E_SEGMENTS.
 SEGMENTS = int(os.environ.get("KOREAN_EVAL_E2E_SEGMENTS",
                               500 if os.environ.get("KOREAN_EVAL_WRITE_SCREENSHOT") else LAYOUT_SEGMENTS))
-#: Widths checked, px. Each view is read with the whole page in view and photographed at once (Streamlit scrolls
-#: inside its own container, not the document, so the viewport is made as tall as the page, at most
-#: :data:`MAX_HEIGHT` px). Playwright's headless Chromium hides scrollbars (``--hide-scrollbars``), so no box's width
-#: depends on the viewport's height: what is read there is what a 1280 × 800 or 1920 × 1080 window lays out. The
-#: viewport only grows (a shorter page is photographed from the top), as a resize costs Chromium more the taller it
-#: is (to 8,000 px 0.1 s, to 16,000 px 0.6-1 s).
+#: Widths checked, px, in a viewport :data:`HEIGHT` px tall. The checks read every element of the page, in view or
+#: not (Streamlit draws the whole page: the checks find the same problems, none or the same ones, with the page in
+#: view as in an 800 px window — compared on every view); Playwright's headless Chromium hides scrollbars
+#: (``--hide-scrollbars``), so no box's width depends on the viewport's height. A viewport as tall as the page (up
+#: to 16,000 px) made every frame Chromium drew — each redraw, resize and click — cost more: 44 CPU-s of Chromium
+#: for this test against 34 at 800 px. Only a view with a problem is photographed whole (:func:`_photograph`, at most
+#: :data:`MAX_HEIGHT` px).
 WIDTHS = (1280, 1920)
+HEIGHT = 800
 MAX_HEIGHT = 16_000
 #: Levels added to the default ones (word, mecab, kiwi, char, jamo) and metrics chosen in the sidebar: the widest
 #: tables (one column per level) and long metric names, at a cost that keeps the test within a few minutes.
@@ -103,6 +105,11 @@ PLOT_TEXT_JS = r"""() => {
   }
   return out;
 }"""
+#: In-page count of the shown elements the checks read (tables, data grids, download buttons, cards, charts): a view
+#: without any would pass them for want of content.
+CHECKED_ELEMENTS_JS = """() => [...document.querySelectorAll(
+  '[data-testid="stMain"] :is([data-testid="stTable"], [data-testid="stDataFrame"], [data-testid="stDownloadButton"],'
+  + ' [data-testid="stMetric"], .js-plotly-plot)')].filter(e => e.clientWidth > 0).length"""
 CONTENT_HEIGHT_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   const block = document.querySelector('[data-testid="stMainBlockContainer"]');
@@ -117,33 +124,39 @@ def large_csv(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser_page(server):
-    with chromium_page(WIDTHS[0], 800, 240_000) as pg:
+    with chromium_page(WIDTHS[0], HEIGHT, 240_000) as pg:
         yield pg
 
 
 def _check_view(pg, view: str, folder: Path) -> dict[str, list[str]]:
     """The open view at each of :data:`WIDTHS`, the viewport's own width first (so that a view costs one change of
     width): the overflows found there (:data:`OVERFLOWS_JS`), at 1280 px also the charts' cut or overlapping labels
-    (:data:`PLOT_TEXT_JS`), and a screenshot of the whole page, ``folder / f"{view}-{width}.png"``. A new viewport
-    runs no script: each size is read once the layout has settled (:func:`tests.app_server.settle`)."""
+    (:data:`PLOT_TEXT_JS`); a view with a problem is photographed, ``folder / f"{view}-{width}.png"``. A new
+    viewport runs no script: each size is read once the layout has settled (:func:`tests.app_server.settle`)."""
     problems: dict[str, list[str]] = {}
     for width in sorted(WIDTHS, key=lambda w: w != pg.viewport_size["width"]):
         if width != pg.viewport_size["width"]:
-            pg.set_viewport_size({"width": width, "height": pg.viewport_size["height"]})
+            pg.set_viewport_size({"width": width, "height": HEIGHT})
         settle(pg)
-        height = int(pg.evaluate(CONTENT_HEIGHT_JS))
-        if pg.viewport_size["height"] < min(height, MAX_HEIGHT):
-            pg.set_viewport_size({"width": width, "height": min(height, MAX_HEIGHT)})
-            settle(pg)
         found = pg.evaluate(OVERFLOWS_JS) + (pg.evaluate(PLOT_TEXT_JS) if width == 1280 else [])
-        shot = folder / f"{view}-{width}.png"
-        pg.screenshot(path=str(shot), clip={"x": 0, "y": 0, "width": width,
-                                             "height": min(height, pg.viewport_size["height"])})
-        assert shot.stat().st_size > 20_000
+        assert pg.evaluate(CHECKED_ELEMENTS_JS) > 0, (view, width)
         assert pg.locator(NO_EXCEPTION).count() == 0, (view, width)
         if found:
             problems[f"{view} at {width}"] = sorted(set(found))
+            _photograph(pg, folder / f"{view}-{width}.png")
     return problems
+
+
+def _photograph(pg, path: Path) -> None:
+    """The whole page (at most :data:`MAX_HEIGHT` px) into ``path``: Streamlit scrolls inside its own container, not
+    the document, so the viewport is made as tall as the page for the picture, then :data:`HEIGHT` again."""
+    width = pg.viewport_size["width"]
+    height = min(int(pg.evaluate(CONTENT_HEIGHT_JS)), MAX_HEIGHT)
+    pg.set_viewport_size({"width": width, "height": max(height, HEIGHT)})
+    settle(pg)
+    pg.screenshot(path=str(path), clip={"x": 0, "y": 0, "width": width, "height": height})
+    pg.set_viewport_size({"width": width, "height": HEIGHT})
+    settle(pg)
 
 
 def _open_expanders(pg) -> None:
