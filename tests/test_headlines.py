@@ -41,7 +41,9 @@ def test_top_cluster_equals_the_first_cluster_of_the_full_table(results, statist
     walked = len(top)
     assert len(table) == walked * (walked - 1) <= len(full)
     merged = table.merge(full, on=["config_a", "config_b", "test"], suffixes=("", "_full"))
-    assert len(merged) == len(table) and (merged["p_value"] == merged["p_value_full"]).all()
+    assert len(merged) == len(table)
+    for column in ("p_value", "r_a", "r_b", "n", "method"):
+        assert (merged[column] == merged[f"{column}_full"]).all(), column
 
 
 def test_significance_table_of_chosen_pairs_and_its_progress(results):
