@@ -51,28 +51,12 @@ class CompiledKernels:
 
 
 def warmup_evalset() -> EvalSet:
-    """The bundled sample's systems, references and human scores on its :data:`WARMUP_SEGMENTS` segments with the
-    longest references (in their order; renumbered from 0)."""
-    import pandas as pd
+    """The bundled sample on its :data:`WARMUP_SEGMENTS` segments with the longest references (in their order)."""
+    from korean_eval.sample import sample_files, sample_segments
 
-    from korean_eval.data import evalset_from_texts
-    from korean_eval.sample import load_sample
-    from korean_eval.table_inputs import attach_human_frame
-
-    sample = load_sample()
-    refs = sample.refs[0]
-    keep = sorted(sorted(range(len(refs)), key=lambda i: (-len(refs[i]), i))[:WARMUP_SEGMENTS])
-
-    def kept(name: str, texts: list[str]) -> tuple[str, bytes]:
-        return name, "\n".join(texts[i] for i in keep).encode()
-
-    part = evalset_from_texts([kept("ref.txt", refs)],
-                              [kept(f"{name}.txt", hyps) for name, hyps in sample.systems.items()])
-    new_id = {sample.seg_ids[i]: str(k) for k, i in enumerate(keep)}
-    human = sample.human[sample.human["seg_id"].isin(new_id)]
-    attach_human_frame(part, pd.DataFrame({"system": human["system"], "seg_id": human["seg_id"].map(new_id),
-                                           "score": human["score"]}), "human.tsv")
-    return part
+    refs = sample_files()["ref"].read_text(encoding="utf-8").splitlines()
+    longest = sorted(range(len(refs)), key=lambda i: (-len(refs[i]), i))[:WARMUP_SEGMENTS]
+    return sample_segments(sorted(longest))
 
 
 def compile_kernels(progress: Callable[[float, str], None] | None = None) -> CompiledKernels:

@@ -5,6 +5,7 @@ Its human scores are simulated (see ``sample_data/README.md``); every screen tha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from korean_eval.data import EvalSet, evalset_from_texts
@@ -41,3 +42,20 @@ def load_sample(directory: Path = SAMPLE_DIR) -> EvalSet:
     attach_human(evalset, human.read_bytes(), human.name)
     evalset.human_note = SAMPLE_NOTE
     return evalset
+
+
+def sample_segments(indices: Sequence[int], directory: Path = SAMPLE_DIR) -> EvalSet:
+    """The sample set (:func:`load_sample`) restricted to the segments at ``indices``, in that order: their ids,
+    references, sources, every system's hypotheses and their human scores (e.g. a quick evaluation on part of it)."""
+    sample = load_sample(directory)
+    seg_ids = [sample.seg_ids[i] for i in indices]
+    human = sample.human[sample.human["seg_id"].isin(set(seg_ids))].reset_index(drop=True)
+    return EvalSet(
+        seg_ids=seg_ids,
+        refs=[[stream[i] for i in indices] for stream in sample.refs],
+        systems={name: [hyps[i] for i in indices] for name, hyps in sample.systems.items()},
+        human=human,
+        src=[sample.src[i] for i in indices] if sample.src is not None else None,
+        human_note=sample.human_note,
+    )
+

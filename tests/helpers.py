@@ -25,14 +25,9 @@ def require(path: Path) -> Path:
 def head_of_sample(segments: int):
     """The bundled sample's first ``segments`` segments (an :class:`~korean_eval.data.EvalSet`): every system, the
     reference and their human scores."""
-    from korean_eval.data import EvalSet
-    from korean_eval.sample import load_sample
+    from korean_eval.sample import sample_segments
 
-    sample = load_sample()
-    seg_ids = sample.seg_ids[:segments]
-    human = sample.human[sample.human["seg_id"].isin(set(seg_ids))].reset_index(drop=True)
-    return EvalSet(seg_ids=seg_ids, refs=[stream[:segments] for stream in sample.refs],
-                   systems={name: hyps[:segments] for name, hyps in sample.systems.items()}, human=human)
+    return sample_segments(range(segments))
 
 
 def write_head_of_sample(directory: Path, segments: int, systems: tuple[str, ...] | None = None) -> list[str]:
