@@ -7,10 +7,10 @@ fresh machine that first evaluation therefore spends most of its time compiling:
 2-core machine for the bundled sample at three token levels, against 5 s once the kernels are cached.
 
 :func:`compile_kernels` pays that cost at install time instead. It runs the pipeline itself on a part of the bundled
-sample (:mod:`korean_eval.sample`: its systems, on the :data:`WARMUP_SEGMENTS` segments with the longest
-references — the kernels' argument types do not depend on the number of segments, and the longest segments reach
-every length-dependent path the sample reaches) with every metric at the word, character and jamo levels (no model is needed for them;
-a kernel's argument types do not depend on the level) and then the statistics stage with every correlation
+sample (:func:`warmup_evalset`: its systems on the :data:`WARMUP_SEGMENTS` segments with the longest references —
+the kernels' argument types do not depend on the number of segments, and the longest segments reach every
+length-dependent path the sample reaches) with every metric at the word, character and jamo levels (no model is
+needed for them; a kernel's argument types do not depend on the level) and then the statistics stage with every correlation
 statistic, so exactly the kernels and argument types a real evaluation uses are compiled and cached. Nothing else is
 kept: no token, statistic or result is written to korean-eval's own cache. ``scripts/setup`` and the Dockerfile
 call it; the tests copy its cache into their temporary directory (tests/conftest.py).

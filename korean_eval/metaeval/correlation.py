@@ -155,9 +155,9 @@ def grouped_correlations(m: np.ndarray, h: np.ndarray, k: np.ndarray, statistic:
     is called once per distinct pair of rank vectors (average ranks, as ``scipy.stats.rankdata``) on a row having
     that pattern, and the value is shared by every row with the same pattern (also across calls) — both statistics
     are functions of the rank vectors only: scipy ranks the values first (Spearman: Pearson of ``rankdata``; Kendall:
-    counts of concordant, discordant and tied pairs). Longer rows: all rows of a block at once, each value scipy's (:func:`~korean_eval.metaeval.
-    rank_rows.spearman_rows`, :func:`~korean_eval.metaeval.rank_rows.kendall_rows`). Rows with fewer than 2 values or
-    a constant side are NaN, as in :func:`correlate`.
+    counts of concordant, discordant and tied pairs). Longer rows: all rows of a block at once, each value scipy's
+    (:func:`~korean_eval.metaeval.rank_rows.spearman_rows`, :func:`~korean_eval.metaeval.rank_rows.kendall_rows`).
+    Rows with fewer than 2 values or a constant side are NaN, as in :func:`correlate`.
     """
     check_choice("correlation statistic", statistic, VECTOR_STATISTICS)
     m = np.asarray(m, dtype=np.float64)

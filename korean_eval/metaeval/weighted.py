@@ -133,7 +133,7 @@ def _one_point_set(statistic: str, x: np.ndarray, y: np.ndarray, counts: Counts,
     if not ok.all():
         x, y, cols = x[ok], y[ok], cols[ok]
     if _STAT_CODES[statistic] == 0:
-        return _pearson_fixed_points(x, y, counts, cols)
+        return pearson_fixed_points(x[None, :], y, counts, cols)[0]
     if x.size == 0:
         return np.full(counts.shape[0], np.nan)
     ox, gx, _ = _groups(x)
@@ -153,11 +153,6 @@ def _groups(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     dense = np.empty(v.size, dtype=np.int64)
     dense[order] = np.cumsum(new) - 1
     return order, starts, dense
-
-
-def _pearson_fixed_points(x: np.ndarray, y: np.ndarray, counts: Counts, cols: np.ndarray) -> np.ndarray:
-    """Pearson r of one finite point set under every row of weights: :func:`pearson_fixed_points` of one x."""
-    return pearson_fixed_points(x[None, :], y, counts, cols)[0]
 
 
 #: Moment sums (6 per point set and weight row) :func:`pearson_fixed_points` computes at once.
