@@ -63,8 +63,15 @@ class TokenLevel:
     description: str = ""
 
     def availability(self) -> tuple[bool, str]:
-        """(available?, human-readable reason when not)."""
+        """(available?, human-readable reason when not). Cheap enough to list every level: a level whose analyzer
+        takes seconds to load checks that it is installed, and :meth:`start` loads it."""
         return True, ""
+
+    def start(self) -> tuple[bool, str]:
+        """(ready to tokenise?, reason when not): :meth:`availability`, and a level's analyzer loaded (once per
+        process) where that check does not load it, so that an analyzer that fails to load is reported as the level
+        being unavailable, never as every sentence falling back to whitespace tokens."""
+        return self.availability()
 
     @property
     def available(self) -> bool:
@@ -92,7 +99,7 @@ class TokenLevel:
     def _analyse(self, unique: list[str], batch: Callable, one: Callable, fallback: Callable) -> tuple[list, list[str]]:
         """``batch(unique)``; when it raises, ``one(text)`` per text, and ``fallback(text)`` (whitespace tokens) for
         a text that raises alone. Returns (outputs, texts that fell back)."""
-        ok, reason = self.availability()
+        ok, reason = self.start()
         if not ok:
             raise RuntimeError(f"token level {self.name!r} is unavailable: {reason}")
         fallbacks: list[str] = []

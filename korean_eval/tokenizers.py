@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from korean_eval.daemon_threads import exit_safe
 from korean_eval.konlpy_levels import (
@@ -184,6 +185,14 @@ class KiwiLevel(TokenLevel):
         return f"kiwi-{package_version('kiwipiepy')}-model-{package_version('kiwipiepy_model')}"
 
     def availability(self) -> tuple[bool, str]:
+        """Installed, without loading the model (:func:`kiwi_install_problem`; loading it takes seconds)."""
+        problem = kiwi_install_problem()
+        return (False, problem) if problem else (True, "")
+
+    def start(self) -> tuple[bool, str]:
+        ok, reason = self.availability()
+        if not ok:
+            return ok, reason
         try:
             kiwi_analyzer()
         except Exception as err:  # noqa: BLE001
@@ -207,6 +216,28 @@ class KiwiLevel(TokenLevel):
             chunk = list(texts[lo : lo + KIWI_CHUNK])
             out += exit_safe(lambda chunk=chunk: [convert(res) for res in kiwi.tokenize(chunk)])
         return out
+
+
+#: The files of kiwipiepy_model's folder without which ``Kiwi()`` refuses to start (kiwipiepy 0.24.1, model 0.24.0:
+#: each removed in turn, ``Kiwi(model_path=…)`` raised; ``dialect.dict`` is optional).
+KIWI_MODEL_FILES = ("combiningRule.txt", "cong.mdl", "default.dict", "extract.mdl", "multi.dict", "nounchr.mdl",
+                    "sj.morph", "typo.dict")
+
+
+def kiwi_install_problem() -> str:
+    """Why ``Kiwi()`` cannot start here ("" when it can, as far as can be told without loading its model): kiwipiepy
+    and its native extension import, and kiwipiepy_model's folder holds every file of :data:`KIWI_MODEL_FILES`,
+    none empty. A model that is there but fails to load is reported by :meth:`KiwiLevel.start`."""
+    try:
+        import kiwipiepy  # noqa: F401 - loads the native extension
+        import kiwipiepy_model
+    except ImportError as err:
+        return f"kiwipiepy cannot start: {err}"
+    folder = Path(kiwipiepy_model.get_model_path())
+    missing = [name for name in KIWI_MODEL_FILES if not (folder / name).is_file() or not (folder / name).stat().st_size]
+    if missing:
+        return f"kiwipiepy cannot start: its model files {', '.join(missing)} are missing or empty in {folder}"
+    return ""
 
 
 KIWI_CHUNK = 256  # texts per call into Kiwi: a fraction of a second, which is what an exit may wait for

@@ -9,7 +9,14 @@ import jamo
 import pandas as pd
 import pytest
 
-from korean_eval.tokenizers import LEVEL_NAMES, SpmLevel, get_level, level_availability, level_table
+from korean_eval.tokenizers import (
+    KIWI_MODEL_FILES,
+    LEVEL_NAMES,
+    SpmLevel,
+    get_level,
+    level_availability,
+    level_table,
+)
 from tests.helpers import STUDY, require
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,6 +67,50 @@ def test_registry_lists_every_level_with_family_and_version():
     for name in ("word", "mecab", "kiwi", "okt", "komoran", "kkma", "hannanum", "char", "jamo"):
         assert level_availability(name) == (True, ""), name
         assert rows[name]["version"].startswith(name)
+
+
+def _model_folder_without(tmp_path: Path, left_out: str) -> Path:
+    """A copy of kiwipiepy_model's folder (symbolic links to its files) without ``left_out``."""
+    import kiwipiepy_model
+
+    source = Path(kiwipiepy_model.get_model_path())
+    folder = tmp_path / f"model-without-{left_out}"
+    folder.mkdir()
+    for path in source.iterdir():
+        if path.is_file() and path.name != left_out:
+            (folder / path.name).symlink_to(path)
+    return folder
+
+
+@pytest.mark.parametrize("left_out", KIWI_MODEL_FILES)
+def test_kiwi_listed_as_unavailable_without_a_model_file_kiwi_needs(tmp_path, monkeypatch, left_out):
+    """The availability check loads no model (tokenizers.kiwi_install_problem): it must still report a broken
+    install, naming the missing file. (That Kiwi refuses to start without each of these files was found by removing
+    them in turn; a file it no longer needs would, once gone from the model, fail test_registry… below.)"""
+    import kiwipiepy_model
+
+    folder = _model_folder_without(tmp_path, left_out)
+    monkeypatch.setattr(kiwipiepy_model, "get_model_path", lambda: str(folder))
+    ok, reason = get_level("kiwi").availability()
+    assert not ok and left_out in reason and str(folder) in reason
+    (folder / left_out).write_bytes(b"")
+    ok, reason = get_level("kiwi").availability()
+    assert not ok and left_out in reason
+
+
+def test_kiwi_that_cannot_load_its_model_is_unavailable_not_whitespace_tokens(monkeypatch):
+    """A model that is installed but fails to load: tokenising raises naming the reason (every sentence falling
+    back to whitespace tokens would be a silent wrong result)."""
+    from korean_eval import tokenizers
+
+    def broken():
+        raise OSError("Cannot open required file: default.dict")
+
+    monkeypatch.setattr(tokenizers, "kiwi_analyzer", broken)
+    level = get_level("kiwi")
+    assert level.availability() == (True, "") and not level.start()[0]
+    with pytest.raises(RuntimeError, match="'kiwi' is unavailable: kiwipiepy cannot start: Cannot open required"):
+        level.tokenize(["모델 레온"])
 
 
 @pytest.mark.parametrize("name", [n for n in LEVEL_NAMES if n not in ("khaiii",)])
