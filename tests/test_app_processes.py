@@ -5,9 +5,16 @@ Each test starts ``streamlit run app.py`` in its own process group (tests/app_se
 from a browser-less session; the first page evaluates the bundled sample (600 pairs, cold cache in tmp_path). With
 ``KOREAN_EVAL_PARALLEL_MIN_PAIRS=100`` that evaluation runs in the worker pool: the server is signalled once the
 scoring began (every level is tokenised, the portable ones by the workers, so the workers are up; the scoring tasks
-are queued in the pool). Without it (the default threshold, 2,000 pairs) the sample is scored in the server itself,
+are queued in the pool), or, for Ctrl+C, once every score is back (the workers idle, the pool kept). Without it (the default threshold, 2,000 pairs) the sample is scored in the server itself,
 TER on threads: the server is signalled once TER's scoring began. Every process a test started is killed at the end,
 whatever happened. Linux only (the process table is read from /proc).
+
+Each server's cache starts with the Kiwi tokens of the sample (:func:`kiwi_tokens`, computed once in this process by
+the ``kiwi`` level itself): Kiwi analyses in the server, never in a worker (korean_eval.workers.POOL_LEVELS), so it
+has no part in what these tests check, and with its tokens cached the server never loads Kiwi's model (the
+availability check loads no model) — 1.5-2 CPU-s of model and 2 of analysis per server. The levels the workers
+tokenise start uncached, so the workers have started, run their initializer and tokenised by the time the scoring
+begins, as before.
 """
 
 from __future__ import annotations
@@ -19,6 +26,11 @@ import time
 
 import pytest
 
+from korean_eval.cache import DiskCache, NullCache, text_key
+from korean_eval.config import EvalConfig
+from korean_eval.planning import plan_run, tokenize_texts
+from korean_eval.sample import load_sample
+from korean_eval.tokenizers import get_level
 from tests.app_server import AppServer, Session, group_members, process_table, wait_until
 
 pytestmark = [
@@ -31,6 +43,21 @@ RUN_SECONDS = 120  # first run on a fresh server: imports, pool start, tokenisin
 GONE_SECONDS = 10
 
 
+@pytest.fixture(scope="module")
+def kiwi_tokens() -> tuple[str, dict[str, str]]:
+    """The ``kiwi`` level's cache key and tokens (space-joined) of every text the first page evaluates (the sample)."""
+    level = get_level("kiwi")
+    tokens, _, _ = tokenize_texts(level, plan_run(load_sample(), EvalConfig()).texts, NullCache())
+    return level.options_key(), tokens
+
+
+@pytest.fixture
+def server_cache(tmp_path, kiwi_tokens) -> None:
+    """The cache directory AppServer gives its server (``tmp_path / "cache"``), holding the sample's Kiwi tokens."""
+    level_key, tokens = kiwi_tokens
+    DiskCache(tmp_path / "cache").put_tokens(level_key, ((text_key(t), joined) for t, joined in tokens.items()))
+
+
 def _run_until(server: AppServer, session: Session, progress: str) -> None:
     """Run the first page until a progress text contains ``progress`` (or the run finished)."""
     assert session.wait_for_progress(progress, RUN_SECONDS), (
@@ -38,9 +65,9 @@ def _run_until(server: AppServer, session: Session, progress: str) -> None:
     )
 
 
-def _pool_busy(server: AppServer, session: Session) -> list[int]:
-    """Run the first page until its scoring began; the server's worker processes."""
-    _run_until(server, session, "scoring")
+def _pool_started(server: AppServer, session: Session, progress: str) -> list[int]:
+    """Run the first page until ``progress`` (or its end); the server's worker processes."""
+    _run_until(server, session, progress)
     workers = server.workers()
     assert workers, f"the evaluation ran without worker processes\n{server.stderr()[-3000:]}"
     return workers
@@ -53,16 +80,21 @@ def _no_noise(stderr: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("how", "pool"),
-    [("SIGTERM to the server", True), ("Ctrl+C (SIGINT to the process group)", True), ("SIGTERM to the server", False)],
+    ("how", "pool", "until"),
+    [("SIGTERM to the server", True, "scoring"), ("Ctrl+C (SIGINT to the process group)", True, "meta-evaluation"),
+     ("SIGTERM to the server", False, "scoring ter")],
     ids=["sigterm-pool", "ctrl-c-pool", "sigterm-threads"],
 )
-def test_stopping_the_server_leaves_no_process_and_no_traceback(tmp_path, how, pool):
+def test_stopping_the_server_leaves_no_process_and_no_traceback(tmp_path, server_cache, how, pool, until):
+    """SIGTERM while the workers are busy (their scoring tasks queued); Ctrl+C once every score is back (the
+    meta-evaluation began), the pool kept for the next evaluation: idle workers, blocked reading the task queue, are
+    where a worker that did not ignore SIGINT prints a ``KeyboardInterrupt`` traceback (a busy one hands it back as
+    its task's result)."""
     with AppServer(tmp_path, POOL if pool else {}) as server, Session(server) as session:
         if pool:
-            workers = _pool_busy(server, session)
+            workers = _pool_started(server, session, until)
         else:
-            _run_until(server, session, "scoring ter")
+            _run_until(server, session, until)
             workers = server.workers()
             assert not workers, "the sample alone should not start the pool"
         if how.startswith("SIGTERM"):
@@ -80,9 +112,9 @@ def test_stopping_the_server_leaves_no_process_and_no_traceback(tmp_path, how, p
         _no_noise(server.stderr())
 
 
-def test_workers_end_when_the_server_is_killed(tmp_path):
+def test_workers_end_when_the_server_is_killed(tmp_path, server_cache):
     with AppServer(tmp_path, POOL) as server, Session(server) as session:
-        workers = _pool_busy(server, session)
+        workers = _pool_started(server, session, "scoring")
         os.kill(server.pid, signal.SIGKILL)
         server.wait_exit(GONE_SECONDS)
 
