@@ -11,7 +11,7 @@ the warm-up uses, a rank statistic's bootstrap and significance tests, one worke
 evaluation's must be a subset of the warm-up's: on an empty cache the evaluation would then compile nothing. A
 warm-up without its statistics loop fails this (the statistics' kernels are then used by the run only), as does one
 without a metric (EED left out: its kernel is missing). One process instead of one for each saves the second one's
-start and imports (11.0 CPU-s for this test with two, 8.7 with one).
+start and imports (10.3-11.0 CPU-s for this test with two, 8.3-8.7 with one, on a quiet machine).
 """
 
 from __future__ import annotations
