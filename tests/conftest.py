@@ -22,7 +22,7 @@ files with tests marked ``slow`` or ``browser`` out first, so the longest work d
 worker running it alone at the end. Without xdist it changes only the order. The files that analyse with KoNLPy in
 the test process (:data:`KONLPY_FILES`) are handed out together, to one worker: its JVM and dictionaries are loaded
 once (Okt, Komoran, Kkma and Hannanum: ≈ 10 CPU-s with the JVM options below) instead of in both workers; so are
-the files that drive the dashboard in Chromium (:data:`SERVER_FILES`): one dashboard server serves them all.
+the real-browser files (:data:`BROWSER_FILES`): one dashboard server and one Chromium serve them all.
 """
 
 from __future__ import annotations
@@ -137,15 +137,15 @@ KONLPY_FILES = frozenset({"test_app_scale.py", "test_bad_inputs.py", "test_prope
                           "test_tokenizers.py"})
 
 
-#: Test files that drive the dashboard in Chromium through the fixture ``server`` of tests/browser_server.py (one
-#: server per pytest process): one unit of work, so that a single server is started (≈ 3 CPU-s and its first run,
-#: which imports the backend, ≈ 3 more) and its caches of tokens and results serve them all (the MQM test's texts
-#: are the sample's that tests/test_e2e_browser.py evaluated before it): 88 CPU-s for the three in one process, 102
-#: in three (whole process trees, Chromium included). Collected in this order, which the unit keeps.
-SERVER_FILES = frozenset({"test_e2e_browser.py", "test_e2e_mqm.py", "test_e2e_scale.py"})
+#: Test files that use tests/browser_server.py's dashboard server (one per pytest process) and shared Chromium: one
+#: unit of work, so that a single server is started (≈ 3 CPU-s, and its first run, which imports the backend, ≈ 3
+#: more) and its caches of tokens and results serve them all (the MQM test's texts are the sample's, which
+#: tests/test_e2e_browser.py evaluated before it), and Chromium and Playwright's driver are started once. Collected in
+#: this order, which the unit keeps.
+BROWSER_FILES = frozenset({"test_e2e_browser.py", "test_e2e_mqm.py", "test_e2e_report.py", "test_e2e_scale.py"})
 
 #: Units of work of more than one file: name → files.
-UNITS = {"KoNLPy's files": KONLPY_FILES, "the dashboard server's files": SERVER_FILES}
+UNITS = {"KoNLPy's files": KONLPY_FILES, "the real-browser files": BROWSER_FILES}
 
 
 @pytest.hookimpl(tryfirst=True)
