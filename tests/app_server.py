@@ -5,8 +5,8 @@
   found (:func:`group_members`) and killed by the group.
 * :class:`Session`: a browser-less client speaking Streamlit's websocket protocol (its own protobuf messages, as the
   browser sends them): it asks for a run of the first page and reads the progress texts the run sends.
-* :func:`chromium_page`, :func:`upload`, :func:`idle`, :func:`watch_first_paint`: driving its pages in a real
-  browser (Playwright).
+* :func:`launch_chromium`, :func:`chromium_page`, :func:`upload`, :func:`idle`, :func:`watch_first_paint`: driving
+  its pages in a real browser (Playwright).
 * The process table from ``/proc`` (Linux): parents, process groups, states, resident memory.
 """
 
@@ -264,24 +264,30 @@ def require_chromium() -> None:
         pytest.skip(f"{CHROMIUM} not installed (apt-get install -y chromium)")
 
 
-@contextmanager
-def chromium_page(width: int, height: int, timeout_ms: float) -> Iterator:
-    """A Playwright page in Debian's headless Chromium (:data:`CHROMIUM_ARGS`), viewport ``width`` × ``height``
-    at scale 1, every wait bounded by ``timeout_ms``, script runs counted (:data:`RUN_COUNTER_JS`); closed with its
-    browser afterwards."""
+def launch_chromium(stack: ExitStack):
+    """Debian's headless Chromium (:data:`CHROMIUM_ARGS`) through Playwright's synchronous API, both stopped when
+    ``stack`` closes: a Playwright ``Browser``."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    playwright = stack.enter_context(sync_playwright())
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    stack.callback(browser.close)
+    return browser
+
+
+@contextmanager
+def chromium_page(width: int, height: int, timeout_ms: float, browser=None) -> Iterator:
+    """A Playwright page in a context of its own of ``browser`` (e.g. the shared one of tests/browser_server.py) or,
+    without one, of a Chromium launched for it (:func:`launch_chromium`) and closed afterwards: viewport ``width`` ×
+    ``height`` at scale 1, every wait bounded by ``timeout_ms``, script runs counted (:data:`RUN_COUNTER_JS`)."""
+    with ExitStack() as stack:
+        browser = browser or launch_chromium(stack)
         context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1)
+        stack.callback(context.close)
         context.add_init_script(RUN_COUNTER_JS)
         page = context.new_page()
         page.set_default_timeout(timeout_ms)
-        try:
-            yield page
-        finally:
-            context.close()
-            browser.close()
+        yield page
 
 
 #: Streamlit's frontend states a script run in ``data-test-script-state`` on ``[data-testid="stApp"]``: ``running``

@@ -21,7 +21,8 @@ only; ``--dist loadgroup`` would group finer, but pytest-xdist 3.8 names a test'
 files with tests marked ``slow`` or ``browser`` out first, so the longest work does not start last and leave one
 worker running it alone at the end. Without xdist it changes only the order. The files that analyse with KoNLPy in
 the test process (:data:`KONLPY_FILES`) are handed out together, to one worker: its JVM and dictionaries are loaded
-once (Okt, Komoran, Kkma and Hannanum: ≈ 10 CPU-s with the JVM options below) instead of in both workers.
+once (Okt, Komoran, Kkma and Hannanum: ≈ 10 CPU-s with the JVM options below) instead of in both workers; so are
+the real-browser files (:data:`BROWSER_FILES`): one dashboard server and one Chromium serve them all.
 """
 
 from __future__ import annotations
@@ -136,19 +137,34 @@ KONLPY_FILES = frozenset({"test_app_scale.py", "test_bad_inputs.py", "test_prope
                           "test_tokenizers.py"})
 
 
+#: Test files that use tests/browser_server.py's dashboard server (one per pytest process) and shared Chromium: one
+#: unit of work, so that a single server is started (≈ 3 CPU-s, and its first run, which imports the backend, ≈ 3
+#: more) and its caches of tokens and results serve them all (the MQM test's texts are the sample's, which
+#: tests/test_e2e_browser.py evaluated before it), and Chromium and Playwright's driver are started once: 98 CPU-s
+#: (whole process trees, Chromium included; two runs: 94, 101) against 108 (107, 108) split as they were before, the
+#: MQM, report and scale files in one worker and the other file in the other. Collected in this order, which the unit
+#: keeps.
+BROWSER_FILES = frozenset({"test_e2e_browser.py", "test_e2e_mqm.py", "test_e2e_report.py", "test_e2e_scale.py"})
+
+#: Units of work of more than one file: name → files.
+UNITS = {"KoNLPy's files": KONLPY_FILES, "the real-browser files": BROWSER_FILES}
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadfile``, except that the files of :data:`KONLPY_FILES` form one unit."""
+    """``--dist loadfile``, except that the files of each of :data:`UNITS` form one unit."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
-    class KonlpyTogether(LoadFileScheduling):
+    unit_of = {name: unit for unit, names in UNITS.items() for name in names}
+
+    class FilesTogether(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             scope = super()._split_scope(nodeid)
-            return "KoNLPy's files" if Path(scope).name in KONLPY_FILES else scope
+            return unit_of.get(Path(scope).name, scope)
 
-    return KonlpyTogether(config, log)
+    return FilesTogether(config, log)
 
 
 #: Markers of the tests (and so the files) scheduled first (pyproject.toml declares them).

@@ -19,7 +19,7 @@ from korean_eval.sample import sample_files
 from tests.app_server import chromium_page, idle, settle, upload
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ("tests.browser_server",)  # the fixture ``server``: one dashboard server per pytest process
+pytest_plugins = ("tests.browser_server",)  # the fixtures ``server`` and ``chromium``, shared by the e2e modules
 
 BARS = ".js-plotly-plot .barlayer .point path"
 NO_EXCEPTION = '[data-testid="stException"]'
@@ -33,8 +33,8 @@ def artifacts(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def page(server):
-    with chromium_page(1500, 1100, 120_000) as pg:
+def page(server, chromium):
+    with chromium_page(1500, 1100, 120_000, chromium) as pg:
         yield pg
 
 

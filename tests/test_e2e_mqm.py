@@ -16,7 +16,7 @@ from tests.make_spans_fixture import RATERS, rating_lines
 from tests.test_e2e_browser import BARS, NO_EXCEPTION, _shot, artifacts  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ("tests.browser_server",)  # the fixture ``server``: one dashboard server per pytest process
+pytest_plugins = ("tests.browser_server",)  # the fixtures ``server`` and ``chromium``, shared by the e2e modules
 
 
 def _files(folder: Path) -> dict[str, list[Path]]:
@@ -33,9 +33,9 @@ def _files(folder: Path) -> dict[str, list[Path]]:
     return {"ref": [folder / "ref.txt"], "systems": systems, "ratings": ratings}
 
 
-def test_the_ceiling_line_is_drawn_in_the_browser(server, tmp_path_factory, artifacts):  # noqa: F811
+def test_the_ceiling_line_is_drawn_in_the_browser(server, chromium, tmp_path_factory, artifacts):  # noqa: F811
     files = _files(tmp_path_factory.mktemp("mqm-files"))
-    with chromium_page(1500, 1100, 180_000) as page:
+    with chromium_page(1500, 1100, 180_000, chromium) as page:
         page.goto(f"{server}/data")
         page.get_by_role("heading", name="Data", exact=True).wait_for()
         idle(page)

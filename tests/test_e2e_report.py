@@ -1,6 +1,7 @@
 """The HTML report in a real browser (Debian's Chromium via Playwright): opened from ``file://`` with the network
 off (``offline=True`` and every http(s) request aborted), every chart draws and no request leaves the page. Without
-``/usr/bin/chromium`` the test skips locally and fails under ``CI=true``."""
+``/usr/bin/chromium`` the test skips locally and fails under ``CI=true``. The Chromium is the one the e2e modules
+share (tests/browser_server.py), in a browser context of this test's own."""
 
 from __future__ import annotations
 
@@ -12,13 +13,12 @@ from korean_eval.export_tables import find_top_clusters
 from korean_eval.metaeval.intervals import add_confidence_intervals
 from korean_eval.pipeline import evaluate
 from korean_eval.sample import load_sample
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, require_chromium
 
 pytestmark = pytest.mark.browser
+pytest_plugins = ("tests.browser_server",)  # the fixture ``chromium``, shared by the e2e modules
 
 
-def test_report_opens_offline_and_draws_every_chart(tmp_path, monkeypatch):
-    require_chromium()
+def test_report_opens_offline_and_draws_every_chart(chromium, tmp_path, monkeypatch):
     monkeypatch.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp_path / "cache"))
     evalset = load_sample()
     results = evaluate(evalset, EvalConfig(levels=("word", "char"), metrics=("bleu", "chrf", "ter"), spa_permutations=0))
@@ -29,12 +29,9 @@ def test_report_opens_offline_and_draws_every_chart(tmp_path, monkeypatch):
     n_charts = path.read_text(encoding="utf-8").count('class="plotly-graph-div"')
     assert n_charts == 2 + 2 * 3 + 2
 
-    from playwright.sync_api import sync_playwright
-
     requests, errors = [], []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(offline=True, viewport={"width": 1300, "height": 1000})
+    context = chromium.new_context(offline=True, viewport={"width": 1300, "height": 1000})
+    try:
         context.route("http://**/*", lambda route: (requests.append(route.request.url), route.abort()))
         context.route("https://**/*", lambda route: (requests.append(route.request.url), route.abort()))
         page = context.new_page()
@@ -50,8 +47,8 @@ def test_report_opens_offline_and_draws_every_chart(tmp_path, monkeypatch):
         bars = page.locator("[data-chart='correlation-segment'] .barlayer .point path").count()
         heat = page.locator("[data-chart='flipped-pairs'] .hm image, [data-chart='flipped-pairs'] .heatmaplayer").count()
         title = page.title()
+    finally:
         context.close()
-        browser.close()
     assert title == "korean-eval report"
     assert len(drawn) == n_charts and all(k > 0 for k in drawn), drawn
     assert bars >= 6  # 2 levels × 3 metrics (+ error bars drawn on them)

@@ -23,7 +23,7 @@ from tests.large_evaluation import LAYOUT_SEGMENTS, write_large_evaluation
 from tests.test_e2e_browser import NO_EXCEPTION
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ("tests.browser_server",)  # the fixture ``server``: one dashboard server per pytest process
+pytest_plugins = ("tests.browser_server",)  # the fixtures ``server`` and ``chromium``, shared by the e2e modules
 
 #: Segments per system: LAYOUT_SEGMENTS (the tables' widths depend on the systems, levels and metrics, not on the
 #: segments), 500 for the README's screenshot (its numbers are those of 20 systems × 500 segments); any count through
@@ -123,8 +123,8 @@ def large_csv(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def browser_page(server):
-    with chromium_page(WIDTHS[0], HEIGHT, 240_000) as pg:
+def browser_page(server, chromium):
+    with chromium_page(WIDTHS[0], HEIGHT, 240_000, chromium) as pg:
         yield pg
 
 
