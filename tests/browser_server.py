@@ -3,12 +3,12 @@ each module that uses them (tests/test_e2e_browser.py, tests/test_e2e_mqm.py, te
 also tests/test_e2e_report.py). tests/conftest.py hands these modules out together, to one pytest-xdist worker.
 
 The fixture ``server`` is one session-scoped server however many of those modules a process runs. Starting a server
-and its first run (importing the backend, loading Kiwi's model to list the token levels) cost about 4 CPU-s and 5 s
-each time. Sharing one changes nothing a test reads: every browser page is a Streamlit session of its own (its own
-data, settings and widgets), and what the sessions share are the server's caches keyed by the data's content
-(results, statistics, tokenisations), which only spare recomputing identical numbers. Each of those modules first
-opens the Data page by a direct link, so whichever runs first does so on a freshly started server, before any session
-ran app.py's ``st.navigation`` (the redirect of ``ui.state.enter_page``, docs/design.md §7).
+and its first run (importing the backend) cost about 4 CPU-s and 5 s each time. Sharing one changes nothing a test
+reads: every browser page is a Streamlit session of its own (its own data, settings and widgets), and what the
+sessions share are the server's caches keyed by the data's content (results, statistics, tokenisations), which only
+spare recomputing identical numbers. Each of those modules first opens the Data page by a direct link, so whichever
+runs first does so on a freshly started server, before any session ran app.py's ``st.navigation`` (the redirect of
+``ui.state.enter_page``, docs/design.md §7).
 
 The fixture ``chromium`` is one Chromium (:func:`tests.app_server.launch_chromium`) for consecutive tests that ask for
 it; each module opens its pages in a browser context of its own (no cookies, storage or cache shared). Starting
