@@ -121,7 +121,7 @@ def _read_inputs(args: argparse.Namespace) -> EvalSet:
         attach_ratings(evalset, reads, parse_weights(args.mqm_weights), args.human_direction == "lower")
     if args.judgments:
         name, data = read_input_file(args.judgments, "judgments")
-        table = read_table(data, name)
+        table = read_table(data, name, multiline_cells=False)
         try:
             qc = run_qc(table.frame(), qc_options_from_args(args), lines=table.lines)
         except ValueError as err:

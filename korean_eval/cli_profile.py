@@ -117,7 +117,8 @@ def summary_text(result: LensResult) -> str:
     strongest links to the human scores, as plain text."""
     pd.set_option("display.width", 200)
     whole = result.profile[result.profile["subcategory"] == ALL]
-    f1 = whole.pivot_table(index="system", columns="category", values="f1", sort=False)[list(CATEGORIES)]
+    f1 = whole.pivot_table(index="system", columns="category", values="f1", sort=False, dropna=False)
+    f1 = f1.reindex(columns=list(CATEGORIES))
     lines = ["Error profile: F1 of the morphemes per category (1 = the reference's morphemes exactly):",
              f1.round(3).to_string(), ""]
     extra = result.speech_levels.set_index("system")[["agreement", "honorific_mismatch"]]

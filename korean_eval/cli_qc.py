@@ -149,7 +149,7 @@ def run_qc_command(args: argparse.Namespace) -> int:
         options = qc_options_from_args(args)
         check_regular_file(args.judgments, "--judgments")
         name, data = read_input_file(args.judgments, "judgments")
-        table = read_table(data, name)
+        table = read_table(data, name, multiline_cells=False)
         result = run_qc(table.frame(), options, lines=table.lines)
         if args.out:
             kept = result.judgments_with_seg_id().rename(columns={c: "" for c in table.unnamed})

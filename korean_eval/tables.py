@@ -20,7 +20,9 @@ Reading rules (docs/design.md §4), the same for every kind of table:
   delimiter or the line end (``"경제가 회복된다" 정부 발표`` is refused naming its line, never read without its
   quotes), and a quote that is never closed is refused naming the line where it opens (it would swallow every
   following row). Rows whose quoted cell holds a line break are kept (the break becomes a space in text) and listed
-  with their line ranges in a note.
+  with their line ranges in a note, unless the caller reads a table whose cells hold no text
+  (``multiline_cells=False``: raw judgments, human scores, metric scores): there such a row is refused naming the
+  lines it spans, since an unescaped quote that the next row closes would join two rows into one.
 * **Header.** Names are NFC-normalised, stripped of invisible characters and surrounding whitespace; an empty name
   becomes ``column_<i>`` (0-based position, listed in :attr:`Table.unnamed`); a duplicate name is refused.
 * **Rows.** Every cell is a string exactly as in the file: nothing is stripped, normalised or guessed (``NA``,
@@ -96,8 +98,13 @@ def choose_delimiter(header_line: str, name: str) -> str:
     return expected or ","
 
 
-def read_table(data: bytes, name: str) -> Table:
-    """Decode and parse a CSV, TSV or JSON Lines table into a :class:`Table` of strings (rules: module docstring)."""
+def read_table(data: bytes, name: str, multiline_cells: bool = True) -> Table:
+    """Decode and parse a CSV, TSV or JSON Lines table into a :class:`Table` of strings (rules: module docstring).
+
+    Args:
+        multiline_cells: whether a quoted cell may hold a line break (tables with text columns); when False, the
+            first row spanning lines is refused with its line range.
+    """
     if not data:
         raise InputError(name, "file is empty")
     text, _encoding, notes = decode_bytes(data, name)
@@ -109,6 +116,8 @@ def read_table(data: bytes, name: str) -> Table:
         delimiter = choose_delimiter(text.split("\n", 1)[0], name)
         spans: list[tuple[int, int]] = []
         records = _tab_records(text) if delimiter == "\t" else _csv_records(text, name, delimiter, spans)
+        if not multiline_cells:
+            records = _single_line_records(records, spans, name)
         table = _table_from_records(records, name)
         if spans:
             notes.append(_spans_note(spans))
@@ -150,6 +159,22 @@ def _csv_records(
             raise InputError(name, f"text follows the closing quote of a quoted cell; {_QUOTING_HELP}",
                              line=reader.line_num) from None
         raise InputError(name, f"cannot parse: {err}", line=reader.line_num) from None
+
+
+def _single_line_records(
+    records: Iterable[tuple[int, list[str]]], spans: list[tuple[int, int]], name: str
+) -> Iterator[tuple[int, list[str]]]:
+    """``records``, refusing the first one that spans lines (``spans`` grows as ``records`` is read)."""
+    for line, record in records:
+        if spans:
+            first, last = spans[0]
+            raise InputError(
+                name,
+                f"a quoted cell runs from line {first} to line {last}; this table's cells hold no line breaks, so "
+                f"the quote is probably text that was not escaped and joins rows into one; {_QUOTING_HELP}",
+                line=first,
+            )
+        yield line, record
 
 
 def _spans_note(spans: list[tuple[int, int]]) -> str:

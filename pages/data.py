@@ -52,7 +52,7 @@ def _head(name: str, data: bytes, max_bytes: int) -> pd.DataFrame:
 
 @st.cache_data(show_spinner="Reading the judgments…", max_entries=2)
 def _judgments(name: str, data: bytes) -> Table:
-    return read_table(data, name)
+    return read_table(data, name, multiline_cells=False)
 
 
 def _finite_numbers(cells: pd.Series) -> pd.Series:

@@ -83,3 +83,27 @@ def test_an_excluded_human_row_is_reported_not_dropped(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0 and "ambiguous" in captured.err  # the excluded row is reported, not dropped silently
     assert "human.tsv" in captured.err and "Error profile" in captured.out
+
+
+@pytest.mark.parametrize("lines", [[14], [14, 20], [11, 14, 20, 28, 30, 31]], ids=["1", "2", "6"])
+def test_profile_works_on_a_few_sentences_without_every_category(tmp_path, capsys, lines):
+    """Sentences without numbers or foreign script: their categories are absent, and the summary still prints
+    every category's column (NaN F1) instead of failing."""
+    files = sample_files()
+    ref = files["ref"].read_text(encoding="utf-8").splitlines()
+    (tmp_path / "ref.txt").write_text("\n".join(ref[i] for i in lines) + "\n", encoding="utf-8")
+    sys_args = []
+    for path in files["systems"][:2]:
+        name = path.stem
+        hyp = path.read_text(encoding="utf-8").splitlines()
+        (tmp_path / f"{name}.txt").write_text("\n".join(hyp[i] for i in lines) + "\n", encoding="utf-8")
+        sys_args += ["--sys", f"{name}={tmp_path / f'{name}.txt'}"]
+    out = tmp_path / "out"
+    args = ["profile", "--ref", str(tmp_path / "ref.txt"), *sys_args, "--levels", "word,char", "--metrics", "bleu",
+            "--bootstrap", "50", "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "foreign_number" in printed and "other" in printed
+    profile = pd.read_csv(out / "profile.csv")
+    whole = profile[(profile["subcategory"] == "all") & (profile["category"] == "foreign_number")]
+    assert len(whole) == 2 and whole["f1"].isna().all()

@@ -239,3 +239,28 @@ def test_qc_outputs_defuse_formula_cells(tmp_path, capsys):
     assert set(kept["Sys"]) == set(defused) and set(kept["worker"]) == {"'@rater"}
     assert [float(v) for v in kept["Adequacy"]] == [float(v) for _, v in sorted(expected.items(),
                                                                                key=lambda kv: FORMULA_SYSTEMS.index(kv[0][0]))]
+
+
+def test_qc_refuses_a_quote_that_joins_two_rows(tmp_path, capsys):
+    """60 judgments with a comment column; row 31's comment opens a quote that row 32's comment closes. Read as
+    RFC 4180 that is one row (59 judgments, one silently absorbed): qc refuses it naming the lines instead."""
+    rows = ["worker,DocID,SentID,Sys,Adequacy,comment"]
+    for i in range(60):
+        comment = "fine"
+        if i == 30:
+            comment = '"too literal'
+        elif i == 31:
+            comment = 'word order"'
+        rows.append(f"r{i % 3},1,{i // 2},sys{i % 2},{50 + i},{comment}")
+    judgments = tmp_path / "j.csv"
+    judgments.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    for argv in (["qc", "--judgments", str(judgments), "--score-cols", "Adequacy"],
+                 ["run", "--judgments", str(judgments), "--score-cols", "Adequacy", "--levels", "char"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "j.csv" in err and "line 32" in err and "line 33" in err and "Traceback" not in err, err
+    rows[31] = rows[31].replace('"too literal', '"too literal"')
+    rows[32] = rows[32].replace('word order"', "word order")
+    judgments.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["qc", "--judgments", str(judgments), "--score-cols", "Adequacy", "--drop-first", "0"]) == 0
+    assert "Read 60 judgments" in capsys.readouterr().out
