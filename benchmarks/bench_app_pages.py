@@ -69,10 +69,10 @@ def figure_builds() -> list[tuple[str, float, float]]:
     """(chart, ms per figure as built, ms with the template named in the layout) of the sample's charts."""
     import plotly.io as pio
 
-    from korean_eval.config import EvalConfig
-    from korean_eval.metaeval.system_pairs import pairwise_accuracy_table
-    from korean_eval.pipeline import evaluate
-    from korean_eval.sample import load_sample
+    from korean_eval.engine.pipeline import evaluate
+    from korean_eval.inputs.sample import load_sample
+    from korean_eval.metaeval.tables.system_pairs import pairwise_accuracy_table
+    from korean_eval.model.config import EvalConfig
     from ui import charts, figures, grid_charts, significance_views, views
 
     res = evaluate(load_sample(), EvalConfig(levels=("word", "kiwi", "char")))

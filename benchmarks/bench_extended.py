@@ -5,7 +5,7 @@
 
 Builds the same data as ``run_benchmark.py`` (``make_data.build``), tokenises once (cached in a fresh temporary
 cache so every metric starts from the same tokens), then runs each metric cold through the real pipeline
-(``korean_eval.pipeline.evaluate``, statistics not cached) and prints, per level × metric, the seconds the scoring
+(``korean_eval.engine.pipeline.evaluate``, statistics not cached) and prints, per level × metric, the seconds the scoring
 took (the pipeline's ``timings``: CPU seconds of worker tasks plus main-process wall time) and milliseconds per
 segment pair, plus the wall time of the whole extended grid including meta-evaluation.
 """
@@ -26,11 +26,11 @@ sys.path.insert(0, str(HERE))
 import make_data  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from korean_eval.cache import DiskCache  # noqa: E402
-from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.data import evalset_from_texts  # noqa: E402
-from korean_eval.pipeline import evaluate  # noqa: E402
-from korean_eval.table_inputs import attach_human  # noqa: E402
+from korean_eval.engine.cache import DiskCache  # noqa: E402
+from korean_eval.engine.pipeline import evaluate  # noqa: E402
+from korean_eval.inputs.tables import attach_human  # noqa: E402
+from korean_eval.model.config import EvalConfig  # noqa: E402
+from korean_eval.model.evalset import evalset_from_texts  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
 EXTENDED = ("nltk-bleu", "gleu", "nist", "ribes", "character", "eed")

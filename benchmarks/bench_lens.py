@@ -30,11 +30,11 @@ sys.path.insert(0, str(HERE))
 import make_data  # noqa: E402
 from run_benchmark import _cpu_seconds, _worker_pids  # noqa: E402
 
-from korean_eval.cache import DiskCache  # noqa: E402
-from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.data import evalset_from_texts  # noqa: E402
+from korean_eval.engine.cache import DiskCache  # noqa: E402
+from korean_eval.inputs.tables import attach_human  # noqa: E402
 from korean_eval.lens.run import run_lens  # noqa: E402
-from korean_eval.table_inputs import attach_human  # noqa: E402
+from korean_eval.model.config import EvalConfig  # noqa: E402
+from korean_eval.model.evalset import evalset_from_texts  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
 METRICS = ("bleu", "chrf", "chrf++", "ter")

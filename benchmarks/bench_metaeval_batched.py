@@ -8,12 +8,12 @@ Synthetic, seeded scores (rounded: ties; 10 % of the human scores absent) for ``
 NaN):
 
 1. grouped segment-level correlations — Spearman and Kendall per item and per system of every configuration:
-   :func:`korean_eval.metaeval.correlation.grouped_correlations` against scipy called per group (their definition);
+   :func:`korean_eval.metaeval.stats.correlation.grouped_correlations` against scipy called per group (their definition);
 2. a system-level significance matrix — every pair of configurations, Pearson r, ``--permutations`` permutations:
-   :class:`korean_eval.metaeval.comparisons.PairCorrelator` and
-   :func:`korean_eval.metaeval.permutation.system_permutation_deltas` over all pairs against
-   :func:`~korean_eval.metaeval.comparisons.pair_correlations` and
-   :func:`~korean_eval.metaeval.permutation.permutation_deltas` pair by pair.
+   :class:`korean_eval.metaeval.stats.comparisons.PairCorrelator` and
+   :func:`korean_eval.metaeval.stats.permutation.system_permutation_deltas` over all pairs against
+   :func:`~korean_eval.metaeval.stats.comparisons.pair_correlations` and
+   :func:`~korean_eval.metaeval.stats.permutation.permutation_deltas` pair by pair.
 
 Prints each time and the ratio.
 """
@@ -32,9 +32,9 @@ from scipy import stats as sps
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from korean_eval.metaeval.comparisons import PairCorrelator, pair_correlations  # noqa: E402
-from korean_eval.metaeval.correlation import grouped_correlations  # noqa: E402
-from korean_eval.metaeval.permutation import permutation_deltas, system_permutation_deltas  # noqa: E402
+from korean_eval.metaeval.stats.comparisons import PairCorrelator, pair_correlations  # noqa: E402
+from korean_eval.metaeval.stats.correlation import grouped_correlations  # noqa: E402
+from korean_eval.metaeval.stats.permutation import permutation_deltas, system_permutation_deltas  # noqa: E402
 
 
 def data(systems: int, segments: int, configs: int) -> tuple[list[np.ndarray], np.ndarray]:

@@ -37,9 +37,9 @@ sys.path.insert(0, str(HERE))
 
 import make_data  # noqa: E402
 
+from korean_eval.levels.registry import get_level  # noqa: E402
 from korean_eval.metrics.character import character_scores  # noqa: E402
 from korean_eval.metrics.fast_ter import ter_statistics, ter_statistics_sacrebleu  # noqa: E402
-from korean_eval.tokenizers import get_level  # noqa: E402
 
 SEGMENT_STEP = 97  # first segment of pair k: k * SEGMENT_STEP
 INTERACTIVE_SECONDS = 1.0

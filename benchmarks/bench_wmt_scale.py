@@ -9,7 +9,7 @@ the same run on a Dask ``LocalCluster`` (issue 14 §2 and §3).
 
 What is measured (from the repository root, venv active):
 
-1. ``cold``: ``korean_eval.pipeline.evaluate`` on the WMT-shaped set (``benchmarks/make_data.py --wmt``) over levels
+1. ``cold``: ``korean_eval.engine.pipeline.evaluate`` on the WMT-shaped set (``benchmarks/make_data.py --wmt``) over levels
    word, mecab, kiwi, char, jamo × BLEU, chrF, chrF++, TER, segment + system scores + correlations, with a fresh
    cache directory: wall seconds, CPU seconds of the main process and of the worker processes
    (``/proc/<pid>/stat``), and the peak resident memory of main + workers sampled every 20 ms
@@ -49,10 +49,10 @@ sys.path.insert(0, str(HERE))
 
 import run_benchmark as rb  # noqa: E402
 
-from korean_eval.cache import DiskCache, NullCache  # noqa: E402
-from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.pipeline import evaluate  # noqa: E402
-from korean_eval.planning import level_pairs  # noqa: E402
+from korean_eval.engine.cache import DiskCache, NullCache  # noqa: E402
+from korean_eval.engine.pipeline import evaluate  # noqa: E402
+from korean_eval.engine.planning import level_pairs  # noqa: E402
+from korean_eval.model.config import EvalConfig  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
 METRICS = ("bleu", "chrf", "chrf++", "ter")
@@ -143,7 +143,7 @@ def dask_runs(evalset, segments: int, jobs: int | None) -> dict:
     """The first ``segments`` segments, cold, on the local pool and on a 2-worker ``LocalCluster``."""
     import distributed
 
-    from korean_eval.dask_backend import disconnect
+    from korean_eval.engine.dask_executor import disconnect
 
     part = _first_segments(evalset, segments)
     out: dict = {"pairs": part.system_pairs()}
@@ -163,8 +163,8 @@ def dask_runs(evalset, segments: int, jobs: int | None) -> dict:
 
 def _first_segments(evalset, n: int):
     """An evaluation set of the first ``n`` segments (texts re-read through the library's validation)."""
-    from korean_eval.data import evalset_from_texts
-    from korean_eval.table_inputs import attach_human
+    from korean_eval.inputs.tables import attach_human
+    from korean_eval.model.evalset import evalset_from_texts
 
     refs = [("ref.txt", "".join(r + "\n" for r in evalset.refs[0][:n]).encode())]
     systems = [(f"{name}.txt", "".join((h or "") + "\n" for h in hyps[:n]).encode())

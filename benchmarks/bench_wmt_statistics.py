@@ -6,7 +6,7 @@
 Runs what ``python -m korean_eval run --bootstrap 1000`` runs — the pipeline (levels word, mecab, kiwi, char, jamo ×
 BLEU, chrF, chrF+, chrF++, TER; statistics not cached), bootstrap intervals, the significance tables of both
 granularities, rank clusters and the system-pair tests, each with 1,000 resamples — and times, inside the same
-run, the part that the WMT statistics add: every cell's :func:`korean_eval.metaeval.tidy.pairwise_rows` (acc_eq over
+run, the part that the WMT statistics add: every cell's :func:`korean_eval.metaeval.tables.tidy.pairwise_rows` (acc_eq over
 items and over all pairs, pairwise accuracy, SPA with 1,000 permutations) plus the humans' SPA p-values. Prints
 both and their ratio.
 """
@@ -22,18 +22,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from korean_eval.cache import DiskCache  # noqa: E402
-from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.data import evalset_from_texts  # noqa: E402
+from korean_eval.engine.cache import DiskCache  # noqa: E402
+from korean_eval.engine.pipeline import evaluate  # noqa: E402
+from korean_eval.inputs.sample import load_sample  # noqa: E402
+from korean_eval.inputs.tables import attach_human  # noqa: E402
 from korean_eval.metaeval import tidy  # noqa: E402
-from korean_eval.metaeval.intervals import add_confidence_intervals  # noqa: E402
-from korean_eval.metaeval.names import GRANULARITIES  # noqa: E402
-from korean_eval.metaeval.significance import rank_clusters_table, significance_table  # noqa: E402
-from korean_eval.metaeval.soft_pairwise import human_pairwise  # noqa: E402
-from korean_eval.metaeval.system_pairs import system_pairs_table  # noqa: E402
-from korean_eval.pipeline import evaluate  # noqa: E402
-from korean_eval.sample import load_sample  # noqa: E402
-from korean_eval.table_inputs import attach_human  # noqa: E402
+from korean_eval.metaeval.stats.soft_pairwise import human_pairwise  # noqa: E402
+from korean_eval.metaeval.tables.intervals import add_confidence_intervals  # noqa: E402
+from korean_eval.metaeval.tables.significance import rank_clusters_table, significance_table  # noqa: E402
+from korean_eval.metaeval.tables.system_pairs import system_pairs_table  # noqa: E402
+from korean_eval.model.config import EvalConfig  # noqa: E402
+from korean_eval.model.evalset import evalset_from_texts  # noqa: E402
+from korean_eval.model.vocabulary import GRANULARITIES  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
 RESAMPLES = 1000

@@ -504,7 +504,7 @@ def study_pairs(path: Path = STUDY_DOC1) -> list[tuple[str, str]]:
 def profile(pairs: list[tuple[str, str]], levels: tuple[str, ...] = PROFILE_LEVELS) -> dict[str, dict[str, float]]:
     """Per level: mean sacrebleu sentence TER and its milliseconds per segment; plus chrF on the raw text.
 
-    The same token strings as the pipeline's (``korean_eval.tokenizers``), so the figures are comparable with the
+    The same token strings as the pipeline's (``korean_eval.levels.registry``), so the figures are comparable with the
     benchmark's naive loop.
     """
     import time
@@ -513,7 +513,7 @@ def profile(pairs: list[tuple[str, str]], levels: tuple[str, ...] = PROFILE_LEVE
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from korean_eval.tokenizers import get_level
+    from korean_eval.levels.registry import get_level
 
     out: dict[str, dict[str, float]] = {}
     refs, hyps = [r for r, _ in pairs], [h for _, h in pairs]

@@ -13,7 +13,7 @@ What is measured, in one process (the extra levels each in a fresh child process
    KoNLPy corpora + the project's sentences, perturbed; no sentence repeats) with simulated human scores, written
    to a temporary directory (``--data DIR`` to keep it).
 2. ``load``: the files are read and validated as the CLI does (``evalset_from_texts`` + ``attach_human``).
-3. Cold run: ``korean_eval.pipeline.evaluate`` over levels word, mecab, kiwi, char, jamo × metrics bleu, chrf,
+3. Cold run: ``korean_eval.engine.pipeline.evaluate`` over levels word, mecab, kiwi, char, jamo × metrics bleu, chrf,
    chrf+, chrf++, ter, segment and system scores, correlations (Pearson, Spearman, Kendall; segment level without
    grouping / per item / per system; system level), with a fresh, empty cache directory. Nothing is warm except the
    numba kernels' on-disk compilation cache of earlier runs. Per-stage seconds come from ``Results.timings``:
@@ -74,14 +74,14 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import sacrebleu  # noqa: E402
 
-import korean_eval.workers as workers  # noqa: E402
-from korean_eval.cache import DiskCache  # noqa: E402
-from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.data import evalset_from_texts  # noqa: E402
-from korean_eval.metaeval.correlation import correlate  # noqa: E402
+import korean_eval.engine.workers as workers  # noqa: E402
+from korean_eval.engine.cache import DiskCache  # noqa: E402
+from korean_eval.engine.pipeline import evaluate  # noqa: E402
+from korean_eval.inputs.tables import attach_human  # noqa: E402
+from korean_eval.metaeval.stats.correlation import correlate  # noqa: E402
 from korean_eval.metrics.fast_ter import ter_statistics  # noqa: E402
-from korean_eval.pipeline import evaluate  # noqa: E402
-from korean_eval.table_inputs import attach_human  # noqa: E402
+from korean_eval.model.config import EvalConfig  # noqa: E402
+from korean_eval.model.evalset import evalset_from_texts  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
 EXTRA_LEVELS = ("spm", "okt", "komoran", "kkma", "hannanum")
@@ -249,7 +249,7 @@ def naive_loop(evalset, results, subset: list[tuple[int, int]], n_pairs: int) ->
 
 def naive_meta(results, config: EvalConfig) -> tuple[float, bool]:
     """The per-group scipy loop for one level × metric (all statistics and groupings), and equality with ours."""
-    from korean_eval.metaeval.correlation import system_means
+    from korean_eval.metaeval.stats.correlation import system_means
 
     level, metric = LEVELS[0], METRICS[0]
     seg = results.segment_matrices[(level, metric)]
@@ -341,7 +341,7 @@ def load_evalset(data: Path):
 
 def extra_level_child(data: Path, level: str, jobs: int | None) -> dict:
     """Runs in a fresh process: one extra level × all metrics, cold, fresh cache."""
-    from korean_eval.tokenizers import level_availability
+    from korean_eval.levels.registry import level_availability
 
     ok, reason = level_availability(level)
     if not ok:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from korean_eval.metaeval import names as vocab
+from korean_eval.model import vocabulary as vocab
 from ui import ceiling, display_tables, grid_charts, state, views
 from ui import correlation_sections as sections
 from ui import significance_views as sig_views

@@ -7,11 +7,11 @@ import math
 import pandas as pd
 import streamlit as st
 
-from korean_eval.data import InputError
-from korean_eval.human_qc.options import QCOptions, detect_columns
-from korean_eval.human_qc.report import QCResult
-from korean_eval.human_qc.run import run_qc
-from korean_eval.tables import Table, parse_number, read_table
+from korean_eval.inputs.human_qc.options import QCOptions, detect_columns
+from korean_eval.inputs.human_qc.report import QCResult
+from korean_eval.inputs.human_qc.run import run_qc
+from korean_eval.inputs.table_reader import Table, parse_number, read_table
+from korean_eval.model.evalset import InputError
 from ui import charts, directions, display_tables, state, views
 from ui.inputs import (
     TableRoles,
@@ -56,7 +56,7 @@ def _judgments(name: str, data: bytes) -> Table:
 
 
 def _finite_numbers(cells: pd.Series) -> pd.Series:
-    """The finite numbers among text cells (:func:`korean_eval.tables.parse_number`), for a chart."""
+    """The finite numbers among text cells (:func:`korean_eval.inputs.table_reader.parse_number`), for a chart."""
     numbers = (parse_number(str(cell)) for cell in cells)
     return pd.Series([x for x in numbers if x is not None and math.isfinite(x)], dtype=float)
 

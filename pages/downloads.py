@@ -3,7 +3,7 @@ paper-ready exports (LaTeX tables, one self-contained HTML report; :mod:`ui.expo
 
 import streamlit as st
 
-from korean_eval import report
+from korean_eval.exports import csv_zip as report
 from ui import exports, state
 from ui.widgets import csv_button
 

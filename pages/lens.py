@@ -5,9 +5,9 @@ import json
 
 import streamlit as st
 
-from korean_eval.lens.categories import CATEGORIES, CATEGORY_LABELS
 from korean_eval.lens.perturb import KIND_LABELS
-from korean_eval.metaeval.names import VECTOR_STATISTICS
+from korean_eval.lens.pos_categories import CATEGORIES, CATEGORY_LABELS
+from korean_eval.model.vocabulary import VECTOR_STATISTICS
 from ui import display_tables, lens_charts, lens_spans, lens_state, lens_views, state, views
 from ui.widgets import chart, csv_button, fit_table, human_note, md_escape, text_pairs
 

@@ -18,16 +18,16 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from korean_eval.config import EvalConfig  # noqa: E402
-from korean_eval.human_qc.run import run_qc  # noqa: E402
-from korean_eval.metaeval.compare import compare_two  # noqa: E402
-from korean_eval.metaeval.intervals import add_confidence_intervals  # noqa: E402
-from korean_eval.metaeval.significance import rank_clusters_table, significance_table  # noqa: E402
-from korean_eval.metaeval.system_pairs import pairwise_accuracy_table, ranking_view, system_pairs_table  # noqa: E402
-from korean_eval.pipeline import evaluate  # noqa: E402
-from korean_eval.sample import load_sample  # noqa: E402
-from korean_eval.table_inputs import evalset_from_table  # noqa: E402
-from korean_eval.tables import read_table  # noqa: E402
+from korean_eval.engine.pipeline import evaluate  # noqa: E402
+from korean_eval.inputs.human_qc.run import run_qc  # noqa: E402
+from korean_eval.inputs.sample import load_sample  # noqa: E402
+from korean_eval.inputs.table_reader import read_table  # noqa: E402
+from korean_eval.inputs.tables import evalset_from_table  # noqa: E402
+from korean_eval.metaeval.tables.compare import compare_two  # noqa: E402
+from korean_eval.metaeval.tables.intervals import add_confidence_intervals  # noqa: E402
+from korean_eval.metaeval.tables.significance import rank_clusters_table, significance_table  # noqa: E402
+from korean_eval.metaeval.tables.system_pairs import pairwise_accuracy_table, ranking_view, system_pairs_table  # noqa: E402
+from korean_eval.model.config import EvalConfig  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "spm", "char", "jamo")
 METRICS = ("bleu", "chrf", "chrf++", "ter", "character", "eed")

@@ -2,7 +2,7 @@
 
 korean-eval's cache (``$KOREAN_EVAL_CACHE_DIR``, else platformdirs' ``~/.cache/korean-eval``) holds tokens,
 statistics and stored results, and numba's compiled kernels go to ``$NUMBA_CACHE_DIR`` (else ``<cache>/numba``,
-:func:`korean_eval.cache.configure_numba_cache`). Both places are fixed when :mod:`korean_eval` is imported, which
+:func:`korean_eval.engine.cache.configure_numba_cache`). Both places are fixed when :mod:`korean_eval` is imported, which
 test modules do when they are collected, so this file sets the environment when pytest loads it, before any test
 module. One directory per session: pytest-xdist's workers inherit it from the controller, which loads this file
 first; each worker gets a korean-eval cache of its own (no test sees another process's stored results), while the
@@ -131,7 +131,7 @@ def export_run(tmp_path_factory):
     return run_exports(tmp_path_factory.mktemp("exports"))
 
 #: Test files whose tests start KoNLPy's JVM in the test process (found by recording, over a whole run, the tests
-#: calling ``korean_eval.konlpy_levels._konlpy_tagger``): one unit of work for pytest-xdist. A file missing here
+#: calling ``korean_eval.levels.konlpy._konlpy_tagger``): one unit of work for pytest-xdist. A file missing here
 #: only costs a second JVM.
 KONLPY_FILES = frozenset({"test_app_scale.py", "test_bad_inputs.py", "test_properties.py", "test_tokenize_parallel.py",
                           "test_tokenizers.py"})

@@ -8,8 +8,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from korean_eval.cli import main
-from korean_eval.sample import sample_files
+from korean_eval.cli.main import main
+from korean_eval.inputs.sample import sample_files
 
 LEVELS = ("word", "char", "jamo")
 METRICS = ("bleu", "chrf", "ter")

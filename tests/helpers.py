@@ -23,9 +23,9 @@ def require(path: Path) -> Path:
 
 
 def head_of_sample(segments: int):
-    """The bundled sample's first ``segments`` segments (an :class:`~korean_eval.data.EvalSet`): every system, the
+    """The bundled sample's first ``segments`` segments (an :class:`~korean_eval.model.evalset.EvalSet`): every system, the
     reference and their human scores."""
-    from korean_eval.sample import sample_segments
+    from korean_eval.inputs.sample import sample_segments
 
     return sample_segments(range(segments))
 

@@ -19,10 +19,10 @@ import pytest
 from scipy import stats as sps
 from streamlit.testing.v1 import AppTest
 
-from korean_eval.data import InputError
-from korean_eval.human_qc.options import QCOptions
-from korean_eval.human_qc.run import run_qc
-from korean_eval.sample import load_sample, sample_files
+from korean_eval.inputs.human_qc.options import QCOptions
+from korean_eval.inputs.human_qc.run import run_qc
+from korean_eval.inputs.sample import load_sample, sample_files
+from korean_eval.model.evalset import InputError
 from ui import formats, state, views
 from ui.inputs import (
     TableRoles,
@@ -218,7 +218,7 @@ def test_changing_token_levels_recomputes_and_redraws():
 
 def _spm_model_from_hypotheses() -> bytes:
     """A small SentencePiece model trained on one system's hypotheses (so its pieces differ from the default's)."""
-    from korean_eval.tokenizers import SpmLevel
+    from korean_eval.levels.registry import SpmLevel
 
     evalset = load_sample()
     hyps = [h for h in next(iter(evalset.systems.values())) if h]
@@ -238,8 +238,8 @@ def test_uploaded_sentencepiece_model_is_used_for_the_spm_level():
     assert config.spm_model == model
     assert at.number_input(key="spm_vocab").disabled
     assert any(md_escape("my_mt.model") in c.value and "pieces" in c.value for c in at.sidebar.caption)
-    from korean_eval.config import EvalConfig
-    from korean_eval.pipeline import evaluate
+    from korean_eval.engine.pipeline import evaluate
+    from korean_eval.model.config import EvalConfig
 
     res = evaluate(load_sample(), EvalConfig(levels=("word", "spm"), metrics=config.metrics, spm_model=model))
     expected = res.correlations.query(
@@ -551,8 +551,8 @@ _RESULTS = {}
 
 def _results():
     if "r" not in _RESULTS:
-        from korean_eval.config import EvalConfig
-        from korean_eval.pipeline import evaluate
+        from korean_eval.engine.pipeline import evaluate
+        from korean_eval.model.config import EvalConfig
 
         _RESULTS["r"] = evaluate(load_sample(), EvalConfig(levels=("word", "char")))
     return _RESULTS["r"]
@@ -574,8 +574,7 @@ def _sample_results(at: AppTest):
 
 
 def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeypatch):
-    from korean_eval.metaeval import significance
-
+    from korean_eval.metaeval.tables import significance
     at = run_app()
     assert significance_figure(at) is None  # off by default: nothing computed
     calls = []

@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from korean_eval.sample import load_sample
+from korean_eval.inputs.sample import load_sample
 from tests.test_app import APP
 from ui import state
 

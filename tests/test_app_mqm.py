@@ -126,7 +126,7 @@ def test_ratings_beside_one_long_table():
 
 
 def test_ratings_with_a_human_score_column_are_refused():
-    from korean_eval.data import InputError
+    from korean_eval.model.evalset import InputError
     from tests.test_spans_seg_offset import google_tsv
     from ui.inputs import TableRoles, Upload, build_from_table
 

@@ -11,7 +11,7 @@ once TER's scoring began. Every process a test started is killed at the end, wha
 process table is read from /proc).
 
 Each server's cache starts with the Kiwi tokens of the sample (:func:`kiwi_tokens`, computed once in this process by
-the ``kiwi`` level itself): Kiwi analyses in the server, never in a worker (korean_eval.workers.POOL_LEVELS), so it
+the ``kiwi`` level itself): Kiwi analyses in the server, never in a worker (korean_eval.engine.workers.POOL_LEVELS), so it
 has no part in what these tests check, and with its tokens cached the server never loads Kiwi's model (the
 availability check loads no model) — 1.5-2 CPU-s of model and 2 of analysis per server. The levels the workers
 tokenise start uncached, so the workers have started, run their initializer and tokenised by the time the scoring
@@ -27,11 +27,11 @@ import time
 
 import pytest
 
-from korean_eval.cache import DiskCache, NullCache, text_key
-from korean_eval.config import EvalConfig
-from korean_eval.planning import plan_run, tokenize_texts
-from korean_eval.sample import load_sample
-from korean_eval.tokenizers import get_level
+from korean_eval.engine.cache import DiskCache, NullCache, text_key
+from korean_eval.engine.planning import plan_run, tokenize_texts
+from korean_eval.inputs.sample import load_sample
+from korean_eval.levels.registry import get_level
+from korean_eval.model.config import EvalConfig
 from tests.app_server import AppServer, Session, group_members, process_table, wait_until
 
 pytestmark = [

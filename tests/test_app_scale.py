@@ -16,7 +16,7 @@ over them stay.
 
 What is checked depends on the systems, levels and metrics, not on the segments or the resamples
 (:data:`~tests.large_evaluation.LAYOUT_SEGMENTS` says why for the segments): :data:`SEGMENTS` is 20, fewer than the
-browser test's 30 but more than :data:`korean_eval.metaeval.permutation.MAX_EXACT_UNITS` (16), so the segment-level
+browser test's 30 but more than :data:`korean_eval.metaeval.stats.permutation.MAX_EXACT_UNITS` (16), so the segment-level
 permutation tests stay Monte-Carlo as on a large evaluation; and the dashboard's resampling count
 (``ui.state.N_RESAMPLES``, 1000) is :data:`RESAMPLES` here, which changes p-values and so which configurations form
 the top cluster, but neither the labels of any chart nor the headline's form (every outcome is accepted), while the
@@ -32,8 +32,8 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from korean_eval.levels.registry import LEVEL_NAMES, level_table
 from korean_eval.metrics import METRIC_NAMES
-from korean_eval.tokenizers import LEVEL_NAMES, level_table
 from tests.large_evaluation import write_large_evaluation
 from tests.test_app import APP, assert_clean, figures, values
 from ui import state, views

@@ -30,9 +30,9 @@ from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Table
 
-from korean_eval import textio
-from korean_eval.data import InputError
-from korean_eval.sample import load_sample
+from korean_eval.inputs import text_files as textio
+from korean_eval.inputs.sample import load_sample
+from korean_eval.model.evalset import InputError
 from tests.test_app import APP
 from tests.test_app_bad_inputs import HUMAN, REF, SYS_A, SYS_B, SYS_C, data_page, human_csv, text, unescape
 from ui import inputs, state
@@ -297,7 +297,7 @@ def test_the_backend_refuses_files_over_its_own_limit():
     with pytest.raises(InputError, match=r"^huge\.txt: file is \d+ MB; the limit is \d+ MB"):
         textio.read_text_lines(bytes(limit + 1), "huge.txt")  # refused before anything is decoded
     with pytest.raises(InputError, match=r"^huge\.csv: file is"):
-        from korean_eval.tables import read_table
+        from korean_eval.inputs.table_reader import read_table
 
         read_table(bytes(limit + 1), "huge.csv")
 

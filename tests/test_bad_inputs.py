@@ -16,13 +16,13 @@ from io import BytesIO
 import numpy as np
 import pytest
 
-from korean_eval.columns import ColumnMap
-from korean_eval.config import EvalConfig
-from korean_eval.data import evalset_from_texts
-from korean_eval.metaeval.names import STATISTICS
-from korean_eval.pipeline import evaluate
-from korean_eval.table_inputs import attach_given_scores, attach_human, evalset_from_table
-from korean_eval.textio import InputError
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.columns import ColumnMap
+from korean_eval.inputs.tables import attach_given_scores, attach_human, evalset_from_table
+from korean_eval.inputs.text_files import InputError
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import evalset_from_texts
+from korean_eval.model.vocabulary import STATISTICS
 
 REF_LINES = ["고양이가 매트 위에 앉았다.", "오늘은 날씨가 정말 좋습니다.", "회의는 오후 3시에 시작합니다.", "서울역에서 KTX를 탔어요."]
 HYP_A = ["고양이가 매트에 앉았다.", "오늘 날씨가 정말 좋다.", "회의는 3시에 시작한다.", "서울역에서 KTX를 탔다."]

@@ -1,4 +1,4 @@
-"""The human ceiling (korean_eval.spans.ceiling): equal to a direct scipy computation on the shared items, with the
+"""The human ceiling (korean_eval.metaeval.tables.human_ceiling): equal to a direct scipy computation on the shared items, with the
 metrics' own statistics and intervals; in Results and human_ceiling.csv (docs/design.md §5)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from korean_eval.metaeval.intervals import bootstrap_counts
-from korean_eval.metaeval.pairwise import pairwise_accuracy
-from korean_eval.metaeval.resampling import percentile_ci
-from korean_eval.spans.ceiling import MEAN_ROW, human_ceiling, reference_rows
+from korean_eval.metaeval.stats.pairwise import pairwise_accuracy
+from korean_eval.metaeval.stats.resampling import percentile_ci
+from korean_eval.metaeval.tables.human_ceiling import MEAN_ROW, human_ceiling, reference_rows
+from korean_eval.metaeval.tables.intervals import bootstrap_counts
 
 SYSTEMS = ["s0", "s1", "s2", "s3", "s4"]
 SEGS = [str(i) for i in range(12)]

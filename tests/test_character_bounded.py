@@ -1,8 +1,8 @@
-"""CharacTER's shift search in bounded memory (:func:`korean_eval.metrics.character_kernels.shift_search_bounded`).
+"""CharacTER's shift search in bounded memory (:func:`korean_eval.metrics.kernels.character.shift_search_bounded`).
 
 The bounded search keeps the bit-parallel columns of the hypothesis only at checkpoint rows (every ``stride``-th
 row once ``state_bytes`` is exceeded) and decoded distance rows in a direct-mapped cache of ``row_bytes``
-(:mod:`korean_eval.metrics.levenshtein`). With tiny budgets every row is recomputed from a checkpoint and cache
+(:mod:`korean_eval.metrics.kernels.levenshtein`). With tiny budgets every row is recomputed from a checkpoint and cache
 slots are evicted all the time; the final shifted hypothesis must still equal the direct search
 (:func:`shift_search_simple`), which keeps the column of every prefix.
 """
@@ -13,8 +13,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from korean_eval.metrics.character_kernels import shift_search, shift_search_bounded, shift_search_simple
-from korean_eval.metrics.levenshtein import checkpoint_stride, eq_table, row_slots, symbol_positions
+from korean_eval.metrics.kernels.character import shift_search, shift_search_bounded, shift_search_simple
+from korean_eval.metrics.kernels.levenshtein import checkpoint_stride, eq_table, row_slots, symbol_positions
 
 
 def _similar_pair(rng: np.random.Generator, vocab: int, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from korean_eval.cache import DiskCache, well_formed_stats
-from korean_eval.cli import main
-from korean_eval.config import EvalConfig
-from korean_eval.metaeval.intervals import bootstrap_correlations, resampled_system_scores
+from korean_eval.cli.main import main
+from korean_eval.engine.cache import DiskCache, well_formed_stats
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.engine.statistics import StatisticsSettings, compute_statistics
+from korean_eval.inputs.sample import load_sample
+from korean_eval.metaeval.tables.intervals import bootstrap_correlations, resampled_system_scores
 from korean_eval.metrics import make_metric
 from korean_eval.metrics.character import CharacTER, character_sentence
-from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
-from korean_eval.statistics_stage import StatisticsSettings, compute_statistics
+from korean_eval.model.config import EvalConfig
 from tests.helpers import ROOT
 
 LIMIT = 30  # word tokens; every sample sentence is shorter

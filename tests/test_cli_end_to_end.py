@@ -1,7 +1,7 @@
 """`python -m korean_eval run` end to end: numbers equal to sacrebleu and scipy called directly (docs/design.md §3).
 
 The two runs on real data start the CLI as a process (``python -m korean_eval``); the checks of single messages and
-of given scores call :func:`korean_eval.cli.main` in this process (the same code path after the argument list), and
+of given scores call :func:`korean_eval.cli.main.main` in this process (the same code path after the argument list), and
 one bad input is also checked through a process: exit code 2, one ``error:`` line, no traceback.
 """
 
@@ -18,7 +18,7 @@ from mecab import MeCab
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from scipy import stats
 
-from korean_eval.cli import main
+from korean_eval.cli.main import main
 from tests.helpers import ROOT, STUDY, require
 
 

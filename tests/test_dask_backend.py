@@ -15,12 +15,12 @@ import sys
 
 import pytest
 
-import korean_eval.dask_backend as db
-import korean_eval.workers as wk
-from korean_eval.cache import NullCache
-from korean_eval.cli import main
-from korean_eval.config import EvalConfig
-from korean_eval.pipeline import evaluate
+import korean_eval.engine.dask_executor as db
+import korean_eval.engine.workers as wk
+from korean_eval.cli.main import main
+from korean_eval.engine.cache import NullCache
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.model.config import EvalConfig
 from tests.helpers import head_of_sample, write_head_of_sample
 from tests.test_pipeline_perf_features import assert_same_results
 
@@ -50,8 +50,7 @@ def everything_to_the_pool(monkeypatch):
 
 def _loaded_analyzers() -> dict:
     """In a worker: how often its cached analyzers were built and reused."""
-    from korean_eval import tokenizers
-
+    from korean_eval.levels import registry as tokenizers
     return {name: getattr(tokenizers, name).cache_info()._asdict() for name in ("_mecab", "kiwi_analyzer")}
 
 
@@ -109,4 +108,4 @@ def test_a_blank_scheduler_address_is_refused():
 
 def test_the_local_pool_stays_the_default():
     assert EvalConfig().scheduler is None
-    assert "korean_eval.dask_backend" not in sys.modules or db.connect.__module__ == "korean_eval.dask_backend"
+    assert "korean_eval.engine.dask_executor" not in sys.modules or db.connect.__module__ == "korean_eval.engine.dask_executor"

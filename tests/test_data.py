@@ -1,13 +1,13 @@
-"""Loading and validating evaluation inputs (korean_eval.data)."""
+"""Loading and validating evaluation inputs (korean_eval.model.evalset)."""
 
 import json
 
 import pandas as pd
 import pytest
 
-from korean_eval.columns import ColumnMap
-from korean_eval.data import InputError, evalset_from_texts
-from korean_eval.table_inputs import attach_given_scores, attach_human, evalset_from_table
+from korean_eval.inputs.columns import ColumnMap
+from korean_eval.inputs.tables import attach_given_scores, attach_human, evalset_from_table
+from korean_eval.model.evalset import InputError, evalset_from_texts
 from tests.helpers import STUDY, require
 
 REF = "고양이가 매트 위에 앉았다.\n오늘은 날씨가 좋다.\n회의는 3시에 시작합니다.\n".encode()

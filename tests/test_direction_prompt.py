@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from korean_eval.metaeval.system_pairs import pairwise_accuracy_table
-from korean_eval.sample import load_sample
-from korean_eval.table_inputs import given_metric_columns
+from korean_eval.inputs.sample import load_sample
+from korean_eval.inputs.tables import given_metric_columns
+from korean_eval.metaeval.tables.system_pairs import pairwise_accuracy_table
 from tests.test_app import APP
 from ui import directions, state, views
 
@@ -128,7 +128,7 @@ def test_a_negative_everywhere_higher_is_better_column_is_flagged_and_fixed():
 
 def test_sidebar_prefills_from_the_names_when_data_arrive_without_the_prompt():
     given, human = _tables()
-    from korean_eval.table_inputs import given_only_evalset
+    from korean_eval.inputs.tables import given_only_evalset
 
     evalset = given_only_evalset(("human.csv", human), ("my_scores.csv", given))
     at = AppTest.from_file(APP, default_timeout=300)

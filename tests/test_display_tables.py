@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from korean_eval.config import EvalConfig
-from korean_eval.metaeval.system_pairs import system_pairs_table
-from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.sample import load_sample
+from korean_eval.metaeval.tables.system_pairs import system_pairs_table
+from korean_eval.model.config import EvalConfig
 from ui import display_tables, formats, views
 from ui import significance_views as sig_views
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from korean_eval.sample import sample_files
+from korean_eval.inputs.sample import sample_files
 from tests.app_server import chromium_page, idle, settle, upload
 
 pytestmark = pytest.mark.browser

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from korean_eval.config import EvalConfig
-from korean_eval.export_html import html_report
-from korean_eval.export_tables import find_top_clusters
-from korean_eval.metaeval.intervals import add_confidence_intervals
-from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.exports.html import html_report
+from korean_eval.exports.tables import find_top_clusters
+from korean_eval.inputs.sample import load_sample
+from korean_eval.metaeval.tables.intervals import add_confidence_intervals
+from korean_eval.model.config import EvalConfig
 
 pytestmark = pytest.mark.browser
 pytest_plugins = ("tests.browser_server",)  # the fixture ``chromium``, shared by the e2e modules

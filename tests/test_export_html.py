@@ -1,4 +1,4 @@
-"""The self-contained HTML report (``run --report FILE.html``, :mod:`korean_eval.export_html`): its numbers equal
+"""The self-contained HTML report (``run --report FILE.html``, :mod:`korean_eval.exports.html`): its numbers equal
 the CSVs', Plotly's JavaScript is in it once and nothing is loaded from elsewhere, user text is escaped, and the
 Downloads page offers it with the LaTeX tables."""
 
@@ -14,13 +14,13 @@ import pandas as pd
 import pytest
 from plotly.offline import get_plotlyjs
 
-from korean_eval.config import EvalConfig
-from korean_eval.data import evalset_from_texts
-from korean_eval.export_html import html_report
-from korean_eval.export_tables import TopClusters
-from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
-from korean_eval.table_inputs import attach_human
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.exports.html import html_report
+from korean_eval.exports.tables import TopClusters
+from korean_eval.inputs.sample import load_sample
+from korean_eval.inputs.tables import attach_human
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import evalset_from_texts
 from tests.export_fixture import LEVELS, METRICS, RENAMED
 from tests.test_app import APP
 
@@ -207,7 +207,7 @@ def test_downloads_page_offers_the_latex_zip_and_the_report(tmp_path, monkeypatc
 
 
 def test_without_human_scores_no_correlation_chart_and_no_empty_rank_cells():
-    from korean_eval.export_latex import latex_tables
+    from korean_eval.exports.latex import latex_tables
 
     ref = "고양이가 앉았다.\n날씨가 좋다.\n회의는 3시.\n".encode()
     ev = evalset_from_texts([("ref.txt", ref)], [("A.txt", "고양이 앉았다.\n날씨 좋다.\n회의 3시.\n".encode()),

@@ -1,4 +1,4 @@
-"""LaTeX exports (``run --latex DIR``, :mod:`korean_eval.export_latex`): the numbers read back from the ``.tex``
+"""LaTeX exports (``run --latex DIR``, :mod:`korean_eval.exports.latex`): the numbers read back from the ``.tex``
 files equal the CSVs', the bold cells are the top significance cluster, text is escaped, and the tables compile
 with ``pdflatex`` (Debian's texlive-latex-base + texlive-latex-recommended, installed by ``scripts/setup`` under CI).
 """
@@ -13,13 +13,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from korean_eval.cli import main
-from korean_eval.config import EvalConfig
-from korean_eval.data import evalset_from_texts
-from korean_eval.export_latex import latex_escape
-from korean_eval.export_tables import find_top_clusters
-from korean_eval.pipeline import evaluate
-from korean_eval.table_inputs import attach_human
+from korean_eval.cli.main import main
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.exports.latex import latex_escape
+from korean_eval.exports.tables import find_top_clusters
+from korean_eval.inputs.tables import attach_human
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import evalset_from_texts
 from tests.export_fixture import LEVELS, METRICS, RENAMED, RESAMPLES, SEED
 from tests.helpers import IN_CI
 
@@ -73,7 +73,7 @@ def test_correlation_grid_equals_correlations_csv(export_run, granularity):
 def _library_results(export_run):
     """The same evaluation through the library (not the CLI): the independent side of the top-cluster test."""
     systems = [(p.name, p.read_bytes()) for p in sorted((export_run.root / "systems").glob("*.txt"))]
-    from korean_eval.sample import sample_files
+    from korean_eval.inputs.sample import sample_files
 
     ev = evalset_from_texts([("ref.txt", Path(sample_files()["ref"]).read_bytes())], systems)
     attach_human(ev, (export_run.root / "human.tsv").read_bytes(), "human.tsv")
@@ -194,8 +194,8 @@ def test_hangul_compiles_with_kotex(tmp_path):
     systems = [("한국어 시스템.txt", "고양이 앉았다.\n날씨 좋다.\n회의 3시.\n".encode()), ("B.txt", ref),
                ("C.txt", "개.\n비.\n밥.\n".encode())]
     ev = evalset_from_texts([("ref.txt", ref)], systems)
-    from korean_eval.export_latex import latex_tables, write_latex
-    from korean_eval.export_tables import TopClusters
+    from korean_eval.exports.latex import latex_tables, write_latex
+    from korean_eval.exports.tables import TopClusters
 
     results = evaluate(ev, EvalConfig(levels=("char",), metrics=("bleu",)))
     write_latex(latex_tables(results, TopClusters()), tmp_path)

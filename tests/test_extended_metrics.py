@@ -28,10 +28,10 @@ from nltk.translate.ribes_score import corpus_ribes, sentence_ribes
 
 from korean_eval.metrics.base import Metric, tokens_of
 from korean_eval.metrics.character import CharacTER, character_sentence
-from korean_eval.metrics.character_kernels import shift_search, shift_search_simple
 from korean_eval.metrics.eed import EED, eed_components, eed_sentence
 from korean_eval.metrics.gleu import Gleu
-from korean_eval.metrics.levenshtein import levenshtein
+from korean_eval.metrics.kernels.character import shift_search, shift_search_simple
+from korean_eval.metrics.kernels.levenshtein import levenshtein
 from korean_eval.metrics.nist import Nist
 from korean_eval.metrics.nltk_bleu import NltkBleu
 from korean_eval.metrics.ribes import Ribes, ribes_sentence

@@ -26,9 +26,9 @@ import sacrebleu.metrics.lib_ter as lib_ter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from korean_eval.levels.registry import get_level
 from korean_eval.metrics.fast_ter import ter_statistics, ter_statistics_sacrebleu
-from korean_eval.metrics.ter_kernels import CHECKPOINT_CELLS, ter_pair
-from korean_eval.tokenizers import get_level
+from korean_eval.metrics.kernels.ter_shift import CHECKPOINT_CELLS, ter_pair
 
 TokenPair = tuple[list[str], list[str]]
 

@@ -17,8 +17,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from korean_eval.lens.categories import CATEGORY_LABELS
 from korean_eval.lens.perturb import KINDS
+from korean_eval.lens.pos_categories import CATEGORY_LABELS
 from ui import charts, figures, grid_charts, lens_charts, lens_spans
 
 LEVELS = ["word", "kiwi", "char", "jamo"]

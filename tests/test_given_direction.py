@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from korean_eval.cli import main
-from korean_eval.config import EvalConfig
-from korean_eval.metaeval.system_pairs import pairwise_accuracy_table
-from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
-from korean_eval.table_inputs import given_only_evalset
+from korean_eval.cli.main import main
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.sample import load_sample
+from korean_eval.inputs.tables import given_only_evalset
+from korean_eval.metaeval.tables.system_pairs import pairwise_accuracy_table
+from korean_eval.model.config import EvalConfig
 from tests.test_app import APP, bar_points, figures
 from ui import state
 

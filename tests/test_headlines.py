@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from korean_eval.config import EvalConfig
-from korean_eval.metaeval import significance as sig
-from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.sample import load_sample
+from korean_eval.metaeval.tables import significance as sig
+from korean_eval.model.config import EvalConfig
 from ui import charts, grid_charts, headlines
 
 LEVELS = ["word", "mecab", "kiwi", "okt", "komoran", "kkma", "hannanum", "spm", "char", "jamo"]

@@ -1,4 +1,4 @@
-"""Tests of korean_eval.human_qc (judgment QC → item scores) and korean_eval.cli_qc (the ``qc`` subcommand).
+"""Tests of korean_eval.inputs.human_qc (judgment QC → item scores) and korean_eval.cli.qc (the ``qc`` subcommand).
 
 The small tables are hand-made; the expected numbers are worked out by hand in the comments.
 """
@@ -19,11 +19,11 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # plain `pytest` (not `python -m pytest`) does not put the repo root on sys.path
     sys.path.insert(0, str(REPO))
 
-from korean_eval.cli_qc import add_qc_options, qc_options_from_args, register_qc_command  # noqa: E402
-from korean_eval.human_qc.options import QCOptions, detect_columns  # noqa: E402
-from korean_eval.human_qc.report import QCResult  # noqa: E402
-from korean_eval.human_qc.run import run_qc  # noqa: E402
-from korean_eval.tables import read_table  # noqa: E402
+from korean_eval.cli.qc import add_qc_options, qc_options_from_args, register_qc_command  # noqa: E402
+from korean_eval.inputs.human_qc.options import QCOptions, detect_columns  # noqa: E402
+from korean_eval.inputs.human_qc.report import QCResult  # noqa: E402
+from korean_eval.inputs.human_qc.run import run_qc  # noqa: E402
+from korean_eval.inputs.table_reader import read_table  # noqa: E402
 from tests.helpers import require  # noqa: E402
 
 SHARED = REPO.parent / "shared"

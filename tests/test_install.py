@@ -38,8 +38,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 import korean_eval
-from korean_eval.cli import build_parser, main
-from korean_eval.cli_app import dashboard_dir, streamlit_command
+from korean_eval.cli.app import dashboard_dir, streamlit_command
+from korean_eval.cli.main import build_parser, main
 from tests.app_server import Session, free_port, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +85,7 @@ def test_every_package_of_the_tree_is_listed() -> None:
     tree = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "korean_eval").rglob("__init__.py")}
     assert tree <= listed
     assert {"korean_eval_app", "korean_eval_app.ui", "korean_eval_app.pages", "korean_eval.sample_data"} <= listed
-    assert PYPROJECT["project"]["scripts"] == {"korean-eval": "korean_eval.cli:main"}
+    assert PYPROJECT["project"]["scripts"] == {"korean-eval": "korean_eval.cli.main:main"}
 
 
 def test_app_hands_every_argument_to_streamlit_run() -> None:

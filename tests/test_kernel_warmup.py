@@ -1,9 +1,9 @@
-"""``korean-eval compile`` (:mod:`korean_eval.kernel_warmup`): it compiles every kernel, with every argument type, that
+"""``korean-eval compile`` (:mod:`korean_eval.engine.kernel_warmup`): it compiles every kernel, with every argument type, that
 an evaluation calls.
 
 Checked without depending on what numba's cache already holds (the tests start from a copy of the kernels
 scripts/setup compiled, so a warm-up that compiled nothing would leave nothing to find there): a fresh process runs
-:func:`~korean_eval.kernel_warmup.compile_kernels` and lists the argument types every numba kernel of
+:func:`~korean_eval.engine.kernel_warmup.compile_kernels` and lists the argument types every numba kernel of
 :mod:`korean_eval` then holds (``Dispatcher.signatures``: those compiled or loaded from the cache in that process);
 then it forgets them (every kernel as in a new process, which loads each argument type from the cache or compiles
 it) and runs an evaluation through the CLI (the sample's first :data:`SEGMENTS` segments, every metric at the levels
@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from korean_eval.kernel_warmup import WARMUP_LEVELS
+from korean_eval.engine.kernel_warmup import WARMUP_LEVELS
 from korean_eval.metrics import METRIC_NAMES
 from tests.helpers import ROOT, write_head_of_sample
 
@@ -40,8 +40,8 @@ SEGMENTS = 60
 _SIGNATURES_AFTER = """
 import json, sys
 from numba.core.registry import CPUDispatcher
-from korean_eval.cli import main
-from korean_eval.kernel_warmup import compile_kernels
+from korean_eval.cli.main import main
+from korean_eval.engine.kernel_warmup import compile_kernels
 
 def kernels():
     for name, module in list(sys.modules.items()):

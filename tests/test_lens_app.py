@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from korean_eval.cli import main
-from korean_eval.lens.categories import CATEGORIES
+from korean_eval.cli.main import main
+from korean_eval.exports.csv_zip import to_csv_bytes
+from korean_eval.inputs.sample import load_sample
 from korean_eval.lens.perturb import KINDS
-from korean_eval.report import to_csv_bytes
-from korean_eval.sample import load_sample
+from korean_eval.lens.pos_categories import CATEGORIES
 from tests.test_app import (
     renamed_human,
     sample_uploads,

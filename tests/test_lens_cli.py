@@ -7,11 +7,11 @@ import json
 import pandas as pd
 import pytest
 
-from korean_eval.cli import main
-from korean_eval.config import EvalConfig
+from korean_eval.cli.main import main
+from korean_eval.exports.csv_zip import to_csv_bytes
+from korean_eval.inputs.sample import load_sample, sample_files
 from korean_eval.lens.run import run_lens
-from korean_eval.report import to_csv_bytes
-from korean_eval.sample import load_sample, sample_files
+from korean_eval.model.config import EvalConfig
 
 FILES = ["profile.csv", "profile_segments.csv", "speech_levels.csv", "speech_level_confusion.csv",
          "speech_level_segments.csv", "spacing.csv", "spacing_segments.csv", "human_links.csv", "probe.csv",

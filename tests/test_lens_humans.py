@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from korean_eval.config import EvalConfig
+from korean_eval.inputs.sample import load_sample
 from korean_eval.lens import humans
-from korean_eval.lens.categories import CATEGORIES
+from korean_eval.lens.pos_categories import CATEGORIES
 from korean_eval.lens.run import run_lens
-from korean_eval.metaeval.correlation import correlate
-from korean_eval.sample import load_sample
+from korean_eval.metaeval.stats.correlation import correlate
+from korean_eval.model.config import EvalConfig
 
 
 @pytest.fixture(scope="module")

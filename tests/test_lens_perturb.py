@@ -12,10 +12,10 @@ from collections import Counter
 
 import pytest
 
+from korean_eval.inputs.sample import load_sample
 from korean_eval.lens.analysis import analyse
 from korean_eval.lens.perturb import KINDS, perturbation_table
 from korean_eval.lens.speech_level import honorific_count, speech_level
-from korean_eval.sample import load_sample
 from tests.test_lens_speech_levels import LABELLED
 
 SEED = 20261123

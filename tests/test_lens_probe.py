@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from korean_eval.cache import NullCache
-from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet
+from korean_eval.engine.cache import NullCache
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.sample import load_sample
 from korean_eval.lens.analysis import analyse, kiwi_tokens
 from korean_eval.lens.perturb import KINDS, SEVERE_KIND
 from korean_eval.lens.probe import UNPERTURBED, probe_evalset, run_probe
-from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
-from korean_eval.tokenizers import KiwiLevel
+from korean_eval.levels.registry import KiwiLevel
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import EvalSet
 
 CONFIG = EvalConfig(levels=("word", "kiwi", "char"), metrics=("bleu", "chrf", "ter"))
 SEED = 7

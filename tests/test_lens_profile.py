@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet
+from korean_eval.engine.pipeline import evaluate
 from korean_eval.lens import profile, spacing
 from korean_eval.lens.analysis import analyse, analyse_one
-from korean_eval.lens.categories import CATEGORIES, SUBCATEGORIES, TAG_CATEGORIES, classify
-from korean_eval.pipeline import evaluate
+from korean_eval.lens.pos_categories import CATEGORIES, SUBCATEGORIES, TAG_CATEGORIES, classify
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import EvalSet
 
 # (reference, hypothesis that differs in exactly one particle)
 ONE_PARTICLE = [

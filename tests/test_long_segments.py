@@ -9,7 +9,7 @@ which Linux carries over through fork and execve); these are memory tests, not t
 
 * TER on a 1 MB segment (≈ 740,000 jamo tokens per side): the banded kernel keeps the back-pointers of its
   ``O(n · beam)`` band cells (one byte each, ≈ 37 MB here) and the forward and backward costs only at checkpoint
-  rows (:data:`~korean_eval.metrics.ter_band.CHECKPOINT_CELLS` cells each; :mod:`korean_eval.metrics.ter_band`).
+  rows (:data:`~korean_eval.metrics.kernels.ter_band.CHECKPOINT_CELLS` cells each; :mod:`korean_eval.metrics.kernels.ter_band`).
   Measured peak: 496 MB (most of it the Python token lists and strings). Keeping the int64 costs of every band row
   instead (no checkpoints) needs ≈ 600 MB more (measured peak 1,035 MB with ``CHECKPOINT_CELLS`` raised to
   ``1 << 40``), so the 768 MB bound excludes it; full ``(n+1) × (m+1)`` matrices would need ~4·10^12 bytes. The
@@ -17,7 +17,7 @@ which Linux carries over through fork and execve); these are memory tests, not t
 * CharacTER (its length guard off, ``max_tokens=0``: by default it would not score this pair, see
   ``tests/test_character_guard.py``) on a 10 kB segment (≈ 7,400 jamo tokens per side) with substituted and
   swapped words only: its word-shift search costs ``Θ(n · m)`` time per round (every word match is a candidate,
-  :mod:`korean_eval.metrics.character_kernels`) and its final character distance ``n · m / 64`` word operations,
+  :mod:`korean_eval.metrics.kernels.character`) and its final character distance ``n · m / 64`` word operations,
   so 5 MB (≈ 10^11 operations per round) cannot finish. A dropped or inserted word is worse: behind it every
   position matches the reference one word off, with a phrase running to the next edit, and each such candidate
   carries its whole phrase (thousands of tokens) through the bit-parallel columns — minutes at 20,000 tokens.
@@ -45,7 +45,7 @@ CHILD = """
 import json, random, resource, sys
 from sample_data.sentences_ko import SENTENCES
 from korean_eval.metrics import make_metric
-from korean_eval.tokenizers import get_level
+from korean_eval.levels.registry import get_level
 
 def peak_mb() -> float:
     # This process's own peak resident memory: VmHWM of /proc/self/status, which belongs to the memory map execve

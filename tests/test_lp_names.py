@@ -1,5 +1,5 @@
 """Language pairs named as WMT names them (``en-ko``, ``ja-zh``, ``cs-uk``, WMT25's ``en-ko_KR``, ``en-ar_EG``) in an
-mt-metrics-eval folder (korean_eval.mtme_layout) and in ``run --mtme DIR --lp …``."""
+mt-metrics-eval folder (korean_eval.inputs.mtme.layout) and in ``run --mtme DIR --lp …``."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from korean_eval.cli import main
-from korean_eval.mtme_files import DirTree
-from korean_eval.mtme_layout import scan, without_locales
-from korean_eval.textio import InputError
+from korean_eval.cli.main import main
+from korean_eval.inputs.mtme.files import DirTree
+from korean_eval.inputs.mtme.layout import scan, without_locales
+from korean_eval.inputs.text_files import InputError
 from tests.make_mtme_fixture import LP, write_fixture
 from tests.test_strict_cli import FAST
 

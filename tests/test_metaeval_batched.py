@@ -1,5 +1,5 @@
 """The meta-evaluation's batched computations equal their one-at-a-time definitions bit for bit (``==``, NaN where
-NaN): Spearman and Kendall of many row pairs against scipy per row (korean_eval.metaeval.rank_rows), the grouped
+NaN): Spearman and Kendall of many row pairs against scipy per row (korean_eval.metaeval.stats.rank_rows), the grouped
 correlations of the study's document 1 against scipy per group, a significance table's pair correlations and
 system-level permutation deltas against each pair alone, the weighted Pearson of many point sets against each set
 alone, row standardisation against :func:`standardise`, and the soft pairwise accuracy's vectorised pairs against
@@ -15,18 +15,22 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from korean_eval.metaeval import rank_rows
-from korean_eval.metaeval.comparisons import PairCorrelator, pair_correlations
-from korean_eval.metaeval.correlation import grouped_correlations
-from korean_eval.metaeval.names import GROUPINGS, STATISTICS
-from korean_eval.metaeval.permutation import (
+from korean_eval.metaeval.stats import rank_rows
+from korean_eval.metaeval.stats.comparisons import PairCorrelator, pair_correlations
+from korean_eval.metaeval.stats.correlation import grouped_correlations
+from korean_eval.metaeval.stats.permutation import (
     permutation_deltas,
     standardise,
     standardise_rows,
     system_permutation_deltas,
 )
-from korean_eval.metaeval.soft_pairwise import _mean_of_sums, pairwise_permutation_p_values, sign_patterns
-from korean_eval.metaeval.weighted import Counts, pearson_fixed_points
+from korean_eval.metaeval.stats.soft_pairwise import (
+    _mean_of_sums,
+    pairwise_permutation_p_values,
+    sign_patterns,
+)
+from korean_eval.metaeval.stats.weighted import Counts, pearson_fixed_points
+from korean_eval.model.vocabulary import GROUPINGS, STATISTICS
 from tests.helpers import STUDY, require
 
 
@@ -77,7 +81,7 @@ def test_kendall_rows_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_grouped_correlations_of_the_study_equal_scipy_per_group(statistic: str) -> None:
     """Document 1 of the study (4 systems × 18 segments, one system without 7 of them), its z-scored adequacy
     against its raw adequacy, fluency and z-scored fluency (integer ratings: ties): per segment (≤ 4 values: the
-    rank-pattern memo) and per system (≤ 18 values: korean_eval.metaeval.rank_rows) against scipy per group."""
+    rank-pattern memo) and per system (≤ 18 values: korean_eval.metaeval.stats.rank_rows) against scipy per group."""
     frame = pd.read_csv(require(STUDY / "doc1_with_text.csv"))
     table = frame.pivot_table(index="Sys", columns="SentID", values=["Z_adequacy", "Adequacy", "Fluency", "Z_fluency"])
     human = table["Z_adequacy"].to_numpy(float)

@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from korean_eval.metaeval.comparisons import rank_clusters, williams_test
+from korean_eval.metaeval.stats.comparisons import rank_clusters, williams_test
 
 # mtme: stats.WilliamsTest(0.65, 0.55, 0.30, 50)  (one-sided, df = n - 3)
 MTME_WILLIAMS_065_055_030_50 = 0.20928617286753579

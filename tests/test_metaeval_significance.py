@@ -7,18 +7,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from korean_eval.metaeval import significance as sig
-from korean_eval.metaeval import tidy
-from korean_eval.metaeval.correlation import correlation, system_correlation
-from korean_eval.metaeval.names import (
+from korean_eval.metaeval.stats.correlation import correlation, system_correlation
+from korean_eval.metaeval.stats.permutation import permutation_deltas, permutation_deltas_wmt
+from korean_eval.metaeval.stats.reference import permutation_deltas_wmt_loop
+from korean_eval.metaeval.tables import significance as sig
+from korean_eval.metaeval.tables import tidy
+from korean_eval.model.vocabulary import (
     PERMUTATION_TESTS,
     SIGNIFICANCE_TESTS,
     STATISTICS,
     TEST_NOTES,
     default_tests,
 )
-from korean_eval.metaeval.permutation import permutation_deltas, permutation_deltas_wmt
-from korean_eval.metaeval.reference import permutation_deltas_wmt_loop
 from tests.test_significance import synthetic_results
 
 

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from korean_eval.metaeval.soft_pairwise import (
+from korean_eval.metaeval.stats.soft_pairwise import (
     pairwise_permutation_p_values,
     sign_patterns,
     soft_pairwise_accuracy,
 )
-from korean_eval.metaeval.tie_calibrated import acc_eq
+from korean_eval.metaeval.stats.tie_calibrated import acc_eq
 
 
 def _mean(sums: np.ndarray) -> np.ndarray:
@@ -125,9 +125,9 @@ def test_soft_pairwise_accuracy_is_one_when_p_values_agree():
 
 @pytest.fixture(scope="module")
 def sample_results():
-    from korean_eval.config import EvalConfig
-    from korean_eval.pipeline import evaluate
-    from korean_eval.sample import load_sample
+    from korean_eval.engine.pipeline import evaluate
+    from korean_eval.inputs.sample import load_sample
+    from korean_eval.model.config import EvalConfig
 
     return evaluate(load_sample(), EvalConfig(levels=("char",), metrics=("bleu", "ter"), jobs=1, spa_permutations=300))
 
@@ -154,9 +154,9 @@ def test_correlations_table_holds_acc_eq_pairwise_accuracy_and_spa(sample_result
 
 
 def test_spa_is_seeded_and_can_be_switched_off():
-    from korean_eval.config import EvalConfig
-    from korean_eval.pipeline import evaluate
-    from korean_eval.sample import load_sample
+    from korean_eval.engine.pipeline import evaluate
+    from korean_eval.inputs.sample import load_sample
+    from korean_eval.model.config import EvalConfig
 
     def spa(config: EvalConfig) -> pd.Series:
         corr = evaluate(load_sample(), config).correlations
@@ -168,7 +168,7 @@ def test_spa_is_seeded_and_can_be_switched_off():
 
 
 def test_cli_writes_the_wmt_statistics_and_clusters(tmp_path):
-    from korean_eval.cli import main
+    from korean_eval.cli.main import main
 
     out = tmp_path / "out"
     code = main(["run", "--levels", "char,word", "--metrics", "bleu,ter", "--bootstrap", "50", "--spa-permutations",

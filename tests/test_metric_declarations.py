@@ -13,7 +13,8 @@ from dataclasses import replace
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from korean_eval.cli import main, parse_overrides
+from korean_eval.cli.main import main, parse_overrides
+from korean_eval.inputs.text_files import InputError
 from korean_eval.metrics import (
     METRIC_CLASSES,
     METRIC_NAMES,
@@ -24,7 +25,6 @@ from korean_eval.metrics import (
     validate_options,
 )
 from korean_eval.metrics.declaration import IntOption, MetricDeclaration, Parameter, RuntimeSetting
-from korean_eval.textio import InputError
 
 # Metric.options_key() of every registered metric with its defaults (the statistics' cache keys), as before the
 # declarations; sacrebleu 2.6.0 and nltk 3.10.4.

@@ -1,4 +1,4 @@
-"""A folder in mt-metrics-eval's layout → EvalSet (korean_eval.mtme_files / mtme_layout / mtme_scores / mtme_load),
+"""A folder in mt-metrics-eval's layout → EvalSet (korean_eval.inputs.mtme.files / mtme_layout / mtme_scores / mtme_load),
 on the fixture of tests/make_mtme_fixture.py, as a directory and as a zip archive."""
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from korean_eval.mtme_files import DirTree, ZipTree, open_tree
-from korean_eval.mtme_layout import describe, scan
-from korean_eval.mtme_load import (
+from korean_eval.inputs.mtme.files import DirTree, ZipTree, open_tree
+from korean_eval.inputs.mtme.layout import describe, scan
+from korean_eval.inputs.mtme.load import (
     ALL_METRICS,
     MtmeOptions,
     human_lower_is_better,
     load_mtme,
     metric_lower_is_better,
 )
-from korean_eval.table_inputs import attach_human_frame
-from korean_eval.textio import InputError
+from korean_eval.inputs.tables import attach_human_frame
+from korean_eval.inputs.text_files import InputError
 from tests.make_mtme_fixture import (
     DOCUMENTS,
     LP,

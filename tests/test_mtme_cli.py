@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from korean_eval.cli import main
+from korean_eval.cli.main import main
 from tests.make_mtme_fixture import LP, MT_SYSTEMS, write_fixture, zip_folder
 from tests.test_strict_cli import FAST, error_line, write_texts
 

@@ -1,6 +1,6 @@
 """An mt-metrics-eval test set through the pipeline: system-level human scores from the sys file, directions of
 MQM and MetricX, multi-reference signatures, and per-domain results equal to evaluating each domain's segments
-directly (korean_eval.metaeval.domains)."""
+directly (korean_eval.metaeval.tables.domains)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet
-from korean_eval.metaeval.domains import DOMAIN_SCORE_COLUMNS, domain_results
-from korean_eval.metaeval.intervals import add_confidence_intervals, bootstrap_correlations
-from korean_eval.metaeval.pairwise import pairwise_accuracy
-from korean_eval.metaeval.system_pairs import pairwise_accuracy_table, ranking_view
-from korean_eval.mtme_files import DirTree
-from korean_eval.mtme_load import ALL_METRICS, MtmeOptions, load_mtme
-from korean_eval.pipeline import evaluate
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.mtme.files import DirTree
+from korean_eval.inputs.mtme.load import ALL_METRICS, MtmeOptions, load_mtme
+from korean_eval.metaeval.stats.pairwise import pairwise_accuracy
+from korean_eval.metaeval.tables.domains import DOMAIN_SCORE_COLUMNS, domain_results
+from korean_eval.metaeval.tables.intervals import add_confidence_intervals, bootstrap_correlations
+from korean_eval.metaeval.tables.system_pairs import pairwise_accuracy_table, ranking_view
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import EvalSet
 from tests.make_mtme_fixture import LP, MT_SYSTEMS, mqm_system_scores, write_fixture
 
 LEVELS = ("word", "char")

@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU, CHRF
 
+from korean_eval.engine.workers import task_bleu, task_chrf
+from korean_eval.levels.registry import available_levels, get_level
 from korean_eval.metrics import make_metric
 from korean_eval.metrics.ngram_statistics import (
     _Texts,
@@ -19,8 +21,6 @@ from korean_eval.metrics.ngram_statistics import (
     chrf_statistics,
     per_segment_references,
 )
-from korean_eval.tokenizers import available_levels, get_level
-from korean_eval.workers import task_bleu, task_chrf
 from tests.helpers import STUDY, require
 
 

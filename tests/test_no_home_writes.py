@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from korean_eval.tokenizers import available_levels
+from korean_eval.levels.registry import available_levels
 from tests.helpers import write_head_of_sample
 
 ROOT = Path(__file__).resolve().parents[1]

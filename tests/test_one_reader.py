@@ -16,13 +16,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from korean_eval.cli_qc import register_qc_command
-from korean_eval.data import EvalSet
-from korean_eval.human_qc.options import QCOptions
-from korean_eval.human_qc.run import run_qc
-from korean_eval.table_inputs import attach_given_scores, attach_human, evalset_from_table
-from korean_eval.tables import read_table
-from korean_eval.textio import InputError
+from korean_eval.cli.qc import register_qc_command
+from korean_eval.inputs.human_qc.options import QCOptions
+from korean_eval.inputs.human_qc.run import run_qc
+from korean_eval.inputs.table_reader import read_table
+from korean_eval.inputs.tables import attach_given_scores, attach_human, evalset_from_table
+from korean_eval.inputs.text_files import InputError
+from korean_eval.model.evalset import EvalSet
 
 HEADER = ["worker", "system", "seg_id", "hyp", "ref", "adequacy"]
 REFS = ["고양이가 매트 위에 앉았다.", "오늘은 날씨가 좋다.", "회의는 3시에 시작합니다."]

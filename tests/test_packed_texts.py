@@ -1,4 +1,4 @@
-"""Texts sent to worker processes as UTF-8 buffers (korean_eval.packed_texts): they arrive equal, and pickling
+"""Texts sent to worker processes as UTF-8 buffers (korean_eval.engine.packed_texts): they arrive equal, and pickling
 them leaves the strings in this process as small as they were."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 from hypothesis import given
 from hypothesis import strategies as st
 
-from korean_eval.packed_texts import PackedTexts, packable
+from korean_eval.engine.packed_texts import PackedTexts, packable
 
 text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
 item = st.one_of(st.none(), text, st.tuples(), st.lists(st.one_of(st.none(), text), max_size=3).map(tuple))

@@ -1,4 +1,4 @@
-"""Pairwise Difference Pearson (korean_eval.metaeval.pdp, docs/design.md §5) against its literal definition.
+"""Pairwise Difference Pearson (korean_eval.metaeval.stats.pdp, docs/design.md §5) against its literal definition.
 
 The literal helper does what mt-metrics-eval's ``Correlation.Pearson(average_by, pdp=True)`` does: cut the matrices
 into groups (items, systems, or one group), enumerate every ordered pair (i, j) of a group's entries — i = j
@@ -13,15 +13,15 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from korean_eval.config import EvalConfig
-from korean_eval.metaeval.configs import human_system_scores, system_scores
-from korean_eval.metaeval.correlation import correlation, segment_correlation
-from korean_eval.metaeval.intervals import add_confidence_intervals
-from korean_eval.metaeval.names import computed_statistic
-from korean_eval.metaeval.pdp import pdp
-from korean_eval.pipeline import evaluate
-from korean_eval.results import Results
-from korean_eval.sample import load_sample
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.sample import load_sample
+from korean_eval.metaeval.stats.correlation import correlation, segment_correlation
+from korean_eval.metaeval.stats.pdp import pdp
+from korean_eval.metaeval.tables.configs import human_system_scores, system_scores
+from korean_eval.metaeval.tables.intervals import add_confidence_intervals
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.results import Results
+from korean_eval.model.vocabulary import computed_statistic
 from tests.helpers import SHARED
 
 TOLERANCE = 1e-9

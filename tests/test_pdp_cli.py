@@ -1,14 +1,14 @@
 """`python -m korean_eval run --statistic pdp` on the sample: correlations.csv carries the pdp rows with bootstrap
 intervals, the summary prints PDP per segment (grouping item), and the significance table compares by PDP with
-grouping item (:func:`korean_eval.metaeval.names.headline_grouping`)."""
+grouping item (:func:`korean_eval.model.vocabulary.headline_grouping`)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from korean_eval.cli import main
-from korean_eval.metaeval.correlation import segment_correlation
+from korean_eval.cli.main import main
+from korean_eval.metaeval.stats.correlation import segment_correlation
 from tests.helpers import ROOT
 
 

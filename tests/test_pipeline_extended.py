@@ -7,10 +7,10 @@ from nltk.translate.gleu_score import corpus_gleu
 from nltk.translate.nist_score import corpus_nist, sentence_nist
 from nltk.translate.ribes_score import corpus_ribes
 
-from korean_eval.cache import DiskCache
-from korean_eval.config import EvalConfig
-from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
+from korean_eval.engine.cache import DiskCache
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.sample import load_sample
+from korean_eval.model.config import EvalConfig
 
 EXT = ("nltk-bleu", "gleu", "nist", "ribes", "character", "eed")
 

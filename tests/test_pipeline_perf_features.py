@@ -12,18 +12,18 @@ import pytest
 import sacrebleu
 from scipy import stats as sps
 
-import korean_eval.metaeval.correlation as corr
-import korean_eval.pipeline as pl
-import korean_eval.planning as plan
-import korean_eval.workers as wk
-from korean_eval.cache import DiskCache, NullCache, pair_key
-from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet
+import korean_eval.engine.pipeline as pl
+import korean_eval.engine.planning as plan
+import korean_eval.engine.workers as wk
+import korean_eval.metaeval.stats.correlation as corr
+from korean_eval.engine.cache import DiskCache, NullCache, pair_key
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.engine.result_store import MAGIC, result_key
+from korean_eval.engine.scoring import dispatch_level
+from korean_eval.inputs.sample import load_sample
 from korean_eval.metrics import make_metric
-from korean_eval.pipeline import evaluate
-from korean_eval.result_store import MAGIC, result_key
-from korean_eval.sample import load_sample
-from korean_eval.scoring import dispatch_level
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import EvalSet
 
 LEVELS = ("word", "char", "jamo")
 METRICS = ("bleu", "chrf", "chrf+", "chrf++", "ter")

@@ -10,13 +10,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from korean_eval.cache import DiskCache, NullCache
-from korean_eval.collect import Cell, collect_cell, segment_table, system_table, timing_table, token_stats_row
-from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet
-from korean_eval.human_side import HumanScores
-from korean_eval.metrics import make_metric
-from korean_eval.pipeline import (
+from korean_eval.engine.cache import DiskCache, NullCache
+from korean_eval.engine.collect import (
+    Cell,
+    collect_cell,
+    segment_table,
+    system_table,
+    timing_table,
+    token_stats_row,
+)
+from korean_eval.engine.human_side import HumanScores
+from korean_eval.engine.pipeline import (
     Ticker,
     evaluate,
     given_cells,
@@ -24,9 +28,19 @@ from korean_eval.pipeline import (
     prepare_level,
     tokenise,
 )
-from korean_eval.planning import level_pairs, lookup_tokens, plan_level, plan_run, tokenize_texts, work_order
-from korean_eval.scoring import dispatch_level, score_cell
-from korean_eval.workers import Scheduler
+from korean_eval.engine.planning import (
+    level_pairs,
+    lookup_tokens,
+    plan_level,
+    plan_run,
+    tokenize_texts,
+    work_order,
+)
+from korean_eval.engine.scoring import dispatch_level, score_cell
+from korean_eval.engine.workers import Scheduler
+from korean_eval.metrics import make_metric
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import EvalSet
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import jamo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from korean_eval.data import evalset_from_texts
-from korean_eval.textio import InputError, clean_segment, split_lines
-from korean_eval.tokenizers import get_level
+from korean_eval.inputs.text_files import InputError, clean_segment, split_lines
+from korean_eval.levels.registry import get_level
+from korean_eval.model.evalset import evalset_from_texts
 
 HANGUL = st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3)
 KOREANISH = st.text(

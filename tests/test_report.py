@@ -6,11 +6,11 @@ import zipfile
 
 import pandas as pd
 
-from korean_eval.config import EvalConfig
-from korean_eval.data import evalset_from_texts
-from korean_eval.pipeline import evaluate
-from korean_eval.report import tables_zip, to_csv_bytes, write_tables
-from korean_eval.table_inputs import attach_human
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.exports.csv_zip import tables_zip, to_csv_bytes, write_tables
+from korean_eval.inputs.tables import attach_human
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import evalset_from_texts
 
 
 def small_results():

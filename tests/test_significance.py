@@ -12,29 +12,34 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from korean_eval.metaeval import compare, intervals, tidy
-from korean_eval.metaeval import significance as sig
-from korean_eval.metaeval import system_pairs as sp
-from korean_eval.metaeval.comparisons import PairCorrelator, pair_correlations, rank_clusters, williams_test
-from korean_eval.metaeval.configs import configurations, system_scores
-from korean_eval.metaeval.correlation import system_means
-from korean_eval.metaeval.names import GROUPINGS, STATISTICS, is_grouped
-from korean_eval.metaeval.pairwise import (
+from korean_eval.metaeval.stats.comparisons import (
+    PairCorrelator,
+    pair_correlations,
+    rank_clusters,
+    williams_test,
+)
+from korean_eval.metaeval.stats.correlation import system_means
+from korean_eval.metaeval.stats.pairwise import (
     SYSTEM_PAIR_LABELS,
     label_system_pair,
     pairwise_accuracy,
     wilcoxon_ranksum_human,
 )
-from korean_eval.metaeval.reference import (
+from korean_eval.metaeval.stats.reference import (
     paired_bootstrap_means_loop,
     paired_bootstrap_metric,
     permutation_deltas_loop,
     resampled_segment_correlations,
     resampled_system_correlations,
 )
-from korean_eval.metaeval.resampling import bootstrap_indices, resample_counts
+from korean_eval.metaeval.stats.resampling import bootstrap_indices, resample_counts
+from korean_eval.metaeval.tables import compare, intervals, tidy
+from korean_eval.metaeval.tables import significance as sig
+from korean_eval.metaeval.tables import system_pairs as sp
+from korean_eval.metaeval.tables.configs import configurations, system_scores
 from korean_eval.metrics.base import Metric, MetricInfo
-from korean_eval.results import Results
+from korean_eval.model.results import Results
+from korean_eval.model.vocabulary import GROUPINGS, STATISTICS, is_grouped
 from tests.helpers import require
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,9 +57,9 @@ def doc1() -> Results:
 
     Skipped only when ../shared is absent, and a failure (not a skip) under CI=true."""
     require(DOC1)
-    from korean_eval.config import EvalConfig
-    from korean_eval.pipeline import evaluate
-    from korean_eval.table_inputs import evalset_from_table
+    from korean_eval.engine.pipeline import evaluate
+    from korean_eval.inputs.tables import evalset_from_table
+    from korean_eval.model.config import EvalConfig
 
     evalset = evalset_from_table(DOC1.read_bytes(), DOC1.name, human_col="Z_adequacy")
     return evaluate(evalset, EvalConfig(levels=("word", "char")))

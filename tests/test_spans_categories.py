@@ -1,4 +1,4 @@
-"""Error spans × Korean categories (korean_eval.spans.categories): each span's Korean category, the MQM × Korean
+"""Error spans × Korean categories (korean_eval.lens.span_detection): each span's Korean category, the MQM × Korean
 table, per-category penalties by hand, and the correlation of a metric with a category's penalty against scipy."""
 
 from __future__ import annotations
@@ -10,19 +10,19 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from korean_eval.config import EvalConfig
-from korean_eval.data import evalset_from_texts
-from korean_eval.mtme_files import DirTree
-from korean_eval.mtme_load import MtmeOptions, load_mtme
-from korean_eval.pipeline import evaluate
-from korean_eval.spans.attach import attach_ratings
-from korean_eval.spans.categories import (
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.mtme.files import DirTree
+from korean_eval.inputs.mtme.load import MtmeOptions, load_mtme
+from korean_eval.inputs.spans.attach import attach_ratings
+from korean_eval.inputs.spans.reading import read_ratings
+from korean_eval.lens.span_detection import (
     category_correlations,
     category_penalties,
     category_table,
     with_korean_categories,
 )
-from korean_eval.spans.reading import read_ratings
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import evalset_from_texts
 from tests.make_mtme_fixture import LP
 from tests.make_spans_fixture import write_rating_fixture
 
@@ -83,7 +83,7 @@ def test_tracking_sentences_say_alike_when_the_runner_up_is_inside_the_interval(
     import numpy as np
     import pandas as pd
 
-    from korean_eval.spans.categories import tracking_sentences
+    from korean_eval.lens.span_detection import tracking_sentences
 
     def rows(level, values):
         return [{"level": level, "metric": "chrf", "mqm_category": c, "statistic": "pearson", "value": v,

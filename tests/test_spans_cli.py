@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from korean_eval.cli import main
+from korean_eval.cli.main import main
 from tests.make_mtme_fixture import LP
 from tests.make_spans_fixture import write_rating_fixture
 

@@ -1,4 +1,4 @@
-"""Rating files in mt-metrics-eval's layout (korean_eval.mtme_layout / mtme_load / mtme_ratings): two raters'
+"""Rating files in mt-metrics-eval's layout (korean_eval.inputs.mtme.layout / mtme_load / mtme_ratings): two raters'
 .seg.rating files → human scores from the MQM weights, merged per item, and the human ceiling in Results."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from korean_eval.config import EvalConfig
-from korean_eval.mtme_files import DirTree
-from korean_eval.mtme_layout import describe, scan
-from korean_eval.mtme_load import MtmeOptions, load_mtme
-from korean_eval.mtme_ratings import REFERENCE_COPY, SCORED_AGAINST
-from korean_eval.pipeline import evaluate
-from korean_eval.textio import InputError
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.mtme.files import DirTree
+from korean_eval.inputs.mtme.layout import describe, scan
+from korean_eval.inputs.mtme.load import MtmeOptions, load_mtme
+from korean_eval.inputs.mtme.ratings import REFERENCE_COPY, SCORED_AGAINST
+from korean_eval.inputs.text_files import InputError
+from korean_eval.model.config import EvalConfig
 from tests.make_mtme_fixture import LP, NO_TRANSLATION_AT, all_outputs, texts
 from tests.make_spans_fixture import errors, hand_penalty, rated, write_rating_fixture
 
@@ -85,7 +85,7 @@ def test_rating_file_with_an_unknown_system_is_refused(folder: Path):
 
 
 def test_statistics_stage_adds_the_ceiling_with_intervals(folder: Path):
-    from korean_eval.statistics_stage import StatisticsSettings, compute_statistics
+    from korean_eval.engine.statistics import StatisticsSettings, compute_statistics
 
     es = load_mtme(DirTree(folder), MtmeOptions(lp=LP, human_groups=("mqm.rater1", "mqm.rater2"))).evalset
     results = evaluate(es, EvalConfig(levels=("char",), metrics=("chrf",), jobs=1, spa_permutations=20))

@@ -1,4 +1,4 @@
-"""Error-span readers (korean_eval.spans): mt-metrics-eval .seg.rating, Google's MQM TSV, ESA; MQM weights; offsets
+"""Error-span readers (korean_eval.inputs.spans): mt-metrics-eval .seg.rating, Google's MQM TSV, ESA; MQM weights; offsets
 that do not fit; attaching to an EvalSet (docs/design.md §4, "Error spans"). Fixtures are written here."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from korean_eval.data import evalset_from_texts
-from korean_eval.spans.attach import attach_ratings
-from korean_eval.spans.mqm_tsv import read_mqm_tsv
-from korean_eval.spans.reading import group_name, read_ratings
-from korean_eval.spans.weights import DEFAULT_WEIGHTS, parse_weights
-from korean_eval.textio import InputError
+from korean_eval.inputs.spans.attach import attach_ratings
+from korean_eval.inputs.spans.mqm_tsv import read_mqm_tsv
+from korean_eval.inputs.spans.reading import group_name, read_ratings
+from korean_eval.inputs.spans.weights import DEFAULT_WEIGHTS, parse_weights
+from korean_eval.inputs.text_files import InputError
+from korean_eval.model.evalset import evalset_from_texts
 
 REF = ["나는 학교에 간다.", "오늘 날씨가 좋다.", "그는 책을 읽었다."]
 HYPS = {

@@ -1,4 +1,4 @@
-"""The seg_id offset of a ratings file (korean_eval.spans.seg_offset; docs/design.md §4, "Error spans"): a Google
+"""The seg_id offset of a ratings file (korean_eval.inputs.spans.seg_offset; docs/design.md §4, "Error spans"): a Google
 MQM TSV numbered from 1 against text files numbered from 0 — the hint naming the option, the offset applied, recorded
 in the human note and run.json. The fixture TSV is written here."""
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from korean_eval.cli import main
-from korean_eval.data import evalset_from_texts
-from korean_eval.spans.attach import attach_ratings
-from korean_eval.spans.reading import read_ratings
-from korean_eval.textio import InputError
+from korean_eval.cli.main import main
+from korean_eval.inputs.spans.attach import attach_ratings
+from korean_eval.inputs.spans.reading import read_ratings
+from korean_eval.inputs.text_files import InputError
+from korean_eval.model.evalset import evalset_from_texts
 from tests.test_spans_cli import FAST, REF, texts
 from tests.test_spans_cli import HYPS as CLI_HYPS
 

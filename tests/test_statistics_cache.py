@@ -1,6 +1,6 @@
 """The statistics are cached like the scores, and a warm rerun imports no heavy module (issue 14 §2).
 
-* :func:`korean_eval.statistics_stage.statistics_tables` stores the CIs, significance, clusters and system pairs under
+* :func:`korean_eval.engine.statistics.statistics_tables` stores the CIs, significance, clusters and system pairs under
   the evaluation's key + the statistics settings, loads them on an identical rerun (equal to the computed ones),
   and recomputes when a setting, the data or the evaluation changes;
 * ``python -m korean_eval run`` rerun on an unchanged input writes the same files and imports neither nltk, scipy's
@@ -16,16 +16,16 @@ import sys
 import pandas as pd
 import pytest
 
-from korean_eval.cache import DiskCache, NullCache
-from korean_eval.config import EvalConfig
-from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
-from korean_eval.statistics_stage import (
+from korean_eval.engine.cache import DiskCache, NullCache
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.engine.statistics import (
     StatisticsSettings,
     compute_statistics,
     statistics_key,
     statistics_tables,
 )
+from korean_eval.inputs.sample import load_sample
+from korean_eval.model.config import EvalConfig
 from tests.helpers import ROOT, write_head_of_sample
 
 CLI_SEGMENTS = 20  # segments of the sample the CLI runs read
@@ -100,7 +100,7 @@ def _cli(tmp_path, out: str, inputs: list[str]) -> dict:
     imported."""
     script = (
         "import json, sys\n"
-        "from korean_eval.cli import main\n"
+        "from korean_eval.cli.main import main\n"
         f"code = main(['run', *{inputs!r}, '--levels', 'char,jamo', '--metrics', 'bleu,chrf,ter', '--bootstrap', '40',"
         f" '--spa-permutations', '40', '--cache-dir', {str(tmp_path / 'cache')!r}, '--out', {str(tmp_path / out)!r},"
         " '--quiet'])\n"
@@ -138,7 +138,7 @@ def test_warm_cli_rerun_imports_no_heavy_module_and_writes_the_same_files(tmp_pa
 def test_the_metric_registry_imports_no_metric_module():
     script = (
         "import sys\n"
-        "import korean_eval.cli, korean_eval.config, korean_eval.results\n"
+        "import korean_eval.cli.main, korean_eval.model.config, korean_eval.model.results\n"
         "from korean_eval.metrics import METRIC_NAMES, metric_class\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in ('nltk', 'numba')]\n"
         "assert not loaded, loaded\n"
@@ -158,7 +158,7 @@ def test_the_default_metrics_are_the_sacrebleu_group():
 def test_stored_objects_round_trip_in_pieces(tmp_path):
     import numpy as np
 
-    from korean_eval.result_store import MAGIC, load_result, store_result
+    from korean_eval.engine.result_store import MAGIC, load_result, store_result
 
     cache = DiskCache(tmp_path)
     rng = np.random.default_rng(3)
@@ -183,9 +183,9 @@ def test_a_blob_given_in_parts_is_stored_as_their_concatenation(tmp_path):
 
 
 def test_a_stored_result_keeps_its_token_tables_and_leaves_the_strings_as_they_were(tmp_path):
-    """Token tables are stored outside the result's pickle (korean_eval.result_store): they come back equal, each
+    """Token tables are stored outside the result's pickle (korean_eval.engine.result_store): they come back equal, each
     text one object shared by the levels, and storing did not make CPython attach UTF-8 copies to the strings."""
-    from korean_eval.result_store import load_result, result_key, store_result
+    from korean_eval.engine.result_store import load_result, result_key, store_result
 
     sample = load_sample()
     config = EvalConfig(levels=("word", "char", "jamo"), metrics=("bleu",), jobs=1)

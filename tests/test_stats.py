@@ -1,5 +1,5 @@
 """Tests of the pure layer of korean_eval.metaeval (names, correlations, significance tests, bootstrap CIs,
-system-pair labels), the fast functions against the loops of korean_eval.metaeval.reference."""
+system-pair labels), the fast functions against the loops of korean_eval.metaeval.stats.reference."""
 
 from __future__ import annotations
 
@@ -9,21 +9,49 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from korean_eval.metaeval import permutation
-from korean_eval.metaeval.comparisons import (
+from korean_eval.metaeval.stats import permutation
+from korean_eval.metaeval.stats.comparisons import (
     compare_correlations,
     pair_correlations,
     rank_clusters,
     williams_test,
 )
-from korean_eval.metaeval.correlation import (
+from korean_eval.metaeval.stats.correlation import (
     correlate,
     correlation,
     segment_correlation,
     system_correlation,
     system_means,
 )
-from korean_eval.metaeval.names import (
+from korean_eval.metaeval.stats.pairwise import (
+    SYSTEM_PAIR_LABELS,
+    label_system_pair,
+    paired_bootstrap_from_resamples,
+    paired_bootstrap_means,
+    pairwise_accuracy,
+    wilcoxon_ranksum_human,
+)
+from korean_eval.metaeval.stats.permutation import permutation_deltas, permutation_p, permutation_test
+from korean_eval.metaeval.stats.reference import (
+    exact_permutation_p_loop,
+    paired_bootstrap_means_loop,
+    paired_bootstrap_metric,
+    permutation_deltas_loop,
+    resampled_segment_correlations,
+    resampled_system_correlations,
+    resampled_system_correlations_from_scores,
+)
+from korean_eval.metaeval.stats.resampling import (
+    bootstrap_indices,
+    bootstrap_segment_correlations,
+    bootstrap_system_scores,
+    count_weighted_means,
+    percentile_ci,
+    resample_counts,
+    system_correlations,
+)
+from korean_eval.metaeval.stats.weighted import weighted_correlations
+from korean_eval.model.vocabulary import (
     GRANULARITIES,
     GROUPINGS,
     STATISTICS,
@@ -35,34 +63,6 @@ from korean_eval.metaeval.names import (
     is_grouped,
     parse_config,
 )
-from korean_eval.metaeval.pairwise import (
-    SYSTEM_PAIR_LABELS,
-    label_system_pair,
-    paired_bootstrap_from_resamples,
-    paired_bootstrap_means,
-    pairwise_accuracy,
-    wilcoxon_ranksum_human,
-)
-from korean_eval.metaeval.permutation import permutation_deltas, permutation_p, permutation_test
-from korean_eval.metaeval.reference import (
-    exact_permutation_p_loop,
-    paired_bootstrap_means_loop,
-    paired_bootstrap_metric,
-    permutation_deltas_loop,
-    resampled_segment_correlations,
-    resampled_system_correlations,
-    resampled_system_correlations_from_scores,
-)
-from korean_eval.metaeval.resampling import (
-    bootstrap_indices,
-    bootstrap_segment_correlations,
-    bootstrap_system_scores,
-    count_weighted_means,
-    percentile_ci,
-    resample_counts,
-    system_correlations,
-)
-from korean_eval.metaeval.weighted import weighted_correlations
 
 # ----------------------------------------------------------------------------------------------------------------
 # fixtures / helpers

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import sacrebleu
 
-from korean_eval.cli import main
+from korean_eval.cli.main import main
 
 FAST = ["--levels", "char", "--metrics", "bleu", "--bootstrap", "0", "--spa-permutations", "0", "--no-cache",
         "--quiet", "--jobs", "1"]

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from korean_eval.cli import main
-from korean_eval.data import EvalSet, evalset_from_texts
-from korean_eval.table_inputs import attach_given_scores, attach_human, evalset_from_table
-from korean_eval.tables import parse_number, read_number
-from korean_eval.textio import clean_segment, read_text_lines
+from korean_eval.cli.main import main
+from korean_eval.inputs.table_reader import parse_number, read_number
+from korean_eval.inputs.tables import attach_given_scores, attach_human, evalset_from_table
+from korean_eval.inputs.text_files import clean_segment, read_text_lines
+from korean_eval.model.evalset import EvalSet, evalset_from_texts
 from tests.helpers import ROOT
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -144,7 +144,7 @@ def _three_systems(order: tuple[str, ...] = ("A", "B", "C")) -> EvalSet:
 
 
 def _config():
-    from korean_eval.config import EvalConfig
+    from korean_eval.model.config import EvalConfig
 
     return EvalConfig(levels=("word", "char"), metrics=("bleu", "chrf", "ter"), jobs=1)
 
@@ -162,7 +162,7 @@ def _assert_same_tables(a, b) -> None:
 
 
 def test_result_key_includes_the_order_of_systems() -> None:
-    from korean_eval.result_store import result_key
+    from korean_eval.engine.result_store import result_key
 
     abc, cba = _three_systems(("A", "B", "C")), _three_systems(("C", "B", "A"))
     assert abc.content_hash() == cba.content_hash()  # the same data …
@@ -171,8 +171,8 @@ def test_result_key_includes_the_order_of_systems() -> None:
 
 
 def test_stored_result_of_another_system_order_is_not_reused(tmp_path) -> None:
-    from korean_eval.cache import DiskCache, NullCache
-    from korean_eval.pipeline import evaluate
+    from korean_eval.engine.cache import DiskCache, NullCache
+    from korean_eval.engine.pipeline import evaluate
 
     evaluate(_three_systems(("A", "B", "C")), _config(), cache=DiskCache(tmp_path))
     warm = evaluate(_three_systems(("C", "A", "B")), _config(), cache=DiskCache(tmp_path))
@@ -187,7 +187,7 @@ def test_stored_result_of_another_system_order_is_not_reused(tmp_path) -> None:
 def test_well_formed_stats_leaves_out_malformed_rows() -> None:
     import numpy as np
 
-    from korean_eval.cache import well_formed_stats
+    from korean_eval.engine.cache import well_formed_stats
 
     good = np.array([1.0, 2.0, 3.0]).tobytes()
     rows = [
@@ -213,8 +213,8 @@ def test_well_formed_stats_leaves_out_malformed_rows() -> None:
 def test_a_corrupt_cache_row_is_recomputed(tmp_path, corruption: str) -> None:
     import sqlite3
 
-    from korean_eval.cache import DiskCache, NullCache
-    from korean_eval.pipeline import evaluate
+    from korean_eval.engine.cache import DiskCache, NullCache
+    from korean_eval.engine.pipeline import evaluate
 
     cold = evaluate(_three_systems(), _config(), cache=NullCache())
     first = DiskCache(tmp_path)
@@ -239,7 +239,7 @@ import numpy as np
 {before}
 import korean_eval
 import numba
-from korean_eval.metrics import levenshtein
+from korean_eval.metrics.kernels import levenshtein
 peq = levenshtein.match_masks(np.array([0, 1, 1], dtype=np.int64), 2)
 print(json.dumps({{"config": numba.config.CACHE_DIR, "kernel": levenshtein.match_masks._cache._cache_path}}))
 """
@@ -295,7 +295,7 @@ def test_default_is_the_user_cache_dir(tmp_path) -> None:
 
 CLI_RUN = """
 import sys
-from korean_eval.cli import main
+from korean_eval.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 

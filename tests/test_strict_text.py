@@ -14,13 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from korean_eval.cli import main
-from korean_eval.data import evalset_from_texts
-from korean_eval.human_qc.options import QCOptions
-from korean_eval.human_qc.run import run_qc
-from korean_eval.table_inputs import attach_human, evalset_from_table
-from korean_eval.tables import read_table
-from korean_eval.textio import InputError, read_text_lines
+from korean_eval.cli.main import main
+from korean_eval.inputs.human_qc.options import QCOptions
+from korean_eval.inputs.human_qc.run import run_qc
+from korean_eval.inputs.table_reader import read_table
+from korean_eval.inputs.tables import attach_human, evalset_from_table
+from korean_eval.inputs.text_files import InputError, read_text_lines
+from korean_eval.model.evalset import evalset_from_texts
 
 REF = ["가나다 라마", "바사 아자차", "카타 파하"]
 HYPS = {"한국어시스템": ["가나다 라마", "바사 아자", "카 파하"], "b": ["가나 라마바", "사 아자차", "카타 파"]}

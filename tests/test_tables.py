@@ -1,4 +1,4 @@
-"""The one table reader (korean_eval.tables): decoding, the delimiter rule, quoting, strings only, errors."""
+"""The one table reader (korean_eval.inputs.table_reader): decoding, the delimiter rule, quoting, strings only, errors."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import zipfile
 
 import pytest
 
-from korean_eval import textio
-from korean_eval.tables import Table, choose_delimiter, parse_number, read_table
-from korean_eval.textio import InputError, read_input_file
+from korean_eval.inputs import text_files as textio
+from korean_eval.inputs.table_reader import Table, choose_delimiter, parse_number, read_table
+from korean_eval.inputs.text_files import InputError, read_input_file
 
 HEADER = ["worker", "DocID", "SentID", "Sys", "Adequacy"]
 ROW = ["작업자1", "1", "1", "시스템", "50"]

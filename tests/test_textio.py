@@ -5,7 +5,13 @@ import unicodedata
 
 import pytest
 
-from korean_eval.textio import InputError, clean_segment, decode_bytes, read_text_lines, split_lines
+from korean_eval.inputs.text_files import (
+    InputError,
+    clean_segment,
+    decode_bytes,
+    read_text_lines,
+    split_lines,
+)
 
 KO = "안녕하세요. 한국어 문장입니다."
 

@@ -7,10 +7,10 @@
 * the pipeline's tokens, tokenised in chunks by the worker processes, equal the serial ones, and so do its tables.
 
 The two pipeline tests evaluate the sample's first :data:`HEAD` segments (all five systems): the texts still fill
-many chunks per level (at least ``4 × workers``, :func:`korean_eval.workers.text_chunks`), so both workers tokenise
+many chunks per level (at least ``4 × workers``, :func:`korean_eval.engine.workers.text_chunks`), so both workers tokenise
 every pool level, and what is compared does not depend on the number of segments. KoNLPy is checked with Hannanum
 (the joined tokens, and in the workers), the analyzer whose dictionaries cost least to load (1.3 s of CPU in each
-process, Komoran's 2.3 s; the four share :class:`korean_eval.konlpy_levels.KonlpyLevel`, and the workers start
+process, Komoran's 2.3 s; the four share :class:`korean_eval.levels.konlpy.KonlpyLevel`, and the workers start
 their own JVM whichever analyzer it is).
 """
 
@@ -20,12 +20,12 @@ import jamo
 import numpy as np
 import pytest
 
-import korean_eval.workers as wk
-from korean_eval.cache import NullCache
-from korean_eval.config import EvalConfig
-from korean_eval.pipeline import evaluate
-from korean_eval.sample import load_sample
-from korean_eval.tokenizers import get_level, jamo_letters, jamo_table, level_availability, mecab_morphs
+import korean_eval.engine.workers as wk
+from korean_eval.engine.cache import NullCache
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.inputs.sample import load_sample
+from korean_eval.levels.registry import get_level, jamo_letters, jamo_table, level_availability, mecab_morphs
+from korean_eval.model.config import EvalConfig
 from tests.helpers import head_of_sample
 from tests.test_pipeline_perf_features import assert_same_results
 

@@ -9,7 +9,7 @@ import jamo
 import pandas as pd
 import pytest
 
-from korean_eval.tokenizers import (
+from korean_eval.levels.registry import (
     KIWI_MODEL_FILES,
     LEVEL_NAMES,
     SpmLevel,
@@ -101,8 +101,7 @@ def test_kiwi_listed_as_unavailable_without_a_model_file_kiwi_needs(tmp_path, mo
 def test_kiwi_that_cannot_load_its_model_is_unavailable_not_whitespace_tokens(monkeypatch):
     """A model that is installed but fails to load: tokenising raises naming the reason (every sentence falling
     back to whitespace tokens would be a silent wrong result)."""
-    from korean_eval import tokenizers
-
+    from korean_eval.levels import registry as tokenizers
     def broken():
         raise OSError("Cannot open required file: default.dict")
 
@@ -155,12 +154,12 @@ def test_spm_is_deterministic_and_loads_supplied_model():
 
 def test_a_process_whose_thread_analysed_with_konlpy_exits(tmp_path):
     """A thread that starts KoNLPy's JVM and ends (a Streamlit script thread does) must not hold up the exit:
-    JPype's exit waits for every thread attached to the JVM (korean_eval.konlpy_levels.leave_jvm). Without the
+    JPype's exit waits for every thread attached to the JVM (korean_eval.levels.konlpy.leave_jvm). Without the
     detach this process hung in ``DestroyJavaVM`` every time (3 of 3 with Okt, 3 of 3 with Hannanum)."""
     if not level_availability("hannanum")[0]:
         pytest.skip("no JVM for KoNLPy")
     code = ("import threading\n"
-            "from korean_eval.tokenizers import get_level\n"
+            "from korean_eval.levels.registry import get_level\n"
             "out = []\n"
             "thread = threading.Thread(target=lambda: out.append(get_level('hannanum').tokenize(['국민은 평등하다.'])),"
             " daemon=True)\n"

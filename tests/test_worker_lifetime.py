@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-import korean_eval.workers as wk
+import korean_eval.engine.workers as wk
 from korean_eval.daemon_threads import map_on_threads
 from tests.app_server import ROOT, process_table, wait_until
 
@@ -58,14 +58,14 @@ def test_exit_while_kiwi_tokenises_on_a_daemon_thread_does_not_abort():
     """One exit while a daemon thread is inside Kiwi. Unguarded (no exit hook in daemon_threads), this script
     aborted ("terminate called without an active exception") at every exit: 6 of 6, then 4 of 4 — so one run is
     enough to catch it (each run costs 3 s of CPU, most of it Kiwi's model)."""
-    from korean_eval.tokenizers import get_level
+    from korean_eval.levels.registry import get_level
 
     if not get_level("kiwi").available:
         pytest.skip("kiwipiepy unavailable")
     script = textwrap.dedent("""
         import threading, time
-        from korean_eval.sample import load_sample
-        from korean_eval.tokenizers import get_level
+        from korean_eval.inputs.sample import load_sample
+        from korean_eval.levels.registry import get_level
         texts = load_sample().refs[0] * 8
         kiwi = get_level("kiwi")
         kiwi.tokenize(texts[:3])

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from korean_eval.spans.ceiling import reference_rows
+from korean_eval.metaeval.tables.human_ceiling import reference_rows
 from ui.views import STATISTICS, segment_grouping, system_statistic
 
 CEILING_COLOR = "#8e2c6b"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from korean_eval.metaeval import names as vocab
+from korean_eval.model import vocabulary as vocab
 from ui import ceiling, grid_charts, headlines, state, views
 from ui import significance_views as sig_views
 from ui.state import Context

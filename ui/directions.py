@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import streamlit as st
 
-from korean_eval.metaeval.names import STATISTICS
-from korean_eval.results import GIVEN_LEVEL, Results
+from korean_eval.model.results import GIVEN_LEVEL, Results
+from korean_eval.model.vocabulary import STATISTICS
 from ui.widgets import md_escape
 
 HIGHER, LOWER = "higher is better", "lower is better"

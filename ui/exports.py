@@ -1,5 +1,5 @@
 """The Downloads page's paper-ready exports: the LaTeX tables as one zip and the self-contained HTML report, built
-by the library (:mod:`korean_eval.export_latex`, :mod:`korean_eval.export_html`) for the dashboard's settings, with
+by the library (:mod:`korean_eval.exports.latex`, :mod:`korean_eval.exports.html`) for the dashboard's settings, with
 the top significance cluster of the Correlations page's headline (:func:`ui.state.top_cluster`) and its 95 %
 bootstrap intervals (:func:`ui.state.correlations_with_ci`)."""
 
@@ -10,11 +10,11 @@ import io
 import zipfile
 from dataclasses import dataclass
 
-from korean_eval.export_html import html_report
-from korean_eval.export_latex import latex_tables
-from korean_eval.export_tables import TopClusters, significance_method, top_configs
-from korean_eval.metaeval.names import GRANULARITIES
-from korean_eval.report import run_metadata
+from korean_eval.exports.csv_zip import run_metadata
+from korean_eval.exports.html import html_report
+from korean_eval.exports.latex import latex_tables
+from korean_eval.exports.tables import TopClusters, significance_method, top_configs
+from korean_eval.model.vocabulary import GRANULARITIES
 from ui import state
 from ui.state import Context
 

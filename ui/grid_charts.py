@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from korean_eval.model.defaults import ALPHA
 from ui.charts import MIN_TEXT, accuracy_bars, base_layout, correlation_bars, esc, labelled_axis
 from ui.figures import figure, merge
 from ui.views import STATISTIC_LABELS, SYMBOLS
@@ -192,7 +193,7 @@ MATRIX_META = "significance-matrix"
 
 def significance_heatmap(
     matrix: pd.DataFrame, labels: Sequence[str], clusters: Sequence[int], agreement: Sequence[float],
-    title: str | None, alpha: float = 0.05,
+    title: str | None, alpha: float = ALPHA,
 ) -> go.Figure:
     """One-sided p-values "row agrees with the humans more than column", configurations in rank order (best first).
 

@@ -2,7 +2,7 @@
 
 A card never names a single "best" configuration on its own value. It names the *top significance cluster*
 (docs/design.md §5: rank clusters as WMT builds them, mt-metrics-eval ``AssignRanks``; computed by
-:func:`korean_eval.metaeval.significance.top_cluster_table`): walking the configurations best first, each one joins
+:func:`korean_eval.metaeval.tables.significance.top_cluster_table`): walking the configurations best first, each one joins
 the cluster unless a member of it agrees with the humans significantly more (one-sided paired permutation test,
 Deutsch et al. 2021). One member: it is ahead of the next; several: they tie at the top; all: no significant
 difference. Accuracies (acc_eq, SPA) have no significance test here, so their card names the highest value and
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from korean_eval.results import GIVEN_LEVEL
+from korean_eval.model.results import GIVEN_LEVEL
 from ui import formats
 from ui.views import SYMBOLS, is_correlation, metric_label
 
@@ -139,7 +139,7 @@ def level_spread(view: pd.DataFrame) -> dict[str, object] | None:
 
 def spread_card(spread: Mapping[str, object], statistic: str, verdict: Mapping[str, object] | None) -> Card:
     """The "token level matters most for …" card, with the permutation test of its two ends (``verdict``: a
-    :func:`korean_eval.metaeval.compare.compare_two` result; None for accuracies, which are not tested)."""
+    :func:`korean_eval.metaeval.tables.compare.compare_two` result; None for accuracies, which are not tested)."""
     low, high = spread["low"], spread["high"]
     symbol = SYMBOLS[statistic]
     statement = (f"{symbol} {formats.with_minus_sign(low['shown'], 3)} at {low['level']} → {formats.with_minus_sign(high['shown'], 3)} at "

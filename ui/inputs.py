@@ -1,9 +1,9 @@
-"""Uploaded bytes → a validated :class:`~korean_eval.data.EvalSet` (no Streamlit here, so tests call it directly).
+"""Uploaded bytes → a validated :class:`~korean_eval.model.evalset.EvalSet` (no Streamlit here, so tests call it directly).
 
 The Data page wraps each uploaded file as an :class:`Upload` (name + bytes) and calls one of the builders; every
-builder raises :class:`~korean_eval.data.InputError` (a ``ValueError``) with a message a person can act on. Files
-are read exactly as the command line reads them: text files by :func:`korean_eval.textio.read_text_lines`, every
-table by :func:`korean_eval.tables.read_table` (docs/design.md §4).
+builder raises :class:`~korean_eval.model.evalset.InputError` (a ``ValueError``) with a message a person can act on. Files
+are read exactly as the command line reads them: text files by :func:`korean_eval.inputs.text_files.read_text_lines`, every
+table by :func:`korean_eval.inputs.table_reader.read_table` (docs/design.md §4).
 """
 
 from __future__ import annotations
@@ -14,16 +14,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from korean_eval import data as kdata
-from korean_eval.columns import ColumnMap, detect_table_columns
-from korean_eval.data import EvalSet, evalset_from_texts
-from korean_eval.mtme_files import ZipTree
-from korean_eval.mtme_layout import MtmeContents, scan
-from korean_eval.mtme_load import MtmeLoaded, MtmeOptions, load_mtme
-from korean_eval.spans.attach import attach_ratings
-from korean_eval.spans.reading import read_ratings
-from korean_eval.spans.weights import parse_weights
-from korean_eval.table_inputs import (
+from korean_eval.inputs.columns import ColumnMap, detect_table_columns
+from korean_eval.inputs.mtme.files import ZipTree
+from korean_eval.inputs.mtme.layout import MtmeContents, scan
+from korean_eval.inputs.mtme.load import MtmeLoaded, MtmeOptions, load_mtme
+from korean_eval.inputs.spans.attach import attach_ratings
+from korean_eval.inputs.spans.reading import read_ratings
+from korean_eval.inputs.spans.weights import parse_weights
+from korean_eval.inputs.table_reader import read_table
+from korean_eval.inputs.tables import (
     attach_given_scores,
     attach_human,
     attach_human_frame,
@@ -31,7 +30,8 @@ from korean_eval.table_inputs import (
     given_metric_columns,
     given_only_evalset,
 )
-from korean_eval.tables import read_table
+from korean_eval.model import evalset as kdata
+from korean_eval.model.evalset import EvalSet, evalset_from_texts
 
 #: Roles of a long table's columns, in the order the Data page asks for them.
 TABLE_ROLES: tuple[str, ...] = ("system", "seg_id", "hyp", "ref", "src", "score")
@@ -52,8 +52,8 @@ class Upload:
 
 def check_sizes(uploads: Iterable[Upload | None], max_bytes: int | None) -> None:
     """Refuse (InputError naming the file) any upload bigger than ``max_bytes`` (None: no dashboard limit; the
-    backend still refuses files over :data:`korean_eval.textio.MAX_FILE_BYTES`). Encodings are the backend's
-    business (:func:`korean_eval.textio.decode_bytes`)."""
+    backend still refuses files over :data:`korean_eval.inputs.text_files.MAX_FILE_BYTES`). Encodings are the backend's
+    business (:func:`korean_eval.inputs.text_files.decode_bytes`)."""
     for up in uploads:
         if up is None:
             continue
@@ -107,8 +107,8 @@ def _check_one_human(ratings: Sequence[Upload], human: Upload | None) -> None:
 
 def with_ratings(evalset: EvalSet, ratings: Sequence[Upload], mqm_weights: str | None, seg_offset: int = 0) -> EvalSet:
     """``evalset`` with the error-span ``ratings`` (one rater group per file,
-    :func:`korean_eval.spans.reading.read_ratings`; their integer seg_ids + ``seg_offset``) as its human scores (MQM
-    penalties with ``mqm_weights``, :func:`korean_eval.spans.weights.parse_weights`); unchanged without ratings."""
+    :func:`korean_eval.inputs.spans.reading.read_ratings`; their integer seg_ids + ``seg_offset``) as its human scores (MQM
+    penalties with ``mqm_weights``, :func:`korean_eval.inputs.spans.weights.parse_weights`); unchanged without ratings."""
     if ratings:
         reads = [read_ratings(u.data, u.name, evalset.n_segments, seg_offset) for u in ratings]
         attach_ratings(evalset, reads, parse_weights(mqm_weights))
@@ -204,13 +204,13 @@ def _attach(evalset: EvalSet, human: Upload | None, given: Upload | None) -> Eva
 
 def mtme_contents(upload: Upload, max_bytes: int | None = None) -> MtmeContents:
     """What an uploaded ``.zip`` of a folder in mt-metrics-eval's layout holds (names only; the archive's safety
-    checks: :mod:`korean_eval.mtme_files`)."""
+    checks: :mod:`korean_eval.inputs.mtme.files`)."""
     check_sizes([upload], max_bytes)
     return scan(ZipTree(upload.data, upload.name))
 
 
 def build_from_mtme(upload: Upload, options: MtmeOptions, max_bytes: int | None = None) -> MtmeLoaded:
-    """One language pair of an uploaded mt-metrics-eval ``.zip`` (:func:`korean_eval.mtme_load.load_mtme`)."""
+    """One language pair of an uploaded mt-metrics-eval ``.zip`` (:func:`korean_eval.inputs.mtme.load.load_mtme`)."""
     check_sizes([upload], max_bytes)
     return load_mtme(ZipTree(upload.data, upload.name), options)
 

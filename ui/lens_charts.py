@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from korean_eval.lens.categories import CATEGORY_LABELS
 from korean_eval.lens.perturb import KIND_LABELS
+from korean_eval.lens.pos_categories import CATEGORY_LABELS
 from ui.charts import SYSTEM_COLORS, base_layout, esc, labelled_axis
 from ui.figures import figure, merge
 from ui.views import metric_label

@@ -1,5 +1,5 @@
 """The Korean lens page's "Error spans" section (issue 20 §3): MQM category × Korean category, and which MQM
-categories each metric × level tracks (:mod:`korean_eval.spans.categories`); the figures are pure Plotly, the
+categories each metric × level tracks (:mod:`korean_eval.lens.span_detection`); the figures are pure Plotly, the
 computation is cached per result in :mod:`ui.state`'s statistics store; :func:`spans_section` draws the section."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from korean_eval.data import EvalSet
 from korean_eval.lens.span_category import SPAN_CATEGORIES
+from korean_eval.model.evalset import EvalSet
 from ui import display_tables, state
 from ui.charts import base_layout, esc, labelled_axis
 from ui.figures import figure, merge
@@ -20,8 +20,8 @@ from ui.widgets import chart, fit_table, md_escape
 
 
 def span_analysis(ctx: state.Context) -> dict[str, pd.DataFrame]:
-    """:func:`korean_eval.spans.categories.span_tables` of the current result (cached; {} without spans)."""
-    from korean_eval.spans.categories import span_tables
+    """:func:`korean_eval.lens.span_detection.span_tables` of the current result (cached; {} without spans)."""
+    from korean_eval.lens.span_detection import span_tables
 
     return state.cached_table(
         ctx, "error_spans", "Mapping the error spans onto Kiwi's morphemes…",
@@ -77,8 +77,8 @@ def tracking_heatmap(matrix: pd.DataFrame) -> go.Figure:
 
 
 def tracking_lines(correlations: pd.DataFrame) -> list[str]:
-    """:func:`korean_eval.spans.categories.tracking_sentences` with the dashboard's metric labels."""
-    from korean_eval.spans.categories import tracking_sentences
+    """:func:`korean_eval.lens.span_detection.tracking_sentences` with the dashboard's metric labels."""
+    from korean_eval.lens.span_detection import tracking_sentences
 
     return tracking_sentences(correlations, lambda level, metric: f"{metric_label(metric)} at {level}")
 

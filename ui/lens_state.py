@@ -13,11 +13,11 @@ import json
 
 import streamlit as st
 
-from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet
+from korean_eval.exports.csv_zip import to_csv_bytes
 from korean_eval.lens.perturb import KINDS
 from korean_eval.lens.run import LensResult, run_lens
-from korean_eval.report import to_csv_bytes
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import EvalSet
 from ui import state
 from ui.state import _Store
 from ui.widgets import input_error
@@ -68,7 +68,7 @@ def lens_result(evalset: EvalSet, config: EvalConfig) -> LensResult | None:
 
 
 def table_files(evalset: EvalSet, config: EvalConfig, result: LensResult) -> dict[str, bytes]:
-    """``result.tables()`` as CSV bytes (:func:`korean_eval.report.to_csv_bytes`, the files of ``profile --out``),
+    """``result.tables()`` as CSV bytes (:func:`korean_eval.exports.csv_zip.to_csv_bytes`, the files of ``profile --out``),
     made once per result of :func:`lens_result` (same key) rather than on every rerun of the page."""
     key = lens_key(evalset, config, bool(config.levels and config.metrics))
     store = _files_store()

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from korean_eval.lens.analysis import analyse
-from korean_eval.lens.categories import CATEGORIES, CATEGORY_LABELS
 from korean_eval.lens.perturb import KIND_LABELS, KINDS
+from korean_eval.lens.pos_categories import CATEGORIES, CATEGORY_LABELS
 from korean_eval.lens.profile import ALL, unmatched
 from korean_eval.lens.run import LensResult
 from korean_eval.lens.spacing import spacing_errors

@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from korean_eval.data import EvalSet, InputError
-from korean_eval.mtme_layout import LanguagePair, MtmeContents, describe, metric_references
-from korean_eval.mtme_load import HUMAN_DIRECTIONS, MtmeOptions
-from korean_eval.spans.seg_offset import OFFSET_LABEL
-from korean_eval.spans.weights import DEFAULT_WEIGHTS
+from korean_eval.inputs.mtme.layout import LanguagePair, MtmeContents, describe, metric_references
+from korean_eval.inputs.mtme.load import HUMAN_DIRECTIONS, MtmeOptions
+from korean_eval.inputs.spans.seg_offset import OFFSET_LABEL
+from korean_eval.inputs.spans.weights import DEFAULT_WEIGHTS
+from korean_eval.model.evalset import EvalSet, InputError
 from ui import directions
 from ui.inputs import Upload, build_from_mtme, mtme_contents
 from ui.widgets import input_error
@@ -72,7 +72,7 @@ def _choices(pair: LanguagePair, key: str) -> MtmeOptions:
 
 def ratings_inputs(key: str) -> tuple[list, str, int]:
     """An uploader of error-span ratings (one rater group per file), the MQM weights and the seg_id offset of the
-    ratings (:mod:`korean_eval.spans.seg_offset`)."""
+    ratings (:mod:`korean_eval.inputs.spans.seg_offset`)."""
     r1, r2, r3 = st.columns([3, 2, 1])
     files = r1.file_uploader("Or error-span ratings (MQM/ESA): mt-metrics-eval .seg.rating, Google MQM TSV or ESA "
                              "table; several files = rater groups", accept_multiple_files=True, key=f"up_ratings_{key}")

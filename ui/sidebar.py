@@ -6,9 +6,9 @@ from collections import defaultdict
 
 import streamlit as st
 
-from korean_eval.config import EvalConfig
+from korean_eval.levels.registry import FAMILIES, SpmLevel, level_table
 from korean_eval.metrics import METRIC_NAMES, declaration, metric_group
-from korean_eval.tokenizers import FAMILIES, SpmLevel, level_table
+from korean_eval.model.config import EvalConfig
 from ui import directions, state
 from ui.state import Settings
 from ui.views import (

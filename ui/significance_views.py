@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from korean_eval.metaeval.names import config_label
-from korean_eval.results import Results
+from korean_eval.model.results import Results
+from korean_eval.model.vocabulary import config_label
 from ui import formats
 from ui.views import _level_rank, level_family, metric_label, ordered_levels, ordered_metrics
 

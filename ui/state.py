@@ -23,12 +23,13 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from korean_eval.cache import NullCache, open_cache
-from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet
-from korean_eval.pipeline import evaluate, prepare_level
-from korean_eval.results import Results
-from korean_eval.sample import load_sample
+from korean_eval.engine.cache import NullCache, open_cache
+from korean_eval.engine.pipeline import evaluate, prepare_level
+from korean_eval.inputs.sample import load_sample
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.defaults import ALPHA, RESAMPLES, SEED
+from korean_eval.model.evalset import EvalSet
+from korean_eval.model.results import Results
 from ui import directions
 from ui.widgets import input_error, md_escape, safe_file_name
 
@@ -250,14 +251,14 @@ def _ci_store() -> _Store:
     return _Store(MAX_RESULTS)
 
 
-def cached_confidence_intervals(ctx: Context, n_resamples: int = 1000):
+def cached_confidence_intervals(ctx: Context, n_resamples: int = RESAMPLES):
     """The intervals of :func:`correlations_with_ci` if they were computed already (never computes)."""
     return _ci_store().get(f"{ctx.key}|{n_resamples}")
 
 
-def correlations_with_ci(ctx: Context, n_resamples: int = 1000):
+def correlations_with_ci(ctx: Context, n_resamples: int = RESAMPLES):
     """``results.correlations`` with bootstrap 95% intervals (cached per result)."""
-    from korean_eval.metaeval.intervals import add_confidence_intervals
+    from korean_eval.metaeval.tables.intervals import add_confidence_intervals
 
     key = f"{ctx.key}|{n_resamples}"
     store = _ci_store()
@@ -270,9 +271,7 @@ def correlations_with_ci(ctx: Context, n_resamples: int = 1000):
 
 
 #: Resampling settings of every significance test on the dashboard (shown next to the results, for citing).
-SEED = 12345
-N_RESAMPLES = 1000
-ALPHA = 0.05
+N_RESAMPLES = RESAMPLES
 
 
 @st.cache_resource(show_spinner=False)
@@ -299,8 +298,8 @@ def _cached_stat(key: str, message: str, name: str, compute):
 
 def significance(ctx: Context, statistic: str, granularity: str, grouping: str, test: str):
     """``(significance_table, rank_clusters_table)`` over every configuration, cached by content hash + settings."""
-    from korean_eval.metaeval import significance as sig
-    from korean_eval.metaeval.names import grouping_used
+    from korean_eval.metaeval.tables import significance as sig
+    from korean_eval.model.vocabulary import grouping_used
 
     grouping = grouping_used(granularity, grouping)
     key = _stats_key(ctx, "significance", statistic, granularity, grouping, test)
@@ -331,8 +330,8 @@ def top_cluster(ctx: Context, statistic: str, granularity: str, grouping: str):
     """The rank clusters the headline needs (``significance.top_cluster_table``, test :data:`HEADLINE_TEST`):
     cluster 1 in full, then at most the first configuration below it. Taken from the full significance matrix of
     the same settings when that was computed already; else computed with a progress bar and cached."""
-    from korean_eval.metaeval import significance as sig
-    from korean_eval.metaeval.names import grouping_used
+    from korean_eval.metaeval.tables import significance as sig
+    from korean_eval.model.vocabulary import grouping_used
 
     grouping = grouping_used(granularity, grouping)
     full = _stats_store().get(_stats_key(ctx, "significance", statistic, granularity, grouping, HEADLINE_TEST))
@@ -364,7 +363,7 @@ def comparison(ctx: Context, config_a: str, config_b: str, statistic: str, granu
                tests: tuple[str, ...] | None = None) -> dict[str, Any]:
     """``compare_two`` of two configurations with the dashboard's resampling settings, cached by content hash +
     settings."""
-    from korean_eval.metaeval.compare import compare_two
+    from korean_eval.metaeval.tables.compare import compare_two
 
     key = _stats_key(ctx, "compare", config_a, config_b, statistic, granularity, grouping, tests)
     store = _comparison_store()
@@ -378,8 +377,7 @@ def comparison(ctx: Context, config_a: str, config_b: str, statistic: str, granu
 
 def system_pairs(ctx: Context, metric: str, human_test: str):
     """``system_pairs_table`` for every level of ``metric`` (cached by content hash + metric + human test)."""
-    from korean_eval.metaeval import system_pairs as sp
-
+    from korean_eval.metaeval.tables import system_pairs as sp
     configs = [k for k in ctx.results.segment_matrices if k[1] == metric]
     key = _stats_key(ctx, "pairs", metric, human_test)
     return _cached_stat(
@@ -395,8 +393,7 @@ def system_pairs(ctx: Context, metric: str, human_test: str):
 
 def ranking_view(ctx: Context, metric: str, human_test: str):
     """``ranking_view`` of every level of ``metric`` with the labels of :func:`system_pairs`."""
-    from korean_eval.metaeval import system_pairs as sp
-
+    from korean_eval.metaeval.tables import system_pairs as sp
     configs = [k for k in ctx.results.segment_matrices if k[1] == metric]
     return sp.ranking_view(ctx.results, pairs=system_pairs(ctx, metric, human_test), configs=configs)
 
@@ -426,12 +423,12 @@ def cached_table(ctx: Context, kind: str, message: str, compute):
 
 
 def human_ceiling(ctx: Context, with_ci: bool = False):
-    """The human ceiling of the results (:func:`korean_eval.spans.ceiling.human_ceiling`): the pipeline's (no
+    """The human ceiling of the results (:func:`korean_eval.metaeval.tables.human_ceiling.human_ceiling`): the pipeline's (no
     intervals), or with bootstrap intervals on the dashboard's resamples (cached per result); None without ratings."""
     res = ctx.results
     if res.human_ceiling is None or not with_ci:
         return res.human_ceiling
-    from korean_eval.spans.ceiling import run_ceiling
+    from korean_eval.metaeval.tables.human_ceiling import run_ceiling
 
     return _cached_stat(
         _stats_key(ctx, "human_ceiling"), f"Bootstrapping the human ceiling ({N_RESAMPLES} resamples)…", "human_ceiling",
@@ -440,8 +437,7 @@ def human_ceiling(ctx: Context, with_ci: bool = False):
 
 
 def pairwise_accuracy(ctx: Context):
-    from korean_eval.metaeval import system_pairs as sp
-
+    from korean_eval.metaeval.tables import system_pairs as sp
     return sp.pairwise_accuracy_table(ctx.results)
 
 

@@ -1,6 +1,6 @@
 """Result tables → the tables the pages draw (pure pandas; no Streamlit, no Plotly).
 
-Every function takes the backend's tidy tables (:class:`~korean_eval.results.Results`) and returns a new frame;
+Every function takes the backend's tidy tables (:class:`~korean_eval.model.results.Results`) and returns a new frame;
 nothing here computes a score or a correlation of its own except the rank-normalised disagreement of
 :func:`disagreements`, whose definition is in its docstring.
 """
@@ -13,13 +13,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from korean_eval.data import EvalSet
-from korean_eval.metaeval.correlation import MIN_SYSTEMS
-from korean_eval.metaeval.names import GRANULARITIES, STATISTIC_SYMBOLS, STATISTICS
-from korean_eval.metaeval.tidy import best_levels
+from korean_eval.levels.registry import LEVEL_NAMES, get_level
+from korean_eval.metaeval.stats.correlation import MIN_SYSTEMS
+from korean_eval.metaeval.tables.tidy import best_levels
 from korean_eval.metrics import METRIC_NAMES, metric_info
-from korean_eval.results import GIVEN_LEVEL, Results
-from korean_eval.tokenizers import LEVEL_NAMES, get_level
+from korean_eval.model.evalset import EvalSet
+from korean_eval.model.results import GIVEN_LEVEL, Results
+from korean_eval.model.vocabulary import GRANULARITIES, STATISTIC_SYMBOLS, STATISTICS
 from ui import formats
 
 STATISTIC_LABELS = {
@@ -373,7 +373,7 @@ def metric_timings(results: Results) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------------------ statistics views
 
-#: The five labels of :func:`korean_eval.metaeval.system_pairs.system_pairs_table`, with their cell colours and a short
+#: The five labels of :func:`korean_eval.metaeval.tables.system_pairs.system_pairs_table`, with their cell colours and a short
 #: explanation each (the legend of the pair table).
 def undefined_correlations(view: pd.DataFrame, evalset: EvalSet, results: Results, granularity: str) -> str:
     """Why every correlation of ``granularity`` is undefined, in a sentence ("" when some are defined)."""

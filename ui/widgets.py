@@ -9,8 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from korean_eval.data import EvalSet
-from korean_eval.report import to_csv_bytes
+from korean_eval.exports.csv_zip import to_csv_bytes
+from korean_eval.model.evalset import EvalSet
 from ui import formats
 from ui.formats import DASH
 

@@ -1,13 +1,13 @@
 """Kiwi's morphological analysis of texts, each distinct text analysed once (docs/design.md §8).
 
 :func:`analyse` returns, per distinct text, its morphemes as :class:`Morpheme` tuples: form, tag (Kiwi's Sejong-based
-tags, with Kiwi's ``-R``/``-I`` conjugation suffix kept: :func:`korean_eval.lens.categories.base_tag` drops it),
+tags, with Kiwi's ``-R``/``-I`` conjugation suffix kept: :func:`korean_eval.lens.pos_categories.base_tag` drops it),
 character span in the text, and the index of the whitespace word (eojeol) it starts in. The analyzer is the ``kiwi``
-token level's own (:func:`korean_eval.tokenizers.kiwi_analyzer`, ``Kiwi().tokenize`` with default options), so a
+token level's own (:func:`korean_eval.levels.registry.kiwi_analyzer`, ``Kiwi().tokenize`` with default options), so a
 text's forms are exactly its ``kiwi``-level tokens.
 
 Analyses are kept in this process (at most :data:`MEMO_SIZE` texts) and in the project's persistent cache
-(:mod:`korean_eval.cache`, the token table, under :func:`analysis_key`: the analyzer's library and model versions), so
+(:mod:`korean_eval.engine.cache`, the token table, under :func:`analysis_key`: the analyzer's library and model versions), so
 a text is analysed once per cache.
 """
 
@@ -18,8 +18,8 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from korean_eval.cache import NullCache, text_key
-from korean_eval.tokenizers import KiwiLevel, kiwi_analyzer
+from korean_eval.engine.cache import NullCache, text_key
+from korean_eval.levels.registry import KiwiLevel, kiwi_analyzer
 
 MEMO_SIZE = 200_000
 _FIELD, _ROW = "\x1f", "\x1e"  # separators of the cached form; textio removes control characters from every text
@@ -117,5 +117,5 @@ def analyse_one(text: str, cache: NullCache | None = None) -> Analysis:
 
 def kiwi_tokens(analysis: Analysis) -> str:
     """The ``kiwi`` token level's tokens of the analysed text, joined by spaces (its forms, split on whitespace as
-    :class:`korean_eval.tokenizers.TokenLevel` does)."""
+    :class:`korean_eval.levels.registry.TokenLevel` does)."""
     return " ".join(part for m in analysis for part in m.form.split())

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from korean_eval.lens.analysis import Analysis, Morpheme, word_spans
-from korean_eval.lens.categories import base_tag
-from korean_eval.tokenizers import kiwi_analyzer
+from korean_eval.lens.pos_categories import base_tag
+from korean_eval.levels.registry import kiwi_analyzer
 
 Key = tuple[str, str]
 Check = Callable[[Analysis, Analysis], bool]

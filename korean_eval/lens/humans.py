@@ -7,10 +7,10 @@ spacing errors of :mod:`korean_eval.lens.spacing`), ``speech_level_mismatch`` an
 :mod:`korean_eval.lens.speech_level`).
 
 * **Correlation** of each feature with the human score over all (system, segment) pairs that have both (the
-  meta-evaluation's segment level, grouping ``none``: :func:`korean_eval.metaeval.correlation.segment_correlation`),
+  meta-evaluation's segment level, grouping ``none``: :func:`korean_eval.metaeval.stats.correlation.segment_correlation`),
   Pearson, Spearman and Kendall τ-b, with the meta-evaluation's percentile bootstrap interval (segments resampled
-  with all their systems, :func:`korean_eval.metaeval.resampling.bootstrap_segment_correlations` over
-  :func:`korean_eval.metaeval.intervals.bootstrap_counts`). A negative correlation: more such errors, lower human
+  with all their systems, :func:`korean_eval.metaeval.stats.resampling.bootstrap_segment_correlations` over
+  :func:`korean_eval.metaeval.tables.intervals.bootstrap_counts`). A negative correlation: more such errors, lower human
   scores.
 * **Linear model** (ordinary least squares, ``numpy.linalg.lstsq``): human score = intercept + Σ coefficient ×
   error count of each top-level category + coefficient × spacing errors, over the same pairs. Predictors that are
@@ -31,12 +31,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from korean_eval.lens.categories import CATEGORIES, SUBCATEGORIES
+from korean_eval.lens.pos_categories import CATEGORIES, SUBCATEGORIES
 from korean_eval.lens.profile import ALL
-from korean_eval.metaeval.correlation import segment_correlation
-from korean_eval.metaeval.intervals import bootstrap_counts
-from korean_eval.metaeval.names import VECTOR_STATISTICS
-from korean_eval.metaeval.resampling import bootstrap_segment_correlations, percentile_ci
+from korean_eval.metaeval.stats.correlation import segment_correlation
+from korean_eval.metaeval.stats.resampling import bootstrap_segment_correlations, percentile_ci
+from korean_eval.metaeval.tables.intervals import bootstrap_counts
+from korean_eval.model.defaults import RESAMPLES, SEED
+from korean_eval.model.vocabulary import VECTOR_STATISTICS
 
 COLUMNS = ["analysis", "feature", "statistic", "value", "ci_low", "ci_high", "n"]
 INTERCEPT = "(intercept)"
@@ -124,7 +125,7 @@ def ols_rows(features: dict[str, np.ndarray], human: np.ndarray) -> tuple[list[d
 
 
 def human_links(
-    features: dict[str, np.ndarray], human: np.ndarray, n_resamples: int = 1000, seed: int = 12345
+    features: dict[str, np.ndarray], human: np.ndarray, n_resamples: int = RESAMPLES, seed: int = SEED
 ) -> tuple[pd.DataFrame, list[str]]:
     """The table (:data:`COLUMNS`) and its notes; empty without any human score."""
     if not np.isfinite(human).any():

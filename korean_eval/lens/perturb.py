@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from korean_eval.cache import NullCache
+from korean_eval.engine.cache import NullCache
 from korean_eval.lens import perturb_morphemes as pm
 from korean_eval.lens import perturb_text as pt
 from korean_eval.lens.analysis import Analysis, analyse

@@ -14,8 +14,8 @@ import random
 from collections.abc import Sequence
 
 from korean_eval.lens.analysis import Analysis, Morpheme
-from korean_eval.lens.categories import HONORIFIC_PREFINAL, base_tag
 from korean_eval.lens.edit import Edit, Key, difference, rebuild_word, word_morphemes
+from korean_eval.lens.pos_categories import HONORIFIC_PREFINAL, base_tag
 from korean_eval.lens.speech_level import SPEECH_LEVELS, final_ending, honorific_count, speech_level
 
 ALLOMORPHS: dict[Key, frozenset[str]] = {

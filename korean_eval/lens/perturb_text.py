@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 
 from korean_eval.lens.analysis import Analysis, word_spans
-from korean_eval.lens.categories import base_tag, is_content
 from korean_eval.lens.edit import Edit, difference, final_punctuation_start, splice
 from korean_eval.lens.perturb_morphemes import final_predicate
+from korean_eval.lens.pos_categories import base_tag, is_content
 
 _LEXICAL_NEGATION = frozenset({"있", "없", "알", "계시"})
 """Stems whose negation is another word (있다 → 없다, 알다 → 모르다), not 안 + the stem."""

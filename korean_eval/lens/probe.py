@@ -2,7 +2,7 @@
 
 Every kind of :mod:`korean_eval.lens.perturb` is applied to every reference (the first reference stream when there
 are several); each perturbed reference is scored against its original by the project's own pipeline
-(:func:`korean_eval.pipeline.evaluate`: the same tokenisation, sacrebleu statistics, options and caches as ``run``),
+(:func:`korean_eval.engine.pipeline.evaluate`: the same tokenisation, sacrebleu statistics, options and caches as ``run``),
 as one "system" per kind, next to the unperturbed reference scored against itself. For a segment, level and metric:
 
 * ``change = score(perturbed, reference) − score(reference, reference)`` (metric units; BLEU of a reference against
@@ -25,14 +25,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from korean_eval.cache import NullCache, text_key
-from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet
+from korean_eval.engine.cache import NullCache, text_key
+from korean_eval.engine.pipeline import Progress, evaluate
 from korean_eval.lens.analysis import analyse, kiwi_tokens
 from korean_eval.lens.perturb import KINDS, SEVERE_KIND, perturbation_table
-from korean_eval.pipeline import Progress, evaluate
-from korean_eval.results import higher_is_better
-from korean_eval.tokenizers import KiwiLevel
+from korean_eval.levels.registry import KiwiLevel
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.defaults import SEED
+from korean_eval.model.evalset import EvalSet
+from korean_eval.model.results import higher_is_better
 
 UNPERTURBED = "(unperturbed)"
 """The probe's system name of the references scored against themselves."""
@@ -98,7 +99,7 @@ def run_probe(
     evalset: EvalSet,
     config: EvalConfig,
     kinds: Sequence[str] = tuple(KINDS),
-    seed: int = 12345,
+    seed: int = SEED,
     cache: NullCache | None = None,
     progress: Progress | None = None,
 ) -> ProbeResult:

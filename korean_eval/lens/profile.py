@@ -2,7 +2,7 @@
 (docs/design.md §8).
 
 A morpheme is the pair (form, tag) of Kiwi's analysis, the tag without its conjugation suffix
-(:func:`korean_eval.lens.categories.base_tag`). Within one (sub)category (:mod:`korean_eval.lens.categories`), the
+(:func:`korean_eval.lens.pos_categories.base_tag`). Within one (sub)category (:mod:`korean_eval.lens.pos_categories`), the
 hypothesis's and the reference's morphemes are multisets ``H`` and ``R``; ``matched = |H ∩ R|`` (multiset
 intersection: each morpheme counted min(times in H, times in R)), and
 
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from korean_eval.lens.analysis import Analysis, Morpheme
-from korean_eval.lens.categories import CATEGORIES, SUBCATEGORIES, base_tag, classify
+from korean_eval.lens.pos_categories import CATEGORIES, SUBCATEGORIES, base_tag, classify
 
 ALL = "all"
 """The subcategory name of a whole category's row."""

@@ -14,16 +14,17 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from korean_eval.cache import NullCache
-from korean_eval.config import EvalConfig
-from korean_eval.data import EvalSet
+from korean_eval.engine.cache import NullCache
+from korean_eval.engine.pipeline import Progress
 from korean_eval.lens import humans, profile, spacing, speech_level
 from korean_eval.lens.analysis import analyse
 from korean_eval.lens.perturb import KINDS
 from korean_eval.lens.probe import ProbeResult, run_probe, scaled_progress
-from korean_eval.metaeval.tidy import human_matrix
-from korean_eval.pipeline import Progress
-from korean_eval.tokenizers import KiwiLevel, kiwi_analyzer
+from korean_eval.levels.registry import KiwiLevel, kiwi_analyzer
+from korean_eval.metaeval.tables.tidy import human_matrix
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.defaults import RESAMPLES, SEED
+from korean_eval.model.evalset import EvalSet
 
 PAIR_COLUMNS = ["system", "seg_id", "hyp", "ref"]
 
@@ -88,8 +89,8 @@ def run_lens(
     *,
     with_probe: bool = True,
     kinds: Sequence[str] = tuple(KINDS),
-    seed: int = 12345,
-    n_resamples: int = 1000,
+    seed: int = SEED,
+    n_resamples: int = RESAMPLES,
     cache: NullCache | None = None,
     progress: Progress | None = None,
 ) -> LensResult:

@@ -5,7 +5,7 @@
 :data:`SPAN_CATEGORIES`. A morpheme is *touched* by the span when their character ranges overlap
 (``m.start < end and start < m.end``); a morpheme contracted into its neighbour (``m.start == m.end``, e.g. the
 copula 이 in 거야) is touched when ``start <= m.start < end``. Morpheme categories are the lens's
-(:func:`korean_eval.lens.categories.classify`) with ``foreign_number`` split into ``foreign`` (SL latin, SH hanja) and
+(:func:`korean_eval.lens.pos_categories.classify`) with ``foreign_number`` split into ``foreign`` (SL latin, SH hanja) and
 ``number`` (SN). The rules, first match wins:
 
 1. ``omission`` — an empty span (``start == end``), unless rule 3 makes it ``spacing``.
@@ -32,9 +32,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
-from korean_eval.cache import NullCache
+from korean_eval.engine.cache import NullCache
 from korean_eval.lens.analysis import Analysis, Morpheme, analyse
-from korean_eval.lens.categories import base_tag, classify
+from korean_eval.lens.pos_categories import base_tag, classify
 
 SPAN_CATEGORIES: tuple[str, ...] = (
     "content", "particle", "ending", "affix", "foreign", "number", "punctuation", "other", "spacing", "omission",

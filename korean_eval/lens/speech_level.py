@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from korean_eval.lens.analysis import Analysis, Morpheme
-from korean_eval.lens.categories import HONORIFIC_PREFINAL, base_tag
+from korean_eval.lens.pos_categories import HONORIFIC_PREFINAL, base_tag
 
 SPEECH_LEVELS: tuple[str, ...] = ("formal", "polite", "plain", "other")
 """Speech levels in display order."""

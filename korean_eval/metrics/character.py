@@ -41,7 +41,7 @@ minimum is over the others); a segment left without any pair (its hypothesis too
 statistics row ``[NaN, NaN]``: the pipeline treats it as a missing segment (left out of the system score and the
 correlations) and the run's notes count it (``docs/design.md §3``).
 
-The exact and fast computation of this search is described in :mod:`korean_eval.metrics.character_kernels`;
+The exact and fast computation of this search is described in :mod:`korean_eval.metrics.kernels.character`;
 segments can be scored on several threads (``n_jobs``). The tests compare the kernels with a direct Python port of
 the reference on random inputs and with the published ``cer`` test values.
 """
@@ -60,8 +60,8 @@ from korean_eval.metrics.base import (
     segment_references,
     tokens_of,
 )
-from korean_eval.metrics.character_kernels import character_batch
 from korean_eval.metrics.declaration import IntOption, MetricDeclaration, RuntimeSetting
+from korean_eval.metrics.kernels.character import character_batch
 
 #: Default length guard (tokens per side): one MT-like jamo pair of 1,500 tokens costs ≈ 13 s of CPU, of 1,000
 #: ≈ 3 s, of 2,000 ≈ 31 s (``benchmarks/bench_ter_length.py --lengths 1000 1500 2000``, 2026-11-24; benchmarks/README.md).

@@ -38,7 +38,7 @@ Why it is fast, and why it is still exact:
    ``p+1..q`` starting from ``F[p]``. Only the distance (not the trace) of a candidate is needed, so this is
    exact, and the cost per candidate is ``O((q - p) * beam)`` instead of ``O(n * beam)``. Only band cells are
    stored, and of ``F`` and ``B`` only checkpoint rows once the band is large (rows recomputed from them are the
-   same numbers), so memory is ``O(n * beam + m)``: :mod:`korean_eval.metrics.ter_kernels` gives the layout.
+   same numbers), so memory is ``O(n * beam + m)``: :mod:`korean_eval.metrics.kernels.ter_shift` gives the layout.
 3. Whether a round exhausts the 1000-candidate budget depends only on the enumeration (hypothesis, reference,
    alignment), not on candidate scores. Candidates are therefore enumerated first; if the budget runs out in
    this round its result is discarded by sacrebleu anyway, so no candidate is scored at all. This matters most
@@ -51,7 +51,7 @@ Why it is fast, and why it is still exact:
    is computed by the same serial kernel, so results do not depend on ``n_jobs``.
 
 Compilation: the kernels are compiled on first use and cached on disk (``cache=True``) in the ``numba``
-subdirectory of the korean-eval cache directory (:func:`korean_eval.cache.configure_numba_cache`), never in the
+subdirectory of the korean-eval cache directory (:func:`korean_eval.engine.cache.configure_numba_cache`), never in the
 package. Measured on a shared, heavily loaded 2-core machine: the first call with an empty
 cache took 13.5 s (compilation), the first call of a later process 0.5 s (loading the cache).
 
@@ -59,7 +59,7 @@ Measured speed (``benchmarks/bench_ter.py``, 50 pairs, ~53-character references,
 0.025 ms/segment (sacrebleu 5.2 ms, ~200x), char 0.12 ms (sacrebleu 132 ms, ~1100x), jamo 0.59 ms (sacrebleu
 1350 ms, ~2300x), identical statistics.
 
-The kernels are in :mod:`korean_eval.metrics.ter_kernels`.
+The kernels are in :mod:`korean_eval.metrics.kernels.ter_shift`.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ from sacrebleu.metrics.ter import TER
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
 from korean_eval.metrics.base import resolve_jobs, run_chunked
-from korean_eval.metrics.ter_kernels import ter_batch
+from korean_eval.metrics.kernels.ter_shift import ter_batch
 
 __all__ = ["ter_statistics", "ter_statistics_sacrebleu"]
 

@@ -1,4 +1,4 @@
-"""BLEU's and chrF's sufficient statistics, counted by :mod:`korean_eval.metrics.ngram_kernels`: the same numbers
+"""BLEU's and chrF's sufficient statistics, counted by :mod:`korean_eval.metrics.kernels.ngram`: the same numbers
 as sacrebleu's ``_extract_corpus_statistics``, 10-40× faster on long segments (``benchmarks/README.md``).
 
 sacrebleu counts n-grams in Python ``Counter``s of token tuples and strings: at the jamo level of a paragraph that
@@ -28,7 +28,7 @@ from itertools import chain
 
 import numpy as np
 
-from korean_eval.metrics.ngram_kernels import clipped_matches
+from korean_eval.metrics.kernels.ngram import clipped_matches
 
 MAX_KEY = 2**62  # an n-gram key, (rank of its prefix) · V + symbol, must stay below this
 

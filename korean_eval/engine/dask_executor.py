@@ -1,0 +1,101 @@
+"""The worker pool's tasks on a Dask distributed cluster instead of local processes (``--scheduler ADDRESS``,
+``EvalConfig.scheduler``; issue 14 §3).
+
+The pipeline hands its tasks — tokenising chunks of texts (:func:`korean_eval.engine.workers.task_tokenize`) and computing
+chunks of statistics (``task_bleu``, ``task_chrf``, ``task_generic``; with a cluster also the fast TER, in chunks)
+— to an executor with ``submit(fn, *args)`` returning a future. Locally that is a process pool; here it is
+``dask.distributed.Client(ADDRESS).submit(fn, *args, pure=False)`` on an existing cluster (started with
+``dask scheduler`` and ``dask worker ADDRESS``; Dask's scheduler, none of ours). The tasks are the same functions
+with the same arguments, so the numbers are identical to a local run. Each worker process imports
+:mod:`korean_eval.levels.registry` once and keeps its analyzers (MeCab, a JVM for KoNLPy; Kiwi stays in the client) in the module's
+per-process caches, so a tokenizer is loaded once per worker, not per task.
+
+Requirements: the workers run the same korean-eval and library versions as the client (the package must be
+importable there); a task of a worker that dies is retried by Dask on another worker and, if the cluster gives
+up (``KilledWorker``), recomputed in the calling process like a task of a dead local worker. As with the local
+pool, inputs with fewer than :data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs to compute stay in the calling
+process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import threading
+from collections.abc import Callable
+from concurrent.futures import CancelledError
+
+CONNECT_TIMEOUT = 20  # seconds to reach the scheduler and to wait for a first worker
+
+_CLIENTS: dict[str, DaskExecutor] = {}
+_LOCK = threading.Lock()
+
+
+class DaskFuture:
+    """A Dask future whose ``result()`` reports a task the cluster gave up on (``KilledWorker``, cancelled) as
+    :class:`concurrent.futures.CancelledError`, which makes :class:`korean_eval.engine.workers.Job` recompute it here."""
+
+    def __init__(self, future, lost: tuple[type[BaseException], ...]):
+        self._future, self._lost = future, lost
+
+    def result(self):
+        try:
+            return self._future.result()
+        except self._lost as err:
+            raise CancelledError(f"the Dask cluster lost the task: {err}") from err
+
+
+class DaskExecutor:
+    """The pool interface the pipeline uses (``submit``, ``shutdown``), on a ``distributed.Client``.
+
+    Attributes:
+        address: the scheduler's address; workers: the cluster's worker threads when connected (chunk counts).
+    """
+
+    def __init__(self, client, address: str):
+        from distributed.scheduler import KilledWorker
+
+        self.client, self.address = client, address
+        self.workers = max(1, sum(client.nthreads().values()))
+        self._lost = (KilledWorker, asyncio.CancelledError, CancelledError)
+
+    def submit(self, fn: Callable, *args) -> DaskFuture:
+        return DaskFuture(self.client.submit(fn, *args, pure=False), self._lost)
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """Nothing: the connection is kept for the process's later evaluations (closed at exit)."""
+
+
+def connect(address: str) -> DaskExecutor:
+    """The executor on the Dask scheduler at ``address`` (one connection per address and process, kept);
+    ``RuntimeError`` naming the address when Dask is not installed, the scheduler cannot be reached or has no
+    worker."""
+    with _LOCK:
+        if address in _CLIENTS and _CLIENTS[address].client.status == "running":
+            return _CLIENTS[address]
+        try:
+            from distributed import Client
+        except ImportError as err:
+            raise RuntimeError(f"--scheduler needs the 'distributed' package (requirements.txt): {err}") from None
+        try:
+            client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as err:
+            raise RuntimeError(f"cannot reach the Dask scheduler at {address}: {err}") from None
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError) as err:
+            client.close()
+            raise RuntimeError(f"the Dask scheduler at {address} has no worker: {err}") from None
+        _CLIENTS[address] = DaskExecutor(client, address)
+        return _CLIENTS[address]
+
+
+def disconnect(address: str | None = None) -> None:
+    """Close the connection to the scheduler at ``address`` (None: every connection); the next :func:`connect`
+    opens a new one. Called at exit."""
+    with _LOCK:
+        for key in [a for a in _CLIENTS if address is None or a == address]:
+            _CLIENTS.pop(key).client.close()
+
+
+atexit.register(disconnect)

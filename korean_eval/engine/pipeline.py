@@ -1,0 +1,454 @@
+"""Orchestration: EvalSet + settings → tidy result tables (docs/design.md §2), with progress callbacks and caching.
+
+The pipeline is five named stages, each a function with explicit inputs and outputs:
+
+1. plan (:mod:`korean_eval.engine.planning`): the levels, their work order and every text (:func:`plan_run`); per level,
+   after tokenising, the (system, segment) pairs as tokens and, per metric, the cached statistics and the pairs
+   still to compute (:func:`plan_level`);
+2. tokenise (:func:`tokenise`): every distinct text (references shared by all systems) once per level, cached by
+   text hash, level and library version;
+3. score (:mod:`korean_eval.engine.scoring`): per-segment statistics of every pair that has a hypothesis (cached by token
+   hash and metric options), started as soon as a level is planned (:func:`dispatch_level`) and gathered per
+   level × metric (:func:`score_cell`); segment scores come from each segment's statistics, system scores from
+   statistics summed over the system's segments;
+4. collect (:mod:`korean_eval.engine.collect`): the tidy rows of segment and system scores;
+5. meta-evaluate (:func:`meta_evaluate_cell`): correlations with the human scores, rankings, flipped pairs.
+
+The stages interleave per level, as the speed design below needs: each level is planned and its scoring started as
+soon as it is tokenised; then per level × metric, in the configured order, score → collect → meta-evaluate, while
+the workers go on with the next cells. Nothing here touches a UI: progress is reported through
+``progress(fraction, message)``.
+
+How it stays fast at paper scale (thousands of pairs × five levels × five metrics), with numbers identical to the
+straightforward computation (every statistic is still computed by sacrebleu's own code):
+
+* Worker processes (``EvalConfig.jobs``, default all cores). The statistics of a level are planned right after it
+  is tokenised and handed to a pool of worker processes in chunks of :data:`korean_eval.engine.workers.CHUNK_PAIRS` pairs,
+  so the workers score one level while the main process tokenises the next. Only when a level needs at least
+  :data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs computed; smaller inputs run in the calling process. The fast
+  TER runs in the main process on threads (its numba kernel releases the GIL). Every level but SentencePiece is
+  tokenised by the workers too, its distinct texts in chunks of about equal length, so the analyzers (MeCab,
+  Kiwi, KoNLPy's) use every core; each worker loads an analyzer once and keeps it. The workers are *spawned*, so a
+  script that calls :func:`evaluate` on a large input must guard its entry point with
+  ``if __name__ == "__main__":`` (Python's rule for process pools; the CLI and the dashboard do); inside a worker no
+  further pool is ever started.
+* References once, not once per system: BLEU and chrF statistics are counted by compiled kernels
+  (:mod:`korean_eval.metrics.ngram_statistics`, equal to sacrebleu's ``_extract_corpus_statistics``; sacrebleu's
+  objects still pre-process the segments), each distinct reference of a chunk laid out once (pairs are chunked
+  by reference).
+* chrF, chrF+ and chrF++ with one reference: the statistics are per-order blocks ``[hyp, ref, match]``
+  (character orders first, then word orders) and, with a single reference, no block depends on another
+  (sacrebleu picks a best reference only between several). So the character blocks are computed once for
+  ``CHRF(char_order=c, word_order=0)`` and the word blocks once per level for
+  ``CHRF(char_order=0, word_order=W)``; chrF+ and chrF++ take the first 3·w word columns. Character n-grams
+  ignore whitespace, so the character blocks are shared by every level that leaves the characters unchanged
+  (word, MeCab, char, …): they are keyed by the whitespace-free hypothesis and reference.
+* Caches (:mod:`korean_eval.engine.cache`): tokens and per-pair statistics, read in bulk; trained SentencePiece models;
+  and whole results (:mod:`korean_eval.engine.result_store`), keyed by the data's content hash, the settings, the token
+  levels' versions and a digest of this package's source, so that rerunning an unchanged evaluation only loads the
+  stored result.
+
+``Results.timings``: tokenise = wall seconds per level (a level tokenised by a worker: its tokenizer seconds);
+score = CPU seconds of the cell's worker tasks + seconds in this process; meta = wall seconds of collecting and
+meta-evaluating the cell. Stages overlap, so they sum to more than the wall time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from korean_eval.engine.cache import NullCache
+from korean_eval.engine.collect import (
+    Cell,
+    CellRows,
+    collect_cell,
+    segment_table,
+    system_table,
+    timing_table,
+    token_stats_row,
+)
+from korean_eval.engine.human_side import HumanScores, human_notes, human_scores, human_system_table
+from korean_eval.engine.planning import (
+    LevelPlan,
+    RunPlan,
+    TokenisedLevel,
+    TokenLookup,
+    lookup_tokens,
+    plan_level,
+    plan_run,
+    tokenize_texts,
+)
+from korean_eval.engine.result_store import digest, store_result, stored_evaluation
+from korean_eval.engine.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
+from korean_eval.engine.workers import POOL_LEVELS, Job, Scheduler, task_tokenize, text_chunks, worker_count
+from korean_eval.levels.registry import SpmLevel, TokenLevel, get_level, level_availability, package_version
+from korean_eval.metaeval.tables import tidy
+from korean_eval.metaeval.tables.human_ceiling import run_ceiling
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import EvalSet
+from korean_eval.model.results import GIVEN_LEVEL, Results, higher_is_better
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass
+class Ticker:
+    """Progress through the run's steps: :meth:`report` a message at the fraction done so far, :meth:`advance`
+    after each step."""
+
+    progress: Progress | None
+    steps: int
+    done: int = 0
+
+    def report(self, message: str, fraction: float | None = None) -> None:
+        if self.progress is not None:
+            value = self.done / self.steps if fraction is None else fraction
+            self.progress(min(max(value, 0.0), 1.0), message)
+
+    def advance(self) -> None:
+        self.done += 1
+
+
+def prepare_level(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCache | None = None) -> TokenLevel:
+    """Instantiate a level; SentencePiece is trained on the evaluation's references (or loads the given model).
+
+    With a ``cache``, a SentencePiece model trained here is stored (keyed by the library version, the vocabulary
+    size and the distinct references, which determine the model: training is single-threaded) and loaded next time.
+    """
+    ok, reason = level_availability(name)
+    if not ok:
+        raise ValueError(f"token level {name!r} is unavailable: {reason}")
+    if name == "spm":
+        references = [r for stream in evalset.refs for r in stream]
+        if config.spm_model is not None or cache is None or not cache.enabled:
+            return SpmLevel(config.spm_vocab, config.spm_model).fit(references)
+        key = "spm-model:" + digest([package_version("sentencepiece"), config.spm_vocab, list(dict.fromkeys(references))])
+        model = cache.get_blob(key)
+        if model is not None:
+            try:
+                return SpmLevel(config.spm_vocab, model, trained=True)
+            except ValueError:
+                pass  # a damaged entry: train again
+        level = SpmLevel(config.spm_vocab).fit(references)
+        cache.put_blob(key, level._model_bytes, "spm")
+        return level
+    return get_level(name)
+
+
+def evaluate(
+    evalset: EvalSet,
+    config: EvalConfig | None = None,
+    progress: Progress | None = None,
+    cache: NullCache | None = None,
+) -> Results:
+    """Run the whole pipeline on ``evalset``; see the module docstring.
+
+    With a persistent cache, an evaluation already computed with the same data, settings, token-level versions
+    and package source is loaded instead of recomputed (``cache.store_results = False`` turns that off).
+    """
+    config = config or EvalConfig()
+    cache = cache or NullCache()
+    stored, key = stored_evaluation(evalset, config, cache)
+    if stored is not None:
+        Ticker(progress, 1).report("done (stored result of an identical evaluation)", 1.0)
+        return stored
+    results = run_stages(evalset, config, progress, cache)
+    if key is not None and cache.enabled:
+        results.result_key = key
+        store_result(cache, key, results)
+    results.notes = results.notes + ([cache.problem] if cache.problem else [])
+    return results
+
+
+# ---- the stage runner ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class StartedLevel:
+    """One level after the tokenise stage: its tokens and ``token_stats`` row, the plan of its pairs, and the
+    sources of its statistics (the work already started)."""
+
+    tokenised: TokenisedLevel
+    token_stats: dict
+    plan: LevelPlan
+    sources: list[StatisticsSource | None]
+
+
+@dataclass
+class FinishedCell:
+    """One cell after the collect and meta-evaluate stages, with their wall seconds."""
+
+    cell: Cell
+    rows: CellRows
+    evaluation: CellMeta
+    seconds: float
+
+
+def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, cache: NullCache) -> Results:
+    """plan → tokenise → score → collect → meta-evaluate, interleaved per level (see the module docstring)."""
+    run = plan_run(evalset, config)  # 1. plan
+    ticker = Ticker(progress, run.steps)
+    sched = make_scheduler(config)
+    humans = human_scores(evalset, config)
+    # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
+    started = tokenise_and_start_scoring(run, evalset, config, cache, sched, ticker)
+    # 3.-5. per level × metric: score → collect → meta-evaluate; then the user's own scores: collect → meta-evaluate
+    per_level = [score_level(started[lv], evalset, config, cache, sched, humans, ticker) for lv in run.levels]
+    given, notes = given_cells(evalset, config)
+    finished = [f for cells in per_level for _, f in cells]
+    finished += [finish_cell(cell, evalset, humans, config) for cell in given]
+    ticker.report("meta-evaluation")
+    notes = [started[lv].tokenised.fallback_note for lv in run.levels if started[lv].tokenised.fallbacks] + notes
+    notes += human_notes(evalset)
+    scored = [[s for s, _ in cells] for cells in per_level]
+    notes += [n for cells in scored for s in cells if (n := s.unscored_note(evalset.system_names, evalset.seg_ids))]
+    results = assemble(evalset, run, started, scored, finished, sched.seconds, humans, config, notes)
+    ticker.report("done", 1.0)
+    return results
+
+
+def make_scheduler(config: EvalConfig) -> Scheduler:
+    """The task scheduler of a run: the local worker processes (``config.jobs``), or the Dask cluster at
+    ``config.scheduler`` (:mod:`korean_eval.engine.dask_executor`, imported only then)."""
+    if config.scheduler is None:
+        return Scheduler(worker_count(config.jobs))
+    from korean_eval.engine.dask_executor import connect
+
+    executor = connect(config.scheduler)
+    return Scheduler(executor.workers, executor=executor)
+
+
+def tokenise_and_start_scoring(
+    run: RunPlan, evalset: EvalSet, config: EvalConfig, cache: NullCache, sched: Scheduler, ticker: Ticker
+) -> dict[str, StartedLevel]:
+    """Tokenise every level; as soon as a level is tokenised, plan its pairs and start its statistics work."""
+    started: dict[str, StartedLevel] = {}
+    for tokenised in tokenise(run, evalset, config, cache, sched, ticker):
+        token_stats = token_stats_row(tokenised, run.texts, run.words)
+        plan = plan_level(tokenised.name, tokenised.level, tokenised.tokens, evalset, config, cache)
+        sources = dispatch_level(plan, evalset.n_refs, config, sched)
+        started[tokenised.name] = StartedLevel(tokenised, token_stats, plan, sources)
+    return started
+
+
+def score_level(
+    level: StartedLevel, evalset: EvalSet, config: EvalConfig, cache: NullCache, sched: Scheduler,
+    humans: HumanScores, ticker: Ticker,
+) -> list[tuple[ScoredCell, FinishedCell]]:
+    """Score → collect → meta-evaluate each of the level's cells, in the configured metric order."""
+    shape = (len(evalset.system_names), len(evalset.seg_ids))
+    out = []
+    for p, source in zip(level.plan.metrics, level.sources, strict=True):
+        ticker.report(f"scoring {p.name} at level {level.plan.name}")
+        scored = score_cell(level.plan, p, source, shape, evalset.n_refs, cache, sched)
+        out.append((scored, finish_cell(scored.cell, evalset, humans, config)))
+        ticker.advance()
+    return out
+
+
+def finish_cell(cell: Cell, evalset: EvalSet, humans: HumanScores, config: EvalConfig) -> FinishedCell:
+    """The collect and meta-evaluate stages of one cell."""
+    start = time.perf_counter()
+    rows = collect_cell(cell, evalset.system_names, evalset.seg_ids)
+    evaluation = meta_evaluate_cell(cell, evalset.system_names, humans, config)
+    return FinishedCell(cell, rows, evaluation, time.perf_counter() - start)
+
+
+def assemble(
+    evalset: EvalSet, run: RunPlan, started: dict[str, StartedLevel], scored: list[list[ScoredCell]],
+    finished: list[FinishedCell], worker_seconds: dict, humans: HumanScores, config: EvalConfig, notes: list[str],
+) -> Results:
+    """The :class:`Results` of the stages' outputs (``scored``: per level, its cells), every table in cell order."""
+    metas = [f.evaluation for f in finished]
+    timings = timing_table(
+        [(lv, started[lv].tokenised.seconds) for lv in run.levels],
+        [[(s.cell.level, s.cell.metric, s.seconds) for s in cells] for cells in scored],
+        [(f.cell.level, f.cell.metric, f.seconds) for f in finished],
+        worker_seconds,
+    )
+    cells = [s for level_cells in scored for s in level_cells]
+    ceiling, ceiling_notes = run_ceiling(evalset.human_ratings, evalset.system_names, evalset.seg_ids, config.as_dict())
+    return Results(
+        segment_scores=segment_table([f.rows for f in finished]),
+        system_scores=system_table([f.rows for f in finished]),
+        correlations=correlation_table([r for m in metas for r in m.correlations], config),
+        rankings=pd.DataFrame([r for m in metas for r in m.rankings], columns=tidy.RANKING_COLUMNS),
+        flips=pd.DataFrame([r for m in metas for r in m.flips], columns=tidy.FLIP_COLUMNS),
+        human_systems=human_system_table(evalset.system_names, humans),
+        token_stats=pd.DataFrame([started[lv].token_stats for lv in run.levels]),
+        timings=timings,
+        systems=evalset.system_names,
+        seg_ids=evalset.seg_ids,
+        stats={(s.cell.level, s.cell.metric): s.stats for s in cells},
+        metrics={(s.cell.level, s.cell.metric): s.metric for s in cells},
+        segment_matrices={(f.cell.level, f.cell.metric): f.evaluation.matrix for f in finished},
+        human_matrix=humans.matrix,
+        human_system=humans.system_means if humans.declared else None,
+        settings=config.as_dict(),
+        notes=notes + ceiling_notes,
+        tokens={lv: started[lv].tokenised.tokens for lv in run.levels},
+        human_ratings=evalset.human_ratings,
+        human_ceiling=ceiling,
+        spans=evalset.spans,
+    )
+
+
+# ---- tokenise --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _WorkerTokens:
+    """A level handed to the worker processes for tokenising: its cache look-up, one job per chunk of the missing
+    texts (:func:`korean_eval.engine.workers.text_chunks`), and this process's seconds on it so far."""
+
+    level: TokenLevel
+    lookup: TokenLookup
+    jobs: list[Job]
+    seconds: float
+
+
+def tokenise(
+    run: RunPlan, evalset: EvalSet, config: EvalConfig, cache: NullCache, sched: Scheduler, ticker: Ticker
+) -> Iterator[TokenisedLevel]:
+    """The tokenise stage: yield every level as soon as it is tokenised, in :attr:`RunPlan.work_order`.
+
+    When the run is large enough to start the worker processes, the distinct texts missing from the token cache of
+    every level in :data:`POOL_LEVELS` are handed to them at once, in chunks of about equal length (each worker
+    loads an analyzer once and keeps it), so that every core tokenises; a level is yielded when its chunks are
+    back. SentencePiece, Kiwi (on its own native threads, while the workers tokenise the other levels), and every
+    level of a small run, are tokenised in this process.
+    """
+    pool = sched.pool(evalset.system_pairs()) if run.levels else None
+    in_workers = _start_worker_tokenising(run, cache, sched, pool) if pool is not None else {}
+    for name in run.work_order:
+        if name in in_workers:
+            yield _collect_worker_tokens(name, in_workers.pop(name), cache, sched, ticker)
+        else:
+            yield _tokenise_here(name, run.texts, evalset, config, cache, ticker)
+
+
+def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, pool) -> dict[str, _WorkerTokens]:
+    """Hand the texts of every pool level missing from the token cache to the workers, chunk by chunk.
+
+    The level's analyzer is never loaded here: a worker checks its availability when it tokenises (an unavailable
+    level raises ``RuntimeError`` naming the reason).
+    """
+    out: dict[str, _WorkerTokens] = {}
+    for name in run.work_order:
+        if name in POOL_LEVELS:
+            start = time.perf_counter()
+            level = get_level(name)
+            lookup = lookup_tokens(level, run.texts, cache)
+            jobs = [
+                sched.submit(task_tokenize, (name, chunk), (name, ""), pool)
+                for chunk in text_chunks(lookup.missing, sched.workers)
+            ]
+            out[name] = _WorkerTokens(level, lookup, jobs, time.perf_counter() - start)
+    return out
+
+
+def _tokenise_here(
+    name: str, texts: Sequence[str], evalset: EvalSet, config: EvalConfig, cache: NullCache, ticker: Ticker
+) -> TokenisedLevel:
+    """Tokenise one level in this process."""
+    ticker.report(f"tokenising at level {name}")
+    start = time.perf_counter()
+    level = prepare_level(name, evalset, config, cache)
+    tok, tok_seconds, fallbacks = tokenize_texts(level, texts, cache)
+    ticker.advance()
+    return TokenisedLevel(name, level, tok, tok_seconds, fallbacks, time.perf_counter() - start)
+
+
+def _collect_worker_tokens(
+    name: str, w: _WorkerTokens, cache: NullCache, sched: Scheduler, ticker: Ticker
+) -> TokenisedLevel:
+    """A level tokenised by the worker processes (its new tokens stored in the cache). Its seconds: this process's
+    set-up and cache seconds plus the workers' tokenizer seconds."""
+    ticker.report(f"tokenising at level {name}")
+    start, waited = time.perf_counter(), sched.waited
+    tokens, tok_seconds, fallbacks = w.lookup.tokens, 0.0, 0
+    if w.jobs:
+        joined: list[str] = []
+        for job in w.jobs:
+            chunk, seconds, chunk_fallbacks = job.result()
+            joined += chunk
+            tok_seconds += seconds
+            fallbacks += chunk_fallbacks
+        tokens = w.lookup.complete(cache, joined)
+    seconds = w.seconds + (time.perf_counter() - start) - (sched.waited - waited) + tok_seconds
+    ticker.advance()
+    return TokenisedLevel(name, w.level, tokens, tok_seconds, fallbacks, seconds)
+
+
+# ---- meta-evaluate ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CellMeta:
+    """One cell's meta-evaluation.
+
+    Attributes:
+        matrix: the segment scores the correlations use (TER capped at 100 when ``EvalConfig.ter_cap``).
+        correlations, rankings, flips: its rows of the ``correlations``, ``rankings`` and ``flips`` tables.
+    """
+
+    matrix: np.ndarray
+    correlations: list[dict]
+    rankings: list[dict]
+    flips: list[dict]
+
+
+def meta_evaluate_cell(cell: Cell, systems: list[str], humans: HumanScores, config: EvalConfig) -> CellMeta:
+    """Correlations of the cell's scores with the human scores, its ranking of the systems and its flipped pairs
+    (docs/design.md §5)."""
+    level, name, sys_scores, hib = cell.level, cell.metric, cell.system_scores, cell.higher_is_better
+    human, human_sys = humans.matrix, humans.system_means
+    seg_mat = cell.segment_scores
+    corr_mat = np.minimum(seg_mat, 100.0) if (config.ter_cap and name == "ter") else seg_mat
+    correlations = tidy.correlation_rows(
+        level, name, corr_mat, human, sys_scores, config.statistics, config.groupings, config.replace_nans_with_zeros,
+        human_sys,
+    )
+    if np.isfinite(human).any():
+        correlations += tidy.pairwise_rows(level, name, corr_mat, human, sys_scores, hib, humans.pairwise, human_sys)
+    return CellMeta(
+        corr_mat,
+        correlations,
+        tidy.ranking_rows(level, name, systems, sys_scores, human_sys, hib),
+        tidy.flipped_pairs(level, name, systems, sys_scores, human_sys, hib),
+    )
+
+
+def given_cells(evalset: EvalSet, config: EvalConfig) -> tuple[list[Cell], list[str]]:
+    """The user's own metric scores (level ``given``) as cells, and a note on unknown lower-is-better names."""
+    if evalset.given is None:
+        return [], []
+    systems, seg_ids = evalset.system_names, evalset.seg_ids
+    cells = []
+    for name, (mat, sys_scores) in tidy.given_system_scores(evalset.given, systems, seg_ids).items():
+        hib = higher_is_better(name, GIVEN_LEVEL, config.given_lower_is_better)
+        direction = "higher is better" if hib else "lower is better"
+        signature = f"given|system score = mean of segment scores|{direction}"
+        cells.append(Cell(GIVEN_LEVEL, name, mat, sys_scores, signature, hib))
+    unknown = sorted(set(config.given_lower_is_better) - set(evalset.given["metric"]))
+    notes = [f"lower-is-better metric(s) not among your metric scores: {', '.join(unknown)}"] if unknown else []
+    return cells, notes
+
+
+def correlation_table(rows: list[dict], config: EvalConfig) -> pd.DataFrame:
+    """The ``correlations`` table with each row's metric direction."""
+    correlations = pd.DataFrame(rows, columns=tidy.CORRELATION_COLUMNS)
+    correlations["higher_is_better"] = np.array(
+        [
+            higher_is_better(m, lv, config.given_lower_is_better)
+            for lv, m in zip(correlations["level"], correlations["metric"], strict=True)
+        ],
+        dtype=bool,
+    )
+    return correlations
+

@@ -1,0 +1,145 @@
+"""The statistics of one evaluation — bootstrap intervals, significance tests, rank clusters, system pairs — cached
+like the scores (docs/design.md §5; issue 14 §2).
+
+:func:`statistics_tables` computes, for a :class:`~korean_eval.model.results.Results` with human scores:
+
+* the ``correlations`` table with its bootstrap confidence intervals
+  (:func:`korean_eval.metaeval.tables.intervals.add_confidence_intervals`);
+* ``significance.csv``: the significance table of both granularities
+  (:func:`korean_eval.metaeval.tables.significance.significance_table`; segment level with the statistic's
+  :func:`~korean_eval.model.vocabulary.headline_grouping`: ``item`` for PDP, else ``none``);
+* ``clusters.csv``: WMT-style rank clusters from those tables (:func:`~korean_eval.metaeval.tables.significance.rank_clusters_table`);
+* ``system_pairs.csv``: the system-pair tests (:func:`korean_eval.metaeval.tables.system_pairs.system_pairs_table`),
+* ``human_ceiling.csv``, when the human scores come from several raters: the human ceiling with its bootstrap
+  intervals on the same resamples (:func:`korean_eval.metaeval.tables.human_ceiling.human_ceiling`),
+
+every resampling with ``resamples`` draws and one ``seed``. The tables are a function of the evaluation and of these
+settings only, so they are stored in the cache (blob kind ``statistics``, at most
+:data:`korean_eval.engine.cache.MAX_RESULTS` kept) under a key made of the evaluation's stored-result key
+(:func:`korean_eval.engine.result_store.result_key`: data, settings, versions, package source) and the settings; an
+unchanged rerun loads them instead of resampling again. A result that is not stored (no cache, ``--no-cache``) is
+computed each time. The statistics modules (scipy, numba) are imported only when something is computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from korean_eval.engine.cache import NullCache
+from korean_eval.engine.result_store import digest, load_result, store_result
+from korean_eval.model.defaults import RESAMPLES, SEED
+from korean_eval.model.results import Results
+from korean_eval.model.vocabulary import GRANULARITIES, headline_grouping
+
+STATISTICS_CACHE_VERSION = 2
+CLUSTER_FILE_COLUMNS = ["granularity", "statistic", "level", "metric", "value", "correlation", "cluster"]
+
+
+@dataclass(frozen=True)
+class StatisticsSettings:
+    """What the statistics depend on besides the evaluation: resamples (bootstrap draws and permutations; 0 = none),
+    their seed, and the correlation statistic the significance tests and clusters compare."""
+
+    resamples: int = RESAMPLES
+    seed: int = SEED
+    statistic: str = "pearson"
+
+
+@dataclass
+class StatisticsTables:
+    """The correlations with their intervals, and the other tables by file name (``significance.csv``,
+    ``clusters.csv``, ``system_pairs.csv``); ``loaded``: whether they came from the cache."""
+
+    correlations: pd.DataFrame
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    loaded: bool = False
+
+
+def wants_statistics(results: Results, settings: StatisticsSettings) -> bool:
+    """Whether there is anything to compute: resamples > 0 and at least one human score."""
+    return settings.resamples > 0 and results.human_matrix.size > 0 and bool(np.isfinite(results.human_matrix).any())
+
+
+def statistics_key(results: Results, settings: StatisticsSettings) -> str | None:
+    """The cache key of the statistics of ``results`` with ``settings``; None when the result is not stored."""
+    if not results.result_key:
+        return None
+    return digest({"version": STATISTICS_CACHE_VERSION, "result": results.result_key, "settings": asdict(settings)})
+
+
+def compute_statistics(results: Results, settings: StatisticsSettings) -> StatisticsTables:
+    """Every statistics table of ``results`` (see the module docstring), computed now."""
+    from korean_eval.metaeval.tables.intervals import add_confidence_intervals
+    from korean_eval.metaeval.tables.significance import rank_clusters_table, significance_table
+    from korean_eval.metaeval.tables.system_pairs import system_pairs_table
+
+    n, seed, statistic = settings.resamples, settings.seed, settings.statistic
+    grouping = headline_grouping(statistic)  # segment level: item for PDP, else none
+    with_ci = add_confidence_intervals(results, n_resamples=n, seed=seed)
+    frames = [
+        significance_table(results, statistic=statistic, granularity=g, grouping=grouping, n_permutations=n, seed=seed)
+        for g in GRANULARITIES
+    ]
+    clusters = [
+        rank_clusters_table(results, statistic=statistic, granularity=g, grouping=grouping, table=table).assign(
+            granularity=g, statistic=statistic
+        )
+        for g, table in zip(GRANULARITIES, frames, strict=True)
+    ]
+    tables = {
+        "significance.csv": pd.concat(frames, ignore_index=True),
+        "clusters.csv": pd.concat(clusters, ignore_index=True)[CLUSTER_FILE_COLUMNS],
+        "system_pairs.csv": system_pairs_table(results, n_resamples=n, seed=seed),
+    }
+    if results.human_ratings is not None:
+        from korean_eval.metaeval.tables.human_ceiling import run_ceiling
+
+        tables["human_ceiling.csv"], _ = run_ceiling(results.human_ratings, results.systems, results.seg_ids,
+                                                     results.settings, resamples=n, seed=seed)
+    return StatisticsTables(with_ci, tables)
+
+
+def statistics_tables(
+    results: Results, settings: StatisticsSettings, cache: NullCache | None = None
+) -> StatisticsTables | None:
+    """The statistics of ``results`` (None when :func:`wants_statistics` is false), from the cache when an
+    identical evaluation's were stored, else computed (and stored when the result is)."""
+    if not wants_statistics(results, settings):
+        return None
+    cache = cache or NullCache()
+    key = statistics_key(results, settings) if cache.enabled and cache.store_results else None
+    if key is not None:
+        stored = load_result(cache, key, kind="statistics")
+        if isinstance(stored, StatisticsTables):
+            stored.loaded = True
+            return stored
+    computed = compute_statistics(results, settings)
+    if key is not None:
+        store_result(cache, key, computed, kind="statistics")
+    return computed
+
+
+def evaluation_tables(
+    results: Results, evalset, settings: StatisticsSettings, cache: NullCache | None = None
+) -> dict[str, pd.DataFrame]:
+    """Every table of a run beside the result's own, by file name: the statistics (:func:`statistics_tables`;
+    ``results.correlations`` gets their intervals), per-domain tables, the ratings and the human ceiling, and with
+    error spans the span tables. The one entry point of the CLI's ``run`` and of :func:`korean_eval.evaluate`."""
+    from korean_eval.exports.csv_zip import domain_tables, rating_tables
+
+    extra: dict[str, pd.DataFrame] = {}
+    found = statistics_tables(results, settings, cache)
+    if found is not None:
+        results.correlations = found.correlations
+        extra.update(found.tables)
+    extra.update(domain_tables(results, evalset))
+    extra.update(rating_tables(results, extra))
+    if results.spans is not None:
+        from korean_eval.lens.span_detection import span_tables  # Kiwi: only with error spans
+
+        extra.update(span_tables(results, evalset.systems, settings.statistic, settings.resamples, settings.seed,
+                                 cache))
+    return extra

@@ -1,0 +1,371 @@
+"""Worker processes for the pipeline: a shared process pool, the tasks it runs, and their bookkeeping.
+
+The statistics of a level are cut into chunks of :data:`CHUNK_PAIRS` pairs (ordered by reference, so each chunk
+pre-processes each of its references once) and computed in a pool of *spawned* worker processes while the main
+process tokenises the next level; inputs with fewer than :data:`PARALLEL_MIN_PAIRS` pairs to compute stay in the
+calling process. Every task computes its numbers with sacrebleu's own code (or the registered metric's), so the
+results are identical to a serial run; a worker that dies only costs time (its work is redone in the caller).
+
+Lifetime of the workers (docs/design.md §7):
+
+* A worker ignores SIGINT: Ctrl+C in a terminal reaches the whole process group, and the parent decides (it ends
+  its workers when it exits).
+* A worker ends itself as soon as its parent is gone, even when the parent was killed (SIGKILL, out of memory):
+  a watch thread waits on a *lifeline*, a pipe whose only writing end the parent holds, and exits when the pipe
+  closes (the parent closed it or died); it also polls ``os.getppid()`` in case the pipe's end leaked into another
+  process. ``prctl(PR_SET_PDEATHSIG)`` is not used: Linux sends that signal when the *thread* that started the
+  worker ends, and the dashboard starts the pool from a script-run thread that ends after every run.
+* At exit the parent closes every lifeline *before* ``concurrent.futures`` joins its pool (which would otherwise
+  finish every queued task first), so a stopped process does not linger.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+
+import numpy as np
+
+from korean_eval.engine.packed_texts import PackedTexts, packable
+from korean_eval.levels.registry import get_level
+from korean_eval.metrics import make_metric
+from korean_eval.metrics.sacre import BleuMetric
+
+PARALLEL_MIN_PAIRS_ENV = "KOREAN_EVAL_PARALLEL_MIN_PAIRS"
+CHUNK_PAIRS = 1024  # pairs per task handed to a worker process
+PARENT_POLL_SECONDS = 1.0  # how often a worker's watch thread checks os.getppid()
+
+
+def _parallel_min_pairs(default: int = 2000) -> int:
+    """Pairs from which a level is computed by the worker processes: ``default``, or the whole number ≥ 1 in
+    ``$KOREAN_EVAL_PARALLEL_MIN_PAIRS`` (a knob for tests that need the pool on a small input)."""
+    raw = os.environ.get(PARALLEL_MIN_PAIRS_ENV)
+    if raw is None:
+        return default
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise ValueError(f"{PARALLEL_MIN_PAIRS_ENV} must be a whole number of pairs ≥ 1, got {raw!r}")
+    return int(raw)
+
+
+PARALLEL_MIN_PAIRS = _parallel_min_pairs()  # a level with fewer pairs to compute runs in the calling process
+
+_POOL: ProcessPoolExecutor | None = None
+_POOL_WORKERS = 0
+_POOL_LOCK = threading.Lock()
+_LIFELINES: dict[ProcessPoolExecutor, tuple[Connection, Connection]] = {}  # each pool's lifeline (read, write ends)
+
+
+def worker_count(jobs: int | None) -> int:
+    """Worker processes for ``EvalConfig.jobs`` (None or 0: one per core)."""
+    return max(1, jobs or os.cpu_count() or 1)
+
+
+def _end_all_pools() -> None:
+    """Cancel what is queued and end every worker now (their lifelines close); runs at the start of exit."""
+    global _POOL, _POOL_WORKERS
+    with _POOL_LOCK:
+        pools = list(_LIFELINES.items())
+        _LIFELINES.clear()
+        _POOL, _POOL_WORKERS = None, 0
+    for pool, lifeline in pools:
+        pool.shutdown(wait=False, cancel_futures=True)
+        _close(lifeline)
+
+
+def _close(lifeline: tuple[Connection, Connection]) -> None:
+    for end in lifeline:
+        end.close()
+
+
+# Python joins a process pool's manager thread at exit, and that thread first waits for every queued task. This is
+# the hook concurrent.futures registers that join with (threading's exit hooks run in reverse order of
+# registration, before atexit's), so the workers are ended before the join instead of after it.
+threading._register_atexit(_end_all_pools)
+
+
+def _watch_parent(lifeline: Connection, parent_pid: int) -> None:
+    """A worker's watch thread: end the process when the lifeline closes or the parent process is gone."""
+    try:
+        while not lifeline.poll(PARENT_POLL_SECONDS) and os.getppid() == parent_pid:
+            pass
+    except (OSError, EOFError):
+        pass
+    os._exit(0)
+
+
+def _start_worker(lifeline: Connection, parent_pid: int) -> None:
+    """Initializer of every worker process: ignore Ctrl+C and watch the parent (module docstring)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # blocked since the spawn (_ctrl_c_blocked); a pending Ctrl+C is dropped
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    threading.Thread(target=_watch_parent, args=(lifeline, parent_pid), name="watch-parent", daemon=True).start()
+
+
+def _warm_up() -> int:
+    """Runs in a new worker: import what the tasks need while the main process is still tokenising."""
+    import sacrebleu.metrics  # noqa: F401
+
+    return os.getpid()
+
+
+def _executor(workers: int) -> ProcessPoolExecutor | None:
+    """The shared pool of ``workers`` processes ("spawn": safe beside a JVM and threads); None if unavailable.
+
+    The pool lives as long as the process (a dashboard reuses it across evaluations) and is ended at exit.
+    """
+    global _POOL, _POOL_WORKERS
+    if workers <= 1 or multiprocessing.parent_process() is not None:
+        return None  # never from inside a worker (e.g. a script without a __main__ guard being re-imported)
+    with _POOL_LOCK:
+        if _POOL is not None and _POOL_WORKERS == workers:
+            return _POOL
+        if _POOL is not None:  # another worker count: the old pool finishes the work it has, then ends
+            _POOL.shutdown(wait=False, cancel_futures=False)
+            _POOL, _POOL_WORKERS = None, 0
+        try:
+            _POOL = _start_pool(workers)
+        except (OSError, ValueError, NotImplementedError, RuntimeError):
+            return None
+        _POOL_WORKERS = workers
+        return _POOL
+
+
+def _start_pool(workers: int) -> ProcessPoolExecutor:
+    """A new pool of ``workers`` spawned processes, each warming up; its lifeline kept in ``_LIFELINES``.
+
+    The parent keeps the reading end too: the pool spawns a worker when a task finds none idle, and every new worker
+    receives a copy of it. Only the parent ever holds the writing end."""
+    context = multiprocessing.get_context("spawn")
+    lifeline = context.Pipe(duplex=False)
+    try:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
+                                   initargs=(lifeline[0], os.getpid()))
+    except BaseException:
+        _close(lifeline)
+        raise
+    _LIFELINES[pool] = lifeline
+    try:
+        with _ctrl_c_blocked():
+            for _ in range(workers):
+                pool.submit(_warm_up)  # starts a worker each (the pool spawns one when none is idle)
+    except BaseException:
+        del _LIFELINES[pool]
+        pool.shutdown(wait=False, cancel_futures=True)
+        _close(lifeline)
+        raise
+    return pool
+
+
+@contextmanager
+def _ctrl_c_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread meanwhile: a spawned process inherits the signal mask, so a Ctrl+C that arrives
+    while a worker is still starting up waits until its initializer ignores it (no KeyboardInterrupt traceback)."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _discard_pool(pool: ProcessPoolExecutor) -> None:
+    global _POOL, _POOL_WORKERS
+    with _POOL_LOCK:
+        if _POOL is pool:
+            _POOL, _POOL_WORKERS = None, 0
+        lifeline = _LIFELINES.pop(pool, None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    if lifeline is not None:
+        _close(lifeline)  # a broken pool's remaining workers end too
+
+
+# Levels the worker processes tokenise. SentencePiece's model is trained or loaded in the calling process; Kiwi
+# analyses there too, on its own native threads (``Kiwi()`` starts one per core): its model and working memory,
+# ≈ 450 MB, would otherwise be loaded again by every worker, for no gain in speed (docs/design.md §7, Memory).
+POOL_LEVELS = ("word", "mecab", "okt", "komoran", "kkma", "hannanum", "char", "jamo")
+TOKENISE_CHUNK_CHARS = 200_000  # characters per tokenising task, at most
+
+
+def text_chunks(texts: Sequence[str], workers: int) -> list[list[str]]:
+    """``texts`` cut into consecutive chunks of about equal length in characters: at least ``4 × workers`` chunks
+    when there are that many texts (so the workers finish together), each at most :data:`TOKENISE_CHUNK_CHARS`
+    characters unless a single text is longer."""
+    if not texts:
+        return []
+    total = sum(len(t) for t in texts)
+    target = min(TOKENISE_CHUNK_CHARS, max(1, total // (4 * max(1, workers))))
+    out: list[list[str]] = [[]]
+    size = 0
+    for text in texts:
+        if out[-1] and size + len(text) > target:
+            out.append([])
+            size = 0
+        out[-1].append(text)
+        size += len(text)
+    return out
+
+
+def task_tokenize(name: str, texts: list[str]):
+    """Tokens (space-joined) of ``texts`` at level ``name`` (the worker's analyzer, loaded once per process), its
+    tokenizer seconds and fallbacks; ``RuntimeError`` naming the reason when the level is unavailable here."""
+    start = time.process_time()
+    result = get_level(name).tokenize_joined(texts)
+    return (result.joined, result.seconds, result.fallbacks), time.process_time() - start
+
+
+def task_bleu(options: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
+    """BLEU statistics of a chunk (:func:`~korean_eval.metrics.ngram_statistics.bleu_statistics` with the same
+    sacrebleu object as :class:`BleuMetric` uses), each distinct reference laid out once; (array, CPU seconds)."""
+    from korean_eval.metrics.ngram_statistics import bleu_statistics  # numba: imported when needed
+
+    start = time.process_time()
+    metric = make_metric("bleu", dict(options))
+    assert isinstance(metric, BleuMetric)
+    out = bleu_statistics(metric._corpus, hyps, ref_index, unique_refs)
+    return out, time.process_time() - start
+
+
+def _chrf_object(spec: tuple):
+    from sacrebleu.metrics import CHRF
+
+    char_order, word_order, beta, lowercase, whitespace, eps_smoothing = spec
+    return CHRF(char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase,
+                whitespace=whitespace, eps_smoothing=eps_smoothing)
+
+
+def task_chrf(spec: tuple, hyps: list[str], ref_index: list[int], unique_refs: list[tuple[str, ...]]):
+    """chrF statistic blocks of a chunk for sacrebleu's ``CHRF(*spec)``
+    (:func:`~korean_eval.metrics.ngram_statistics.chrf_statistics`); (array, CPU seconds)."""
+    from korean_eval.metrics.ngram_statistics import chrf_statistics  # numba: imported when needed
+
+    start = time.process_time()
+    out = chrf_statistics(_chrf_object(spec), hyps, ref_index, unique_refs)
+    return out, time.process_time() - start
+
+
+def task_generic(
+    name: str, options: tuple, runtime: tuple, hyps: list[str], refs: list[list[str]], corpus: list | None = None
+):
+    """Any registered metric's ``segment_statistics`` (all the pairs in one call, as the metric expects); a metric
+    that depends on the reference corpus is first prepared with it (``corpus``, each segment's references once)."""
+    start = time.process_time()
+    metric = make_metric(name, dict(options), **dict(runtime))
+    if corpus is not None:
+        metric.prepare(corpus)
+    out = np.asarray(metric.segment_statistics(hyps, refs), dtype=np.float64).reshape(len(hyps), -1)
+    return out, time.process_time() - start
+
+
+class Job:
+    """One task, run by the pool (if given) or in this process when its result is first needed. Lists of texts
+    among its arguments go to the pool as :class:`~korean_eval.engine.packed_texts.PackedTexts` (pickling a ``str``
+    would keep a UTF-8 copy inside it in this process)."""
+
+    def __init__(self, fn: Callable, args: tuple, owner: tuple[str, str], sched: Scheduler, pool):
+        self.fn, self.args, self.owner, self.sched = fn, args, owner, sched
+        self.pool = pool
+        self.future: Future | None = None
+        self._value: np.ndarray | None = None
+        if pool is not None:
+            try:
+                self.future = pool.submit(fn, *(PackedTexts(a) if packable(a) else a for a in args))
+            except (BrokenProcessPool, RuntimeError):  # a broken or shut-down pool: run here when needed
+                _discard_pool(pool)
+
+    def result(self) -> np.ndarray:
+        if self._value is None:
+            value = None
+            if self.future is not None:
+                start = time.perf_counter()
+                try:
+                    value, seconds = self.future.result()
+                except (BrokenProcessPool, CancelledError):  # a worker died (e.g. killed): recompute here
+                    _discard_pool(self.pool)
+                self.sched.waited += time.perf_counter() - start
+            if value is None:
+                start = time.perf_counter()
+                value, seconds = self.fn(*self.args)
+                self.sched.waited += time.perf_counter() - start
+            self._value = value
+            self.sched.seconds[self.owner] += seconds
+            self.args = ()
+        return self._value
+
+
+class Rows:
+    """Rows of statistics produced by jobs, addressed by a key (a pair index or a shared-content key)."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Job] = []
+        self.where: dict = {}
+
+    def add(self, job: Job, keys: Sequence) -> None:
+        j = len(self.jobs)
+        self.jobs.append(job)
+        for r, key in enumerate(keys):
+            self.where[key] = (j, r)
+
+    def gather(self, keys: Sequence, width: int) -> np.ndarray:
+        out = np.zeros((len(keys), width))
+        if not len(keys):
+            return out
+        loc = np.array([self.where[k] for k in keys], dtype=np.int64).reshape(-1, 2)
+        for j in np.unique(loc[:, 0]):
+            sel = loc[:, 0] == j
+            out[sel] = self.jobs[int(j)].result()[loc[sel, 1]]
+        return out
+
+
+@dataclass
+class Scheduler:
+    """Hands statistics tasks to the worker pool (or runs them here) and keeps the seconds spent per owner.
+
+    ``executor``: a remote pool used instead of the local processes (:class:`korean_eval.engine.dask_executor.DaskExecutor`),
+    with the same threshold; ``workers`` is then its worker count."""
+
+    workers: int
+    seconds: dict = field(default_factory=lambda: defaultdict(float))
+    waited: float = 0.0
+    char_rows: Rows = field(default_factory=Rows)  # chrF character blocks, shared across levels
+    executor: object | None = None
+
+    def pool(self, n_pairs: int):
+        if n_pairs < PARALLEL_MIN_PAIRS:
+            return None
+        if self.executor is not None:
+            return self.executor
+        return _executor(self.workers) if self.workers > 1 else None
+
+    def submit(self, fn: Callable, args: tuple, owner: tuple[str, str], pool) -> Job:
+        return Job(fn, args, owner, self, pool)
+
+
+def chunks(indices: Sequence[int], ref_ids: np.ndarray, parallel: bool) -> list[np.ndarray]:
+    """``indices`` ordered by reference and cut into chunks of about :data:`CHUNK_PAIRS` (one chunk if serial)."""
+    idx = np.asarray(indices, dtype=np.int64)
+    if not len(idx):
+        return []
+    idx = idx[np.argsort(ref_ids[idx], kind="stable")]
+    n_chunks = max(1, -(-len(idx) // CHUNK_PAIRS)) if parallel else 1
+    return [c for c in np.array_split(idx, n_chunks) if len(c)]
+
+
+def local_refs(chunk: np.ndarray, ref_ids: np.ndarray, unique_refs: Sequence[tuple[str, ...]]):
+    """(reference index per pair of the chunk, the chunk's distinct references)."""
+    local: dict[int, int] = {}
+    ref_index = [local.setdefault(int(ref_ids[i]), len(local)) for i in chunk]
+    return ref_index, [unique_refs[g] for g in local]
+
+

@@ -1,0 +1,218 @@
+"""One self-contained HTML report of an evaluation (docs/design.md §2; issue 16 §2).
+
+A single file that opens offline from ``file://``: Plotly's JavaScript is included once (one ``<script>`` with
+:func:`plotly.offline.get_plotlyjs`; every figure with ``include_plotlyjs=False``), no external style sheet, font,
+image or script. It holds the figures of the dashboard's main views for the run's settings
+(:mod:`korean_eval.exports.charts`: correlations at the segment and system level with their 95 % intervals, system
+scores per level, rank agreement, flipped pairs, tokens per word), the tables (correlations with CIs, system scores
+with ranks, token statistics, flipped pairs), the settings, the signatures, the data's SHA-256, the validation
+report and the human-score note (the bundled sample's are simulated). Every number cell carries its exact value in
+``data-value`` (Python's ``repr`` of the float), so a test can compare it with the CSVs; all text from the user's
+files is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+import korean_eval
+from korean_eval.exports.tables import (
+    HUMAN_COLUMN,
+    TopClusters,
+    correlation_grid,
+    format_rank,
+    metric_label,
+    run_levels,
+    run_metrics,
+    system_score_table,
+    token_table,
+)
+from korean_eval.model.evalset import EvalSet
+from korean_eval.model.results import Results
+from korean_eval.model.vocabulary import GRANULARITIES, grouping_used
+
+STYLE = """
+body{font-family:'Noto Sans KR','Source Sans Pro',system-ui,sans-serif;margin:2rem auto;max-width:1200px;
+padding:0 1rem;color:#222;line-height:1.45}
+h1{margin-bottom:.2rem}h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2.2rem}
+table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0}
+th,td{border-bottom:1px solid #e4e4e4;padding:.2rem .55rem;text-align:left;vertical-align:top}
+td.num{text-align:right;font-variant-numeric:tabular-nums}td.top{font-weight:700}
+.note{background:#FFF4E5;border-left:4px solid #F58518;padding:.5rem .8rem;margin:.8rem 0}
+.meta{color:#555;font-size:.9rem}code{font-size:.8rem;word-break:break-all}figure.chart{margin:1rem 0}
+details>summary{cursor:pointer;color:#1f4e8c}
+"""
+#: Number columns of the report's tables → digits shown (the exact value is in ``data-value``).
+DIGITS = {"value": 4, "ci_low": 4, "ci_high": 4, "epsilon": 4, "score": 2, "human_mean": 3, "metric_score": 2,
+          "tokens_per_segment": 2, "tokens_per_word": 3, "metric_a": 2, "metric_b": 2, "human_a": 3,
+          "human_b": 3}
+
+
+def _cell(column: str, value: object, top: bool = False) -> str:
+    """One ``<td>``: numbers right-aligned with ``data-value`` = repr of the float; text escaped."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return f"<td>{html.escape('' if value is None or value is pd.NA else str(value))}</td>"
+    number = float(value)
+    if not np.isfinite(number):
+        shown = "–"
+    elif column in DIGITS:
+        shown = f"{number:.{DIGITS[column]}f}"
+    else:
+        shown = str(int(number)) if number.is_integer() else f"{number:g}"
+    cls = "num top" if top else "num"
+    return f'<td class="{cls}" data-column="{html.escape(column)}" data-value="{number!r}">{shown}</td>'
+
+
+def html_table(frame: pd.DataFrame, table_id: str, top: Sequence[bool] | None = None) -> str:
+    """``frame`` as an HTML table (``id`` = ``table_id``); ``top`` marks rows whose value cell is bold."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    rows = []
+    for i, row in enumerate(frame.itertuples(index=False)):
+        bold = bool(top[i]) if top is not None else False
+        rows.append("<tr>" + "".join(_cell(c, v, bold and c == "value") for c, v in zip(frame.columns, row,
+                                                                                        strict=True)) + "</tr>")
+    return f'<table id="{html.escape(table_id)}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _figure(fig, name: str) -> str:
+    body = fig.to_html(full_html=False, include_plotlyjs=False, div_id=f"chart-{name}",
+                       config={"displaylogo": False, "responsive": True})
+    return f'<figure class="chart" data-chart="{html.escape(name)}">{body}</figure>'
+
+
+def _top_rows(corr: pd.DataFrame, statistic: str, grouping: str, top: TopClusters) -> list[bool]:
+    """Which rows of the correlations table are the top cluster's (the statistic and grouping it was found for)."""
+    return [s == statistic and gp == grouping_used(g, grouping) and (lv, m) in top.of(g)
+            for g, gp, s, lv, m in zip(corr["granularity"], corr["grouping"], corr["statistic"], corr["level"],
+                                       corr["metric"], strict=True)]
+
+
+def _correlation_section(results: Results, statistic: str, grouping: str, top: TopClusters) -> list[str]:
+    from korean_eval.exports.charts import correlation_figure
+
+    families = dict(zip(results.token_stats["level"], results.token_stats["family"], strict=True))
+    out = ["<h2 id='correlations'>Correlation with the human scores</h2>",
+           f"<p>{html.escape(statistic.title())} correlation per token level × metric; error bars: 95 % bootstrap "
+           f"intervals (when computed); outlined / bold: the top significance cluster "
+           f"({html.escape(top.method)}). Error rates (TER, CharacTER, EED) agree with humans when they correlate "
+           "negatively.</p>"]
+    for granularity in GRANULARITIES:
+        grid = correlation_grid(results, granularity, statistic, grouping, top.of(granularity))
+        if grid.empty:
+            out.append(f"<p>No {granularity}-level correlations (no human scores).</p>")
+            continue
+        title = f"{statistic.title()} correlation, {granularity} level"
+        out.append(_figure(correlation_figure(grid, families, granularity, title), f"correlation-{granularity}"))
+        out.append(html_table(grid, f"table-correlations-{granularity}", list(grid["top"])))
+    corr = results.correlations
+    out += ["<details><summary>Every correlation (all statistics and groupings), with 95 % intervals; bold: the top "
+            "cluster</summary>", html_table(corr, "table-correlations", _top_rows(corr, statistic, grouping, top)),
+            "</details>"]
+    return out
+
+
+def score_pivot(table: pd.DataFrame, metric: str, columns: Sequence[str], table_id: str) -> str:
+    """One metric's system scores as the study's Table 4: systems as rows, ``Human`` and the levels as columns,
+    each cell ``score (rank)`` with ``data-value`` (the score) and ``data-rank``."""
+    part = table[table["metric"] == metric]
+    cells = {(r.system, r.column): (float(r.score), float(r.rank)) for r in part.itertuples()}
+    head = "<th>system</th>" + "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    rows = []
+    for system in dict.fromkeys(part["system"]):
+        row = [f"<td>{html.escape(str(system))}</td>"]
+        for column in columns:
+            score, rank = cells.get((system, column), (float("nan"), float("nan")))
+            shown = "–" if not np.isfinite(score) else f"{score:.2f} ({format_rank(rank)})"
+            row.append(f'<td class="num" data-column="{html.escape(str(column))}" data-value="{score!r}" '
+                       f'data-rank="{rank!r}">{shown}</td>')
+        rows.append(f'<tr data-system="{html.escape(str(system))}">' + "".join(row) + "</tr>")
+    return (f'<table id="{html.escape(table_id)}" data-metric="{html.escape(metric)}"><thead><tr>{head}</tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+def _scores_section(results: Results) -> list[str]:
+    from korean_eval.exports.charts import flip_figure, rank_figure, system_score_figure
+
+    table = system_score_table(results)
+    columns = [HUMAN_COLUMN, *run_levels(results)]
+    has_ranks = bool(results.human_systems["human_rank"].notna().any())
+    out = ["<h2 id='scores'>System scores and rankings</h2>",
+           "<p>Raw scores are not comparable across token levels: compare systems within a level. Each cell: the "
+           "score (its rank among the systems, 1 = best; for an error rate, the lowest); Human: the mean human "
+           "score.</p>"]
+    for i, metric in enumerate(run_metrics(results)):
+        direction = "" if results.higher_is_better(metric) else " (lower is better)"
+        out += [f"<h3>{html.escape(metric_label(metric))}{direction}</h3>",
+                score_pivot(table, metric, columns, f"table-scores-{i}"),
+                _figure(system_score_figure(table, metric), f"scores-{i}")]
+        if has_ranks:
+            out.append(_figure(rank_figure(table, metric), f"ranks-{i}"))
+    n = len(results.systems)
+    if has_ranks and n > 1:
+        out += ["<h3>Flipped pairs</h3>",
+                _figure(flip_figure(results.flips, run_metrics(results), run_levels(results), n * (n - 1) // 2),
+                        "flipped-pairs"),
+                "<details><summary>Every flipped pair</summary>", html_table(results.flips, "table-flipped-pairs"),
+                "</details>"]
+    return out
+
+
+def _tokens_section(results: Results) -> list[str]:
+    from korean_eval.exports.charts import tokens_per_word_figure
+
+    tokens = token_table(results)
+    return ["<h2 id='tokens'>Token statistics</h2>", _figure(tokens_per_word_figure(tokens), "tokens-per-word"),
+            "<p>Over every reference and hypothesis (repeats counted); vocabulary: distinct tokens.</p>",
+            html_table(tokens, "table-token-stats")]
+
+
+def _run_section(results: Results, evalset: EvalSet | None, meta: Mapping[str, object]) -> list[str]:
+    signatures = pd.DataFrame([{"configuration": k, "signature": v} for k, v in results.signatures().items()])
+    out = ["<h2 id='run'>Settings, signatures and data</h2>",
+           f"<pre id='settings'>{html.escape(json.dumps(meta, ensure_ascii=False, indent=2, default=str))}</pre>",
+           html_table(signatures, "table-signatures")]
+    if evalset is not None:
+        summary = pd.DataFrame([{"item": k, "value": str(v)} for k, v in evalset.summary().items()])
+        out += [f"<p>Data SHA-256: <code id='data-sha256'>{evalset.content_hash()}</code></p>",
+                "<h3>Validation report</h3>", html_table(summary, "table-data-summary")]
+        notes = evalset.report.notes
+        out.append("<ul id='validation-notes'>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>"
+                   if notes else "<p>No validation notes.</p>")
+        excluded = evalset.report.excluded_summary()
+        out.append(html_table(excluded, "table-excluded") if len(excluded) else "<p>No row was excluded.</p>")
+    if results.notes:
+        out.append("<h3>Notes</h3><ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in results.notes) + "</ul>")
+    return out
+
+
+def html_report(results: Results, evalset: EvalSet | None, top: TopClusters, statistic: str = "pearson",
+                grouping: str = "none", meta: Mapping[str, object] | None = None) -> str:
+    """The whole report as one HTML document (see the module docstring). ``meta``: the run's settings and
+    signatures as :func:`korean_eval.exports.csv_zip.run_metadata` gives them (written in full)."""
+    from plotly.offline import get_plotlyjs
+
+    from korean_eval.exports.csv_zip import run_metadata
+
+    meta = dict(meta) if meta is not None else run_metadata(results, evalset)
+    head = ["<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+            "<title>korean-eval report</title>", f"<style>{STYLE}</style>",
+            f"<script type='text/javascript'>{get_plotlyjs()}</script>", "</head><body>"]
+    intro = ["<h1>korean-eval report</h1>",
+             f"<p class='meta'>korean-eval {html.escape(korean_eval.__version__)} · {len(results.systems)} systems · "
+             f"{len(results.seg_ids)} segments · levels {html.escape(', '.join(run_levels(results)))} · metrics "
+             f"{html.escape(', '.join(metric_label(m) for m in run_metrics(results)))}</p>"]
+    if evalset is not None and evalset.human_note:
+        intro.append(f"<div class='note' id='human-note'>{html.escape(evalset.human_note)}</div>")
+    intro.append("<p><a href='#correlations'>Correlations</a> · <a href='#scores'>Scores and rankings</a> · "
+                 "<a href='#tokens'>Tokens</a> · <a href='#run'>Settings, signatures, data</a></p>")
+    has_human = results.human_matrix.size > 0 and bool(np.isfinite(results.human_matrix).any())
+    body = (_correlation_section(results, statistic, grouping, top) if has_human else
+            ["<h2 id='correlations'>Correlation with the human scores</h2><p>No human scores: no correlations.</p>"])
+    body += _scores_section(results) + _tokens_section(results) + _run_section(results, evalset, meta)
+    return "\n".join(head + intro + body + ["</body></html>", ""])
