@@ -1,7 +1,7 @@
 """Plotly figures of the dashboard (pure Plotly: tables in, figures out; no Streamlit).
 
 Colours encode the token *family* everywhere (word / morpheme / subword / character / jamo), so a reader learns
-them once. Text that came from a user's files (system names, hypotheses, references, own metric names) is escaped
+them once (:mod:`korean_eval.model.palette`, shared with the HTML report). Text that came from a user's files (system names, hypotheses, references, own metric names) is escaped
 before it goes into a label or a hover box, so it is shown as text and never interpreted as markup.
 """
 
@@ -15,20 +15,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 
+from korean_eval.model.palette import FAMILY_COLORS, system_colors
 from ui.figures import figure, merge
 from ui.views import FAMILY_LABELS, STATISTIC_LABELS, STATISTICS, SYMBOLS
 
-FAMILY_COLORS = {
-    "word": "#4C78A8",
-    "morpheme": "#54A24B",
-    "subword": "#B279A2",
-    "character": "#F58518",
-    "jamo": "#E45756",
-    "given": "#8C8C8C",
-}
-SYSTEM_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#EECA3B", "#FF9DA6", "#9D755D", "#BAB0AC"]
 #: Text colour of every label (tick labels, axis titles, names beside lines): dark grey, contrast ≥ 7:1 on white
 #: (WCAG AAA). Streamlit's chart theme would draw them in a pale grey.
 LABEL_TEXT = "#1F2328"
@@ -228,13 +219,6 @@ LEGEND_ABOVE_LIMIT = 8
 #: Width of one character of :data:`MIN_TEXT` + 1 px text, in px (Latin; a Hangul syllable is about 1.6 of them):
 #: margins that must hold a label are sized from it.
 CHAR_PX = 7
-
-
-def system_colors(n: int) -> list[str]:
-    """``n`` line colours: :data:`SYSTEM_COLORS` up to 10 systems, beyond Plotly's 24 ``Dark24`` colours (dark
-    enough for lines on white), so that up to 24 systems never share a colour."""
-    palette = SYSTEM_COLORS if n <= len(SYSTEM_COLORS) else list(qualitative.Dark24)
-    return [palette[k % len(palette)] for k in range(n)]
 
 
 def _bump_label(name: str, color: str, left: bool) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from korean_eval.metaeval.tables.agreement import AGREEMENT_COLORSCALE, agreement_color_range
 from korean_eval.model.defaults import ALPHA
 from ui.charts import MIN_TEXT, accuracy_bars, base_layout, correlation_bars, esc, labelled_axis
 from ui.figures import figure, merge
@@ -66,7 +67,7 @@ def _grid_cells(df: pd.DataFrame, rows: list[str], cols: list[str], value: str) 
 
 
 def _heatmap(rows: list[str], cols: list[str], cells: pd.DataFrame, text: list[str], hover: list[str],
-             colorbar: str, zmin: float, zmax: float) -> tuple[dict, dict]:
+             colorbar: str, zmin: float, zmax: float, colorscale: str = AGREEMENT_COLORSCALE) -> tuple[dict, dict]:
     """A rows × columns heatmap of ``cells["cell_value"]`` with ``text`` in each cell and ``hover`` boxes: its trace
     and its layout (every label drawn; metric rows, token level columns)."""
     shape = (len(rows), len(cols))
@@ -77,7 +78,7 @@ def _heatmap(rows: list[str], cols: list[str], cells: pd.DataFrame, text: list[s
         z[i, j], cell_text[i, j], cell_hover[i, j] = v, t, h
     trace = dict(
         type="heatmap", z=z, x=list(range(len(cols))), y=list(range(len(rows))), zmin=zmin, zmax=zmax,
-        colorscale="Blues", text=cell_text.tolist(), texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 1),
+        colorscale=colorscale, text=cell_text.tolist(), texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 1),
         customdata=cell_hover.tolist(), hovertemplate="%{customdata}<extra></extra>", hoverongaps=False,
         colorbar=dict(title=dict(text=colorbar), thickness=12, tickfont=dict(size=MIN_TEXT + 1)), xgap=2, ygap=2,
     )
@@ -120,9 +121,8 @@ def correlation_grid(
         + f"<br><span style='font-size:11px'>{esc(r.signature)}</span>"
         for r, t in zip(cells.itertuples(), in_top, strict=True)
     ]
-    finite = cells["cell_value"].to_numpy(float)
-    low = float(np.nanmin(finite)) if np.isfinite(finite).any() else 0.0
-    trace, layout = _heatmap(rows, cols, cells, text, hover, SYMBOLS[statistic], min(0.0, low), 1.0)
+    zmin, zmax = agreement_color_range(cells["cell_value"])
+    trace, layout = _heatmap(rows, cols, cells, text, hover, SYMBOLS[statistic], zmin, zmax)
     shapes = [_outline(j - 0.5, j + 0.5, i - 0.5, i + 0.5, TOP_OUTLINE, 3)
               for i, j, t in zip(cells["i"], cells["j"], in_top, strict=True) if t]
     title = f"{granularity.capitalize()} level — {label} with humans"

@@ -10,65 +10,90 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from korean_eval.lens.perturb import KIND_LABELS
+from korean_eval.lens.perturb import KIND_LABELS, KIND_SHORT_LABELS
 from korean_eval.lens.pos_categories import CATEGORY_LABELS
-from ui.charts import SYSTEM_COLORS, base_layout, esc, labelled_axis
+from korean_eval.lens.profile import MIN_SUPPORT
+from korean_eval.model.palette import SYSTEM_COLORS
+from ui.charts import base_layout, esc, labelled_axis
 from ui.figures import figure, merge
 from ui.views import metric_label
 
 CELL_FONT = dict(size=12)
 """Text inside heatmap cells (≥ 11 px)."""
 
-SHORT_KIND_LABELS: dict[str, str] = {
-    "particle_within": "particle<br>within class",
-    "particle_across": "particle<br>across",
-    "speech_level": "speech<br>level",
-    "honorific": "honorific<br>시",
-    "tense": "tense<br>었",
-    "spacing": "one<br>spacing slip",
-    "eojeol_swap": "eojeol<br>swap",
-    "number": "number<br>changed",
-    "drop_content": "content<br>dropped",
-    "negation": "negation<br>안",
-}
-"""Column labels of the probe heatmap (two short lines, so 10 kinds fit side by side)."""
 
 
 def _cells(z: np.ndarray, fmt: str) -> list[list[str]]:
     return [[format(v, fmt) if np.isfinite(v) else "–" for v in row] for row in z]
 
 
-def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bool) -> go.Figure:
+#: Fill and text colour of a cell whose value rests on too few morphemes (:data:`korean_eval.lens.profile.MIN_SUPPORT`).
+SMALL_FILL = "#E6E6E6"
+SMALL_TEXT = "#6B6B6B"
+
+
+def _profile_hover(value_label: str, v: float, hyp: int, ref: int, matched: int, small: bool) -> str:
+    shown = f"{v:.3f}" if np.isfinite(v) else "undefined"
+    return (f"{value_label}: {shown}<br>morphemes: {hyp:,} in the hypotheses, {ref:,} in the references, "
+            f"{matched:,} matched" + (f"<br><b>fewer than {MIN_SUPPORT} morphemes: too few to read</b>" if small else ""))
+
+
+def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bool,
+                    counts: dict[str, pd.DataFrame] | None = None, small: pd.DataFrame | None = None) -> go.Figure:
     """Systems × categories of one profile value. F1/precision/recall: the colour spans the values shown (the lowest
-    darkest) so that differences near 1 stay visible; errors per segment: darker red = more errors."""
+    darkest) so that differences near 1 stay visible; errors per segment: darker red = more errors. ``counts``
+    (:func:`ui.lens_views.profile_counts`) go into the hover boxes; cells of ``small`` (True: the value rests on
+    fewer than :data:`~korean_eval.lens.profile.MIN_SUPPORT` morphemes, :func:`korean_eval.lens.profile.small_support`)
+    are grey with grey text and take no part in the colour scale."""
     z = matrix.to_numpy(float)
-    finite = z[np.isfinite(z)]
+    low_support = small.to_numpy(bool) if small is not None else np.zeros(z.shape, bool)
+    coloured = np.where(low_support, np.nan, z)
+    finite = coloured[np.isfinite(coloured)]
     low = float(finite.min()) if finite.size else 0.0
     high = float(finite.max()) if finite.size else 1.0
     columns = [CATEGORY_LABELS[c].replace(" ", "<br>", 1) for c in matrix.columns]
     rows = [esc(s) for s in matrix.index]
+    text = _cells(z, ".3f" if higher_is_better else ".2f")
+    if counts is not None:
+        cells = zip(z.ravel(), *(counts[c].to_numpy(int).ravel() for c in ("hyp", "ref", "matched")),
+                    low_support.ravel(), strict=True)
+        hover = np.array([_profile_hover(value_label, *cell) for cell in cells], dtype=object).reshape(z.shape)
+    else:
+        hover = np.array([[f"{value_label}: {v:.3f}" for v in row] for row in z], dtype=object)
+    hover = [[f"system {r}<br>{c}<br>{h}" for c, h in zip(columns, row, strict=True)] for r, row in zip(rows, hover, strict=True)]
     heatmap = dict(
         type="heatmap",
-        z=z,
+        z=coloured,
         x=columns,
         y=rows,
         colorscale="Blues_r" if higher_is_better else "Reds",
         zmin=min(low, 0.999) if higher_is_better else 0,
         zmax=1 if higher_is_better else max(high, 1e-9),
-        text=_cells(z, ".3f" if higher_is_better else ".2f"),
+        text=[[t if not s else "" for t, s in zip(tr, sr, strict=True)] for tr, sr in zip(text, low_support, strict=True)],
         texttemplate="%{text}",
         textfont=CELL_FONT,
-        hovertemplate="system %{y}<br>%{x}<br>" + value_label + ": %{z:.3f}<extra></extra>",
+        customdata=hover,
+        hovertemplate="%{customdata}<extra></extra>",
+        hoverongaps=False,
         colorbar=dict(title=dict(text=value_label), thickness=12),
         xgap=2,
         ygap=2,
     )
+    data = [heatmap]
+    if low_support.any():
+        data.append(dict(
+            type="heatmap", z=np.where(low_support, 1.0, np.nan), x=columns, y=rows, showscale=False,
+            colorscale=[[0, SMALL_FILL], [1, SMALL_FILL]], xgap=2, ygap=2, hoverongaps=False,
+            text=[[t if s else "" for t, s in zip(tr, sr, strict=True)] for tr, sr in zip(text, low_support, strict=True)],
+            texttemplate="%{text}", textfont=merge(CELL_FONT, dict(color=SMALL_TEXT)), customdata=hover,
+            hovertemplate="%{customdata}<extra></extra>", name="too few morphemes",
+        ))
     layout = dict(
         yaxis=merge(dict(autorange="reversed", title=dict(text="system")), labelled_axis(rows)),
         xaxis=merge(dict(title=dict(text="morpheme category (Kiwi's Sejong tags)")), labelled_axis(columns, angle=0)),
     )
     title = f"Error profile: {value_label} of the morphemes per category" + (" (darker = lower)" if higher_is_better else "")
-    return figure([heatmap], base_layout(layout, 170 + 42 * len(matrix), title, legend=False))
+    return figure(data, base_layout(layout, 170 + 42 * len(matrix), title, legend=False))
 
 
 def probe_heatmap(matrix: pd.DataFrame, value: str, value_label: str, details: pd.DataFrame) -> go.Figure:
@@ -80,7 +105,7 @@ def probe_heatmap(matrix: pd.DataFrame, value: str, value_label: str, details: p
     hover = [[_hover_text(rows, kind, metric, level) for kind in matrix.columns] for metric, level in matrix.index]
     finite = np.abs(z[np.isfinite(z)])
     span = float(finite.max()) if finite.size else 1.0
-    columns = [SHORT_KIND_LABELS[k] for k in matrix.columns]
+    columns = [KIND_SHORT_LABELS[k] for k in matrix.columns]
     configs = [f"{esc(metric_label(m))} · {esc(lv)}" for m, lv in matrix.index]
     heatmap = dict(
         type="heatmap",

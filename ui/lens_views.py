@@ -46,6 +46,17 @@ def profile_matrix(result: LensResult, value: str) -> pd.DataFrame:
     return table.reindex(index=systems, columns=list(CATEGORIES))
 
 
+def profile_counts(result: LensResult) -> dict[str, pd.DataFrame]:
+    """The counts behind :func:`profile_matrix`, each systems × categories: ``hyp``, ``ref`` and ``matched``
+    morphemes summed per system (the hover boxes, and the support of
+    :func:`korean_eval.lens.profile.small_support`)."""
+    whole = result.profile[result.profile["subcategory"] == ALL]
+    systems = list(dict.fromkeys(result.profile["system"]))
+    return {column: whole.pivot_table(index="system", columns="category", values=column, sort=False, aggfunc="sum")
+            .reindex(index=systems, columns=list(CATEGORIES)).fillna(0).astype(int)
+            for column in ("hyp", "ref", "matched")}
+
+
 def category_label(category: str, subcategory: str = ALL) -> str:
     return CATEGORY_LABELS[category] if subcategory == ALL else f"{CATEGORY_LABELS[category]}: {subcategory}"
 

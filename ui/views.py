@@ -13,8 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from korean_eval.exports.tables import signature_groups
 from korean_eval.levels.registry import LEVEL_NAMES, get_level
 from korean_eval.metaeval.stats.correlation import MIN_SYSTEMS
+from korean_eval.metaeval.tables.agreement import agreement_columns, agreement_label
 from korean_eval.metaeval.tables.tidy import best_levels
 from korean_eval.metrics import METRIC_NAMES, metric_info
 from korean_eval.model.evalset import EvalSet
@@ -124,7 +126,8 @@ def correlation_view(
     """One row per (granularity, level, metric): the correlation to draw, with its n, CI and signature.
 
     Segment rows use ``grouping``; system rows are always ungrouped. With ``agreement`` the correlations of error
-    rates (TER) are negated, so that a taller bar always means closer agreement with the humans; ``shown`` and
+    rates (TER) are negated, so that a taller bar always means closer agreement with the humans (the rule of
+    :mod:`korean_eval.metaeval.tables.agreement`, shared with the HTML report); ``shown`` and
     ``shown_low``/``shown_high`` are the plotted values, ``value`` the correlation as computed. ``correlations``
     replaces ``results.correlations`` (e.g. the same table with bootstrap intervals filled in).
     """
@@ -142,14 +145,8 @@ def correlation_view(
     df["signature"] = [signatures.get(f"{lv}/{m}", "") for lv, m in zip(df["level"], df["metric"], strict=True)]
     df["family"] = df["level"].map(level_family)
     df["metric_label"] = df["metric"].map(metric_label)
-    df["higher_is_better"] = [results.higher_is_better(m, lv) for lv, m in zip(df["level"], df["metric"], strict=True)]
-    flip = agreement & ~df["higher_is_better"] & df["statistic"].isin(STATISTICS)
-    sign = np.where(flip, -1.0, 1.0)
-    df["shown"] = df["value"] * sign
-    low, high = df["ci_low"] * sign, df["ci_high"] * sign
-    df["shown_low"] = np.where(flip, high, low)
-    df["shown_high"] = np.where(flip, low, high)
-    df["shown_label"] = np.where(flip, "−" + df["metric_label"], df["metric_label"])
+    df = agreement_columns(df, results.higher_is_better, agreement)
+    df["shown_label"] = [agreement_label(lab, neg) for lab, neg in zip(df["metric_label"], df["negated"], strict=True)]
     metric_order = {m: i for i, m in enumerate(ordered_metrics(results))}
     df["_m"] = df["metric"].map(metric_order)
     df["_l"] = _level_rank(df["level"])
@@ -269,6 +266,19 @@ def flip_counts(results: Results) -> pd.DataFrame:
         out.loc[metric_label(m), lv] = int(n)
     out.index.name = "metric"
     return out
+
+
+def signature_tables(results: Results) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The signatures without repetition (:func:`korean_eval.exports.tables.signature_groups`): ``(by_metric,
+    by_level)``, one row per metric and shared signature (``metric, signature, levels``: the signature without its
+    ``|level:`` part, and the levels sharing it) and one per level (``level, level part``: its tokenizer and
+    version). A configuration's signature is its metric's row followed by ``|level:`` and its level's part."""
+    groups, levels = signature_groups(results.signatures())
+    by_metric = pd.DataFrame([{"metric": metric_label(m), "signature": head, "levels": ", ".join(lvs)}
+                              for m, head, lvs in groups], columns=["metric", "signature", "levels"])
+    by_level = pd.DataFrame([{"level": lv, "level part": part} for lv, part in levels.items()],
+                            columns=["level", "level part"])
+    return by_metric, by_level
 
 
 def signatures_table(results: Results) -> pd.DataFrame:

@@ -1,14 +1,16 @@
-"""One self-contained HTML report of an evaluation (docs/design.md §2; issue 16 §2).
+"""One self-contained HTML report of an evaluation (docs/design.md §2).
 
 A single file that opens offline from ``file://``: Plotly's JavaScript is included once (one ``<script>`` with
 :func:`plotly.offline.get_plotlyjs`; every figure with ``include_plotlyjs=False``), no external style sheet, font,
 image or script. It holds the figures of the dashboard's main views for the run's settings
-(:mod:`korean_eval.exports.charts`: correlations at the segment and system level with their 95 % intervals, system
-scores per level, rank agreement, flipped pairs, tokens per word), the tables (correlations with CIs, system scores
-with ranks, token statistics, flipped pairs), the settings, the signatures, the data's SHA-256, the validation
-report and the human-score note (the bundled sample's are simulated). Every number cell carries its exact value in
-``data-value`` (Python's ``repr`` of the float), so a test can compare it with the CSVs; all text from the user's
-files is escaped.
+(:mod:`korean_eval.exports.charts`: correlations at the segment and system level drawn as agreement with the humans
+— error rates negated, the dashboard's rule, :mod:`korean_eval.metaeval.tables.agreement` — with their 95 %
+intervals where computed, system scores per level, rank agreement, flipped pairs, tokens per word), the tables
+(correlations with CIs, system scores with ranks, token statistics, flipped pairs; headers for people), the Korean
+lens when its result is given, the settings, the signatures, the data's SHA-256, the validation report and the
+human-score note (the bundled sample's are simulated). Every number cell carries its exact value in ``data-value``
+(Python's ``repr`` of the float) and its column's own name in ``data-column``, so a test can compare it with the
+CSVs; all text from the user's files is escaped.
 """
 
 from __future__ import annotations
@@ -16,14 +18,18 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 import korean_eval
 from korean_eval.exports.tables import (
+    BOOLEAN_TEXTS,
     HUMAN_COLUMN,
+    STATISTIC_NAMES,
     TopClusters,
+    column_label,
     correlation_grid,
     format_rank,
     metric_label,
@@ -36,6 +42,9 @@ from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import Results
 from korean_eval.model.vocabulary import GRANULARITIES, grouping_used
 
+if TYPE_CHECKING:
+    from korean_eval.lens.run import LensResult
+
 STYLE = """
 body{font-family:'Noto Sans KR','Source Sans Pro',system-ui,sans-serif;margin:2rem auto;max-width:1200px;
 padding:0 1rem;color:#222;line-height:1.45}
@@ -44,17 +53,29 @@ table{border-collapse:collapse;font-size:.85rem;margin:.6rem 0}
 th,td{border-bottom:1px solid #e4e4e4;padding:.2rem .55rem;text-align:left;vertical-align:top}
 td.num{text-align:right;font-variant-numeric:tabular-nums}td.top{font-weight:700}
 .note{background:#FFF4E5;border-left:4px solid #F58518;padding:.5rem .8rem;margin:.8rem 0}
-.meta{color:#555;font-size:.9rem}code{font-size:.8rem;word-break:break-all}figure.chart{margin:1rem 0}
+.meta{color:#555;font-size:.9rem}code{font-size:.8rem;overflow-wrap:anywhere}figure.chart{margin:1rem 0}
 details>summary{cursor:pointer;color:#1f4e8c}
+tr[data-system]>td:first-child{white-space:nowrap}
 """
 #: Number columns of the report's tables → digits shown (the exact value is in ``data-value``).
-DIGITS = {"value": 4, "ci_low": 4, "ci_high": 4, "epsilon": 4, "score": 2, "human_mean": 3, "metric_score": 2,
+DIGITS = {"value": 4, "shown": 4, "ci_low": 4, "ci_high": 4, "epsilon": 4, "score": 2, "human_mean": 3, "metric_score": 2,
           "tokens_per_segment": 2, "tokens_per_word": 3, "metric_a": 2, "metric_b": 2, "human_a": 3,
-          "human_b": 3}
+          "human_b": 3, "precision": 3, "recall": 3, "f1": 3, "agreement": 3, "honorific_mismatch_rate": 3,
+          "mean_change": 2, "mean_penalty": 2, "relative_to_drop": 2}
+#: Headers of the Korean lens's tables (:func:`_lens_section`), beyond the common ones.
+LENS_HEADERS = {"hyp": "hypothesis morphemes", "ref": "reference morphemes", "matched": "matched morphemes",
+                "errors": "errors (unmatched)", "f1": "F1", "agree": "segments agreeing",
+                "agreement": "speech level agreement", "hyp_spaces": "hypothesis spaces",
+                "ref_spaces": "reference spaces", "both": "spaces in both", "applied": "segments perturbed",
+                "not_applicable": "could not apply", "relative_to_drop": "relative to a dropped content eojeol",
+                "ci_low": "95 % CI low", "ci_high": "95 % CI high"}
 
 
 def _cell(column: str, value: object, top: bool = False) -> str:
-    """One ``<td>``: numbers right-aligned with ``data-value`` = repr of the float; text escaped."""
+    """One ``<td>``: numbers right-aligned with ``data-value`` = repr of the float; the booleans of
+    :data:`~korean_eval.exports.tables.BOOLEAN_TEXTS` as words; other text escaped."""
+    if isinstance(value, (bool, np.bool_)) and column in BOOLEAN_TEXTS:
+        return f"<td>{html.escape(BOOLEAN_TEXTS[column][0 if value else 1])}</td>"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         return f"<td>{html.escape('' if value is None or value is pd.NA else str(value))}</td>"
     number = float(value)
@@ -68,9 +89,13 @@ def _cell(column: str, value: object, top: bool = False) -> str:
     return f'<td class="{cls}" data-column="{html.escape(column)}" data-value="{number!r}">{shown}</td>'
 
 
-def html_table(frame: pd.DataFrame, table_id: str, top: Sequence[bool] | None = None) -> str:
-    """``frame`` as an HTML table (``id`` = ``table_id``); ``top`` marks rows whose value cell is bold."""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+def html_table(frame: pd.DataFrame, table_id: str, top: Sequence[bool] | None = None,
+               headers: Mapping[str, str] | None = None) -> str:
+    """``frame`` as an HTML table (``id`` = ``table_id``); ``top`` marks rows whose value cell is bold. Headers are
+    for people (``headers``, else :func:`~korean_eval.exports.tables.column_label`); each number cell keeps its
+    column's own name in ``data-column``."""
+    headers = headers or {}
+    head = "".join(f"<th>{html.escape(headers.get(c) or column_label(c))}</th>" for c in frame.columns)
     rows = []
     for i, row in enumerate(frame.itertuples(index=False)):
         bold = bool(top[i]) if top is not None else False
@@ -92,26 +117,48 @@ def _top_rows(corr: pd.DataFrame, statistic: str, grouping: str, top: TopCluster
                                        corr["metric"], strict=True)]
 
 
+#: The columns of a correlation grid the report shows (the plotted agreement beside the value as computed).
+SHOWN_GRID_COLUMNS = ["level", "metric", "value", "ci_low", "ci_high", "shown", "n", "higher_is_better", "top"]
+
+
+def _correlation_caption(statistic: str, has_ci: bool, as_grid: bool, top: TopClusters) -> str:
+    """What the correlation charts show, promising only what they draw."""
+    if not has_ci:
+        intervals = "No intervals were computed (the run's bootstrap was off)."
+    elif as_grid:
+        intervals = "The 95 % bootstrap intervals are in each cell's hover box and in the tables below."
+    else:
+        intervals = "Error bars: 95 % bootstrap intervals (segments resampled with all their systems)."
+    return (f"<p>{html.escape(STATISTIC_NAMES.get(statistic, statistic))} with the human scores per token level × "
+            "metric, drawn as <b>agreement</b>: an error rate (TER, CharacTER, EED: lower is better) agrees with the "
+            "humans when it correlates negatively, so its correlation is negated and labelled with a minus (−TER); "
+            "taller bars and darker cells always mean closer agreement. The tables give each value as computed. "
+            f"{intervals} Outlined, bold: the top significance cluster ({html.escape(top.method)}).</p>")
+
+
 def _correlation_section(results: Results, statistic: str, grouping: str, top: TopClusters) -> list[str]:
-    from korean_eval.exports.charts import correlation_figure
+    from korean_eval.exports.charts import BAR_LIMIT, correlation_figure
 
     families = dict(zip(results.token_stats["level"], results.token_stats["family"], strict=True))
+    grids = {g: correlation_grid(results, g, statistic, grouping, top.of(g)) for g in GRANULARITIES}
+    has_ci = any(bool(np.isfinite(grid["ci_low"].to_numpy(float)).any()) for grid in grids.values())
+    as_grid = any(len(grid) > BAR_LIMIT for grid in grids.values())
     out = ["<h2 id='correlations'>Correlation with the human scores</h2>",
-           f"<p>{html.escape(statistic.title())} correlation per token level × metric; error bars: 95 % bootstrap "
-           f"intervals (when computed); outlined / bold: the top significance cluster "
-           f"({html.escape(top.method)}). Error rates (TER, CharacTER, EED) agree with humans when they correlate "
-           "negatively.</p>"]
-    for granularity in GRANULARITIES:
-        grid = correlation_grid(results, granularity, statistic, grouping, top.of(granularity))
+           _correlation_caption(statistic, has_ci, as_grid, top)]
+    value_header = {"value": STATISTIC_NAMES.get(statistic, statistic) + " (as computed)"}
+    for granularity, grid in grids.items():
         if grid.empty:
             out.append(f"<p>No {granularity}-level correlations (no human scores).</p>")
             continue
-        title = f"{statistic.title()} correlation, {granularity} level"
-        out.append(_figure(correlation_figure(grid, families, granularity, title), f"correlation-{granularity}"))
-        out.append(html_table(grid, f"table-correlations-{granularity}", list(grid["top"])))
+        title = f"{STATISTIC_NAMES.get(statistic, statistic)}: agreement with the humans, {granularity} level"
+        out.append(_figure(correlation_figure(grid, families, granularity, title, statistic),
+                           f"correlation-{granularity}"))
+        shown = grid[SHOWN_GRID_COLUMNS].assign(metric=[metric_label(m) for m in grid["metric"]])
+        out.append(html_table(shown, f"table-correlations-{granularity}", list(grid["top"]), value_header))
     corr = results.correlations
-    out += ["<details><summary>Every correlation (all statistics and groupings), with 95 % intervals; bold: the top "
-            "cluster</summary>", html_table(corr, "table-correlations", _top_rows(corr, statistic, grouping, top)),
+    out += ["<details><summary>Every correlation (all statistics and groupings) as computed, with 95 % intervals; "
+            "bold: the top cluster</summary>", html_table(corr, "table-correlations",
+                                                          _top_rows(corr, statistic, grouping, top)),
             "</details>"]
     return out
 
@@ -171,6 +218,50 @@ def _tokens_section(results: Results) -> list[str]:
             html_table(tokens, "table-token-stats")]
 
 
+def _lens_section(lens: LensResult) -> list[str]:
+    """The Korean lens's section (:func:`korean_eval.lens.run.run_lens`): the error profile (heatmap with small
+    support greyed, and its table), speech levels and spacing per system, the perturbation probe when it ran, and
+    the correlations of error counts with the human scores when there are any."""
+    from korean_eval.exports.charts import lens_probe_figure, lens_profile_figure
+    from korean_eval.lens.pos_categories import CATEGORY_LABELS
+    from korean_eval.lens.profile import ALL, MIN_SUPPORT
+
+    whole = lens.profile[lens.profile["subcategory"] == ALL].drop(columns="subcategory")
+    whole = whole.assign(category=[CATEGORY_LABELS.get(c, c) for c in whole["category"]])
+    out = ["<h2 id='lens'>Korean lens</h2>",
+           "<p>Kiwi's morphological analysis of every hypothesis and reference: which kinds of Korean errors each "
+           "system makes (the same tables as <code>korean-eval profile</code>). Per category, F1 = 2·matched / "
+           "(hypothesis + reference morphemes), over counts summed per system. Grey cells rest on fewer than "
+           f"{MIN_SUPPORT} morphemes: too few to read (their counts are in the hover box and the table).</p>",
+           _figure(lens_profile_figure(lens.profile), "lens-profile"),
+           html_table(whole, "table-lens-profile", headers=LENS_HEADERS),
+           "<h3>Speech level and spacing per system</h3>",
+           html_table(lens.speech_levels, "table-lens-speech-levels", headers=LENS_HEADERS),
+           html_table(lens.spacing, "table-lens-spacing", headers=LENS_HEADERS)]
+    if lens.probe is not None:
+        out += ["<h3>Perturbation probe</h3>",
+                "<p>Each kind perturbs every reference once; the metric scores the perturbed reference against the "
+                "original. 1 = punished as much as dropping a content eojeol, 0 = not noticed, below 0 = rewarded."
+                "</p>", _figure(lens_probe_figure(lens.probe.summary), "lens-probe"),
+                "<details><summary>The probe's table</summary>",
+                html_table(lens.probe.summary, "table-lens-probe", headers=LENS_HEADERS), "</details>"]
+    links = lens.human_links
+    if not links.empty:
+        corr = links[links["analysis"] == "correlation"].drop(columns="analysis")
+        whole = corr[(corr["statistic"] == "pearson") & ~corr["feature"].str.contains("/", regex=False)]
+        out += ["<h3>What the humans punish</h3>",
+                "<p>Descriptive, not causal: Pearson r of each per-segment error count with the human score over all "
+                "(system, segment) pairs with both, with its bootstrap 95 % interval (negative: more such errors, "
+                "lower human scores).</p>",
+                html_table(whole.drop(columns="statistic"), "table-lens-human-links",
+                           headers={**LENS_HEADERS, "value": "Pearson r", "feature": "errors counted"}),
+                "<details><summary>Every subcategory and statistic</summary>",
+                html_table(corr, "table-lens-human-links-all", headers=LENS_HEADERS), "</details>"]
+    if lens.notes:
+        out.append("<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in lens.notes) + "</ul>")
+    return out
+
+
 def _run_section(results: Results, evalset: EvalSet | None, meta: Mapping[str, object]) -> list[str]:
     signatures = pd.DataFrame([{"configuration": k, "signature": v} for k, v in results.signatures().items()])
     out = ["<h2 id='run'>Settings, signatures and data</h2>",
@@ -191,9 +282,12 @@ def _run_section(results: Results, evalset: EvalSet | None, meta: Mapping[str, o
 
 
 def html_report(results: Results, evalset: EvalSet | None, top: TopClusters, statistic: str = "pearson",
-                grouping: str = "none", meta: Mapping[str, object] | None = None) -> str:
+                grouping: str = "none", meta: Mapping[str, object] | None = None,
+                lens: LensResult | None = None) -> str:
     """The whole report as one HTML document (see the module docstring). ``meta``: the run's settings and
-    signatures as :func:`korean_eval.exports.csv_zip.run_metadata` gives them (written in full)."""
+    signatures as :func:`korean_eval.exports.csv_zip.run_metadata` gives them (written in full); ``lens``: the
+    Korean lens of the same data (:func:`korean_eval.lens.run.run_lens`), whose section the report then holds
+    (nothing is computed for it here)."""
     from plotly.offline import get_plotlyjs
 
     from korean_eval.exports.csv_zip import run_metadata
@@ -210,9 +304,12 @@ def html_report(results: Results, evalset: EvalSet | None, top: TopClusters, sta
     if evalset is not None and evalset.human_note:
         intro.append(f"<div class='note' id='human-note'>{html.escape(evalset.human_note)}</div>")
     intro.append("<p><a href='#correlations'>Correlations</a> · <a href='#scores'>Scores and rankings</a> · "
-                 "<a href='#tokens'>Tokens</a> · <a href='#run'>Settings, signatures, data</a></p>")
+                 "<a href='#tokens'>Tokens</a> · " + ("<a href='#lens'>Korean lens</a> · " if lens is not None else "")
+                 + "<a href='#run'>Settings, signatures, data</a></p>")
     has_human = results.human_matrix.size > 0 and bool(np.isfinite(results.human_matrix).any())
     body = (_correlation_section(results, statistic, grouping, top) if has_human else
             ["<h2 id='correlations'>Correlation with the human scores</h2><p>No human scores: no correlations.</p>"])
-    body += _scores_section(results) + _tokens_section(results) + _run_section(results, evalset, meta)
+    body += _scores_section(results) + _tokens_section(results)
+    body += _lens_section(lens) if lens is not None else []
+    body += _run_section(results, evalset, meta)
     return "\n".join(head + intro + body + ["</body></html>", ""])

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from korean_eval.metaeval.tables.agreement import agreement_columns
 from korean_eval.metrics import METRIC_NAMES, metric_info
 from korean_eval.model.defaults import ALPHA, RESAMPLES, SEED
 from korean_eval.model.results import Results
@@ -26,7 +27,8 @@ from korean_eval.model.vocabulary import GRANULARITIES, grouping_used
 
 #: The significance test behind the top cluster (valid for every statistic, granularity and grouping).
 TOP_CLUSTER_TEST = "perm-inputs"
-GRID_COLUMNS = ["level", "metric", "value", "ci_low", "ci_high", "n", "higher_is_better", "top"]
+GRID_COLUMNS = ["level", "metric", "value", "ci_low", "ci_high", "n", "higher_is_better", "top", "negated", "shown",
+                "shown_low", "shown_high"]
 SCORE_COLUMNS = ["metric", "system", "column", "score", "rank"]
 HUMAN_COLUMN = "Human"
 
@@ -100,14 +102,13 @@ def correlation_grid(results: Results, granularity: str, statistic: str, groupin
                      top: frozenset[Config] = frozenset()) -> pd.DataFrame:
     """The rows of ``results.correlations`` of one granularity, statistic and grouping (the grouping the
     granularity uses: :func:`korean_eval.model.vocabulary.grouping_used`), in the run's level × metric order, with
-    ``top`` True for the configurations of the top cluster. Columns :data:`GRID_COLUMNS`; ``ci_low``/``ci_high``
-    NaN when no bootstrap was run."""
+    ``top`` True for the configurations of the top cluster and the agreement drawn for each
+    (:func:`korean_eval.metaeval.tables.agreement.agreement_columns`: ``negated``, ``shown``, ``shown_low``,
+    ``shown_high``). Columns :data:`GRID_COLUMNS`; ``ci_low``/``ci_high`` NaN when no bootstrap was run."""
     corr = results.correlations
     rows = corr[(corr["granularity"] == granularity) & (corr["statistic"] == statistic)
                 & (corr["grouping"] == grouping_used(granularity, grouping))].copy()
-    for col in ("ci_low", "ci_high"):
-        if col not in rows:
-            rows[col] = np.nan
+    rows = agreement_columns(rows, results.higher_is_better)
     order = {(lv, m): i for i, (lv, m) in enumerate((lv, m) for lv in run_levels(results) for m in run_metrics(results))}
     rows["order"] = [order.get((lv, m), len(order)) for lv, m in zip(rows["level"], rows["metric"], strict=True)]
     rows["top"] = [(lv, m) in top for lv, m in zip(rows["level"], rows["metric"], strict=True)]
@@ -179,3 +180,43 @@ def format_rank(rank: float) -> str:
     if rank is None or not np.isfinite(rank):
         return "–"
     return str(int(rank)) if float(rank).is_integer() else f"{rank:g}"
+
+
+#: Column headers of the report's tables, for people; a column not listed shows its name with spaces for ``_``
+#: (:func:`column_label`). The cells keep the column's own name in ``data-column``.
+COLUMN_LABELS: dict[str, str] = {
+    "level": "token level",
+    "ci_low": "95 % CI low",
+    "ci_high": "95 % CI high",
+    "n": "n (points)",
+    "n_groups": "groups",
+    "n_undefined": "undefined groups",
+    "epsilon": "ε (acc_eq tie threshold)",
+    "higher_is_better": "direction",
+    "top": "top cluster",
+    "shown": "agreement (as drawn)",
+    "system_a": "system A",
+    "system_b": "system B",
+    "metric_a": "metric score A",
+    "metric_b": "metric score B",
+    "human_a": "human score A",
+    "human_b": "human score B",
+    "version": "tokenizer version",
+    "human_mean": "mean human score",
+    "human_rank": "human rank",
+    "metric_score": "metric score",
+    "metric_rank": "metric rank",
+}
+#: Boolean columns written as words: column → (text when true, text when false).
+BOOLEAN_TEXTS: dict[str, tuple[str, str]] = {
+    "higher_is_better": ("higher is better", "lower is better (error rate)"),
+    "top": ("yes", "–"),
+}
+#: A statistic's name in a header (the value column of one statistic's table).
+STATISTIC_NAMES: dict[str, str] = {"pearson": "Pearson r", "spearman": "Spearman ρ", "kendall": "Kendall τ-b",
+                                   "pdp": "PDP (pairwise difference Pearson)"}
+
+
+def column_label(column: str) -> str:
+    """The header of ``column`` in a report table: :data:`COLUMN_LABELS`, else its name with spaces for ``_``."""
+    return COLUMN_LABELS.get(column, str(column).replace("_", " "))

@@ -58,6 +58,20 @@ KIND_LABELS: dict[str, str] = {
     "drop_content": "a content eojeol dropped",
     "negation": "negation 안 added",
 }
+#: Column labels of the probe's heatmaps (two short lines, so that 10 kinds fit side by side; the dashboard's and
+#: the HTML report's).
+KIND_SHORT_LABELS: dict[str, str] = {
+    "particle_within": "particle<br>within class",
+    "particle_across": "particle<br>across",
+    "speech_level": "speech<br>level",
+    "honorific": "honorific<br>시",
+    "tense": "tense<br>었",
+    "spacing": "one<br>spacing slip",
+    "eojeol_swap": "eojeol<br>swap",
+    "number": "number<br>changed",
+    "drop_content": "content<br>dropped",
+    "negation": "negation<br>안",
+}
 
 SEVERE_KIND = "drop_content"
 """The kind every other kind's score change is compared with (a severe error: a content word lost)."""

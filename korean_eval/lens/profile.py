@@ -37,6 +37,13 @@ SYSTEM_COLUMNS = ["system", "category", "subcategory", "segments", *COUNT_COLUMN
 
 _Bags = dict[tuple[str, str], Counter]
 
+#: Support of a profile value: the morphemes it is computed over (precision: the hypothesis's, recall: the
+#: reference's, F1: both sides'). A ratio resting on fewer than :data:`MIN_SUPPORT` morphemes says little (an F1 of
+#: 0 over 2 morphemes), so every picture of the profile (the dashboard's heatmap, the HTML report's) greys it and
+#: says so; its counts are in the hover box and the tables.
+SUPPORT_COLUMNS: dict[str, tuple[str, ...]] = {"precision": ("hyp",), "recall": ("ref",), "f1": ("hyp", "ref")}
+MIN_SUPPORT = 20
+
 
 def morpheme_key(m: Morpheme) -> tuple[str, str]:
     """The morpheme as the profile compares it: (form, tag without ``-R``/``-I``)."""
@@ -124,6 +131,26 @@ def system_table(segments: pd.DataFrame, systems: Sequence[str]) -> pd.DataFrame
     sums["precision"], sums["recall"], sums["f1"] = ratios(sums["hyp"], sums["ref"], sums["matched"])
     sys_pos = sums["system"].map({s: i for i, s in enumerate(systems)}).to_numpy()
     return _sorted(sums, sys_pos)[SYSTEM_COLUMNS]
+
+
+def support(counts, value: str):
+    """The support of ``value`` (:data:`SUPPORT_COLUMNS`: the morphemes a precision, recall or F1 is computed over)
+    from ``counts``, a profile table or a mapping of its count columns (``hyp``, ``ref``) to equally shaped frames
+    (e.g. systems × categories); None for a value that is not such a ratio (an error count)."""
+    columns = SUPPORT_COLUMNS.get(value)
+    if columns is None:
+        return None
+    total = counts[columns[0]]
+    for column in columns[1:]:
+        total = total + counts[column]
+    return total
+
+
+def small_support(counts, value: str, minimum: int = MIN_SUPPORT):
+    """True where ``value`` rests on fewer than ``minimum`` morphemes (:func:`support`; ``counts`` as there), of
+    the shape of ``counts["hyp"]``; all False for a value that is not a ratio."""
+    total = support(counts, value)
+    return counts["hyp"] < 0 if total is None else total < minimum
 
 
 def unmatched(hyp: Analysis, ref: Analysis, category: str | None = None, subcategory: str = ALL) -> tuple[list[Morpheme], list[Morpheme]]:
