@@ -109,9 +109,10 @@ def test_lens_profile_greys_cells_on_few_morphemes():
                          "ref": ref, "matched": matched, "errors": hyp + ref - 2 * matched, "precision": f1,
                          "recall": f1, "f1": f1})
     fig = lens_profile_figure(pd.DataFrame(rows))
-    coloured, grey = (np.asarray(t.z, dtype=float) for t in fig.data)
+    values, grey = (np.asarray(t.z, dtype=float) for t in fig.data)
     other = 6
-    assert np.isnan(coloured[0, other]) and grey[0, other] == 1  # A's F1 of 0 over 2 morphemes: grey, not darkest
-    assert np.isfinite(coloured[1, other]) and np.isnan(grey[1, other])
+    assert values[0, other] == 0 and grey[0, other] == 1  # A's F1 of 0 over 2 morphemes: covered grey, not darkest
+    assert fig.data[0].text[0][other] == "" and fig.data[1].text[0][other] == "0.000"  # its value in grey text
+    assert values[1, other] == 0.75 and np.isnan(grey[1, other])
     assert fig.data[0].zmin == pytest.approx(0.75)  # the colour scale spans the readable cells only
     assert "fewer than" in fig.data[1].customdata[0][other] and "1 hypothesis" in fig.data[1].customdata[0][other]

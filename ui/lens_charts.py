@@ -44,11 +44,12 @@ def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bo
     darkest) so that differences near 1 stay visible; errors per segment: darker red = more errors. ``counts``
     (:func:`ui.lens_views.profile_counts`) go into the hover boxes; cells of ``small`` (True: the value rests on
     fewer than :data:`~korean_eval.lens.profile.MIN_SUPPORT` morphemes, :func:`korean_eval.lens.profile.small_support`)
-    are grey with grey text and take no part in the colour scale."""
+    are covered by a grey layer with grey text and take no part in the colour scale (the first trace keeps every
+    value)."""
     z = matrix.to_numpy(float)
     low_support = small.to_numpy(bool) if small is not None else np.zeros(z.shape, bool)
-    coloured = np.where(low_support, np.nan, z)
-    finite = coloured[np.isfinite(coloured)]
+    readable = np.where(low_support, np.nan, z)
+    finite = readable[np.isfinite(readable)]
     low = float(finite.min()) if finite.size else 0.0
     high = float(finite.max()) if finite.size else 1.0
     columns = [CATEGORY_LABELS[c].replace(" ", "<br>", 1) for c in matrix.columns]
@@ -63,7 +64,7 @@ def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bo
     hover = [[f"system {r}<br>{c}<br>{h}" for c, h in zip(columns, row, strict=True)] for r, row in zip(rows, hover, strict=True)]
     heatmap = dict(
         type="heatmap",
-        z=coloured,
+        z=z,
         x=columns,
         y=rows,
         colorscale="Blues_r" if higher_is_better else "Reds",

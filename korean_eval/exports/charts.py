@@ -216,7 +216,7 @@ def lens_profile_figure(profile: pd.DataFrame) -> go.Figure:
     """The Korean lens's error profile: F1 of each system's morphemes per category (``profile``: the lens's
     ``profile.csv``), the lowest darkest; a cell whose F1 rests on fewer than
     :data:`~korean_eval.lens.profile.MIN_SUPPORT` morphemes (:func:`korean_eval.lens.profile.small_support`, the
-    dashboard's rule) grey, out of the colour scale; every cell's counts in its hover box."""
+    dashboard's rule) covered by a grey layer and out of the colour scale; every cell's counts in its hover box."""
     from korean_eval.lens.pos_categories import CATEGORIES, CATEGORY_LABELS
     from korean_eval.lens.profile import ALL, MIN_SUPPORT, small_support
 
@@ -239,11 +239,11 @@ def lens_profile_figure(profile: pd.DataFrame) -> go.Figure:
                            f"{int(r['hyp']):,} hypothesis and {int(r['ref']):,} reference morphemes "
                            f"({int(r['matched']):,} matched)"
                            + (f"<br>fewer than {MIN_SUPPORT} morphemes: too few to read" if grey[i, j] else ""))
-    coloured = np.where(grey, np.nan, z)
-    finite = coloured[np.isfinite(coloured)]
+    readable = np.where(grey, np.nan, z)  # the colour scale spans these; grey cells are covered by a layer
+    finite = readable[np.isfinite(readable)]
     columns = [CATEGORY_LABELS[c].replace(" ", "<br>", 1) for c in CATEGORIES]
     fig = go.Figure(go.Heatmap(
-        z=coloured, x=list(range(len(CATEGORIES))), y=list(range(len(systems))), colorscale="Blues_r",
+        z=z, x=list(range(len(CATEGORIES))), y=list(range(len(systems))), colorscale="Blues_r",
         zmin=min(float(finite.min()) if finite.size else 0.0, 0.999), zmax=1,
         text=[[t if not g else "" for t, g in zip(tr, gr, strict=True)] for tr, gr in zip(text, grey, strict=True)],
         texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 1), customdata=hover,
