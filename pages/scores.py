@@ -36,7 +36,8 @@ for tab, metric in zip(tabs, metrics, strict=True):
         text, css = state.display_table(
             ctx, "score_table", lambda m=metric: display_tables.score_table_text(*views.score_table(res, m)), metric
         )
-        fit_table(text, styles=css)
+        for group in display_tables.column_groups(text, keep=2):  # system, Human, then as many levels as fit
+            fit_table(text[[*text.columns[:2], *group]], styles=css[[*css.columns[:2], *group]])
         if not res.higher_is_better(metric):
             st.caption(f"{md_escape(views.metric_label(metric))} is an error rate: lower is better, rank 1 = lowest.")
 
@@ -84,15 +85,19 @@ else:
 
     st.markdown(f"**Ranking view: human order and {md_escape(label)}'s order at each level**")
     text, between = sig_views.ranking_table(state.ranking_view(ctx, metric, human_test))
-    fit_table(
-        text,
-        styles=between.map(sig_views.label_css),
-        break_anywhere=list(text.columns),  # with many levels, long system names may break to fit
-    )
+    # every column as wide as a system name: with many levels (or long names) the levels are split over several
+    # tables, each beginning with the human order, so that no name breaks
+    groups = display_tables.column_groups(text, keep=1)
+    for group in groups:
+        columns = [text.columns[0], *group]
+        fit_table(text[columns], styles=between[columns].map(sig_views.label_css))
     st.caption(
         "Systems best first, one row per position (human mean score, or system score; for an error rate the lowest "
         "first). A cell's colour "
-        "is the label of that system and the one **below it** in the same column (legend below). " + resampling
+        "is the label of that system and the one **below it** in the same column (legend below). "
+        + (f"The {len(text.columns) - 1} levels are split over {len(groups)} tables, each beginning with the "
+           "humans' order, so that system names stay whole. " if len(groups) > 1 else "")
+        + resampling
     )
 
     st.subheader(f"System pairs: does {md_escape(label)} order them as the humans do?")

@@ -6,6 +6,7 @@ backend; nothing is computed here.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -165,3 +166,38 @@ def with_ceiling(numbers: pd.DataFrame, ceiling_rows: pd.DataFrame | None) -> pd
     )
     rows = rows[[c for c in rows.columns if c in numbers.columns]]
     return pd.concat([numbers, rows], ignore_index=True).fillna(formats.DASH)
+
+
+#: The width a table may take on the narrowest screen the pages are laid out for (1280 px, sidebar open), px; the
+#: width of one character of table text (Latin; a wide character, e.g. Hangul, counts twice) and a cell's padding.
+TABLE_WIDTH_PX = 760
+CHAR_PX = 8
+CELL_PADDING_PX = 26
+
+
+def text_width(text: str) -> int:
+    """``text``'s width in Latin characters: a wide (East Asian) character counts 2."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def column_groups(frame: pd.DataFrame, keep: int = 1) -> list[list[str]]:
+    """``frame``'s columns after the first ``keep``, in groups small enough that a table of the ``keep`` columns and
+    one group fits :data:`TABLE_WIDTH_PX` with every column at least as wide as the longest word in it (header
+    included), so that no name breaks mid-word: all in one group when they fit, else as many per group as fit (one at
+    least)."""
+
+    def width(column: str) -> int:
+        words = [w for text in [str(column), *frame[column].astype(str)] for w in text.split()]
+        return CHAR_PX * max((text_width(w) for w in words), default=1) + CELL_PADDING_PX
+
+    budget = TABLE_WIDTH_PX - sum(width(c) for c in frame.columns[:keep])
+    groups: list[list[str]] = [[]]
+    used = 0
+    for column in frame.columns[keep:]:
+        w = width(column)
+        if groups[-1] and used + w > budget:
+            groups.append([])
+            used = 0
+        groups[-1].append(column)
+        used += w
+    return groups
