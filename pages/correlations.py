@@ -63,11 +63,24 @@ ceilings = ceiling.ceiling_rows(state.human_ceiling(ctx, with_ci=ci), s.statisti
 tops = sections.headline_cards(ctx, view)
 sections.correlation_charts(ctx, view, undefined, form or "auto", tops, ceilings)
 sections.ceiling_notice(view, ceilings)
-with st.expander("Numbers behind the charts" + (", with 95% confidence intervals" if ci else ""), icon=":material/table:"):
-    numbers = display_tables.with_ceiling(views.numbers_table(view), ceiling.ceiling_table_rows(ceilings, views.ci_text))
-    fit_table(numbers, height=560, break_anywhere=["signature"])
-    if not ci:
-        st.caption("Switch on the 95% confidence intervals above to add them to this table.")
+# opened on request (drawn only while open: a closed expander's table is still drawn by the browser otherwise)
+numbers_box = st.expander("Numbers behind the charts" + (", with 95% confidence intervals" if ci else ""),
+                          icon=":material/table:", key="corr_numbers", on_change="rerun")
+if numbers_box.open:
+    with numbers_box:
+        numbers = display_tables.with_ceiling(views.numbers_table(view),
+                                              ceiling.ceiling_table_rows(ceilings, views.ci_text))
+        fit_table(numbers.drop(columns="signature"), height=560 if len(numbers) > 14 else None)
+        if not ci:
+            st.caption("Switch on the 95% confidence intervals above to add them to this table.")
+        st.markdown("**Signatures** — each configuration's is its metric's signature followed by its level's "
+                    "`level:` part (also in every chart's hover box)")
+        by_metric, by_level = views.signature_tables(res)
+        m_col, l_col = st.columns([3, 1], gap="medium")
+        with m_col:
+            fit_table(by_metric, break_anywhere=["signature"])
+        with l_col:
+            fit_table(by_level, break_anywhere=["level part"])
 partly = view[view["value"].isna() & ~view["granularity"].map(lambda g: bool(undefined[g]))]
 if len(partly):
     st.caption(
@@ -124,17 +137,9 @@ st.caption(
     "configuration starts a new cluster when a member of the current one beats it at α = "
     f"{state.ALPHA:g}. Error rates (TER) are compared by their agreement (−r)."
 )
-g1, g2, g3 = st.columns([2, 1, 2])
-sig_on = g1.toggle(
-    "Compute the significance matrix",
-    value=False,
-    key="sig_on",
-    persist_state="session",
-    help=f"{state.N_RESAMPLES} seeded permutations per pair of configurations; a second or two for Pearson on "
-    "small data, longer for Spearman/Kendall and many configurations. Cached: computed once per data and setting.",
-)
-sig_gran = g2.radio("Level", list(vocab.GRANULARITIES), key="sig_gran", persist_state="session", horizontal=True)
-sig_test = g3.radio(
+g1, g2 = st.columns([1, 2])
+sig_gran = g1.radio("Level", list(vocab.GRANULARITIES), key="sig_gran", persist_state="session", horizontal=True)
+sig_test = g2.radio(
     "Test",
     list(sig_views.SIGNIFICANCE_TESTS),
     format_func=sig_views.SIGNIFICANCE_TESTS.get,
@@ -156,36 +161,16 @@ if not views.is_correlation(s.statistic):
     )
 elif n_configs < 2:
     st.info("Significance compares configurations: choose at least two (token levels × metrics) in the sidebar.")
-elif sig_on:
+elif state.cached_significance(ctx, s.statistic, sig_gran, s.grouping, sig_test) is not None:
     sections.significance_matrix(ctx, s.statistic, sig_gran, sig_test)
-else:
-    st.caption("Switch the toggle on to compute the matrix (cached afterwards for these data and settings).")
+elif sections.significance_request(ctx, s.statistic, sig_gran, sig_test):
+    sections.significance_matrix(ctx, s.statistic, sig_gran, sig_test)
 
-with st.expander("Is one configuration significantly better than another?", icon=":material/balance:"):
-    configs = [vocab.config_name(lv, m) for lv, m in zip(view["level"], view["metric"], strict=True)]
-    configs = list(dict.fromkeys(configs))
-
-    def _label(config: str) -> str:
-        level, metric = vocab.parse_config(config)
-        return f"{views.metric_label(metric)} at {level}"
-
-    k1, k2, k3 = st.columns([2, 2, 1])
-    a = k1.selectbox("Configuration A", configs, format_func=_label, key="cmp_a", persist_state="session")
-    b = k2.selectbox("Configuration B", configs, index=min(1, len(configs) - 1), format_func=_label, key="cmp_b",
-                     persist_state="session")
-    gran = k3.radio("Level", list(vocab.GRANULARITIES), key="cmp_gran", persist_state="session")
-    if not views.is_correlation(s.statistic):
-        st.caption("Comparisons test correlations: choose Pearson, Spearman or Kendall in the sidebar.")
-    elif a == b:
-        st.caption("Pick two different configurations.")
-    else:
-        verdict = state.comparison(ctx, a, b, s.statistic, gran, s.grouping)
-        (st.success if verdict["significant"] else st.info)(md_escape(verdict["sentence"]))
-        st.caption(
-            "One-sided paired permutation test (segments swapped whole; exact when there are at most 16 units), and "
-            "at the system level also the Williams test, over the points both share; error rates are compared by "
-            "their agreement (−r)."
-        )
+compare_box = st.expander("Is one configuration significantly better than another?", icon=":material/balance:",
+                          key="corr_compare", on_change="rerun")
+if compare_box.open:  # tested only while open
+    with compare_box:
+        sections.comparison(ctx, view)
 
 for note in res.notes:
     st.caption(md_escape(note))

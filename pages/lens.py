@@ -5,11 +5,17 @@ import json
 
 import streamlit as st
 
+from korean_eval.lens.costs import lens_estimate
 from korean_eval.lens.perturb import KIND_LABELS
 from korean_eval.lens.pos_categories import CATEGORIES, CATEGORY_LABELS
+from korean_eval.lens.profile import MIN_SUPPORT, small_support
 from korean_eval.model.vocabulary import VECTOR_STATISTICS
 from ui import display_tables, lens_charts, lens_spans, lens_state, lens_views, state, views
+from ui.formats import duration
 from ui.widgets import chart, csv_button, fit_table, human_note, md_escape, text_pairs
+
+#: Lens work estimated at up to this many seconds runs when the page opens; longer work waits for its button.
+AUTO_SECONDS = 15
 
 state.enter_page("pages/lens.py")
 data = state.evalset()
@@ -28,9 +34,27 @@ human_note(data)
 if not data.refs:
     st.info("These data are metric scores only, without texts: the lens needs hypotheses and references.")
     st.stop()
-if not (config.levels and config.metrics):
+want_probe = bool(config.levels and config.metrics)
+if not want_probe:
     st.info("Choose token levels and metrics in the sidebar to run the perturbation probe on them.")
-result = lens_state.lens_result(data, config)
+estimate = lens_estimate(data, config)
+probe_key, base_key = (lens_state.lens_key(data, config, probe) for probe in (True, False))
+result = (lens_state.cached_lens(data, config, True) if want_probe else None) or lens_state.cached_lens(
+    data, config, False)
+# slow work runs on request: the probe over many levels (or a large set's analysis) waits for its button
+need_probe = want_probe and (result is None or result.probe is None) and (
+    estimate.total <= AUTO_SECONDS or lens_state.asked(probe_key))
+if result is None and not need_probe and estimate.analysis > AUTO_SECONDS and not lens_state.asked(base_key):
+    st.button("Run the Korean lens", key="lens_run", icon=":material/play_arrow:", on_click=lens_state.ask,
+              args=(base_key,))
+    st.caption(f"Kiwi's analysis of {len(data.systems)} systems' outputs and their references: "
+               f"{duration(estimate.analysis)} (estimated from measured costs per character). Computed once for "
+               "these data, then kept. The perturbation probe over your token levels × metrics waits for a button "
+               f"of its own ({duration(estimate.probe)}).")
+    st.stop()
+if result is None or need_probe:
+    result = lens_state.lens_result(data, config, need_probe,
+                                     estimate.total if need_probe else estimate.analysis)
 if result is None:
     st.stop()
 
@@ -44,12 +68,17 @@ with profile_tab:
                                  default="f1", required=True, key="lens_profile_value", persist_state="session")
     matrix = lens_views.profile_matrix(result, value)
     label = lens_views.PROFILE_VALUES[value]
-    chart(lens_charts.profile_heatmap(matrix, label, value != "errors_per_segment"), f"lens-profile-{value}")
+    counts = lens_views.profile_counts(result)
+    small = small_support(counts, value)
+    chart(lens_charts.profile_heatmap(matrix, label, value != "errors_per_segment", counts, small),
+          f"lens-profile-{value}")
     st.caption(
         "A morpheme is Kiwi's (form, tag). Per category: precision = matched / hypothesis morphemes, recall = "
         "matched / reference morphemes, F1 = 2·matched / (both), over counts summed per system; errors = unmatched "
         "morphemes on both sides (a wrong particle counts 2). Categories: content (N*, V*, MM, MA*, IC, XR), "
-        "particles (J*), endings (E*), affixes (XPN, XS*), foreign script & numbers (SL, SH, SN), punctuation (S*)."
+        "particles (J*), endings (E*), affixes (XPN, XS*), foreign script & numbers (SL, SH, SN), punctuation (S*). "
+        f"**Grey cells** rest on fewer than {MIN_SUPPORT} morphemes (the hypotheses' for precision, the "
+        "references' for recall, both for F1): too few to read; hover any cell for its counts."
     )
     c1, c2, c3 = st.columns(3)
     system = c1.selectbox("System", list(matrix.index), key="lens_system", persist_state="session")
@@ -91,8 +120,16 @@ with speech_tab:
                          "spaces the reference does not have")
 
 with probe_tab:
-    if result.probe is None:
+    if result.probe is None and not want_probe:
         st.info("Choose token levels and metrics in the sidebar to run the perturbation probe.")
+    elif result.probe is None:
+        st.button("Run the perturbation probe", key="lens_probe_run", icon=":material/play_arrow:",
+                  on_click=lens_state.ask, args=(probe_key,))
+        st.caption(
+            f"Every reference perturbed in {len(KIND_LABELS)} ways, then scored at {len(config.levels)} token "
+            f"level(s) × {len(config.metrics)} metric(s): {duration(estimate.probe)} (estimated from measured costs "
+            "per character; less where tokens are cached). Computed once for these data and settings, then kept."
+        )
     else:
         shown = st.segmented_control("Show", list(lens_views.PROBE_VALUES), format_func=lens_views.PROBE_VALUES.get,
                                      default="relative_to_drop", required=True, key="lens_probe_value")

@@ -573,14 +573,14 @@ def _sample_results(at: AppTest):
     return state._store().get(state.results_key(load_sample(), at.session_state[state.SETTINGS_KEY].config))
 
 
-def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeypatch):
+def test_significance_matrix_is_behind_a_button_then_drawn_with_clusters(monkeypatch):
     from korean_eval.metaeval.tables import significance
     at = run_app()
     assert significance_figure(at) is None  # off by default: nothing computed
     calls = []
     original = significance.significance_table
     monkeypatch.setattr(significance, "significance_table", lambda *a, **k: calls.append(1) or original(*a, **k))
-    at.toggle(key="sig_on").set_value(True).run()
+    at.button(key="sig_compute").click().run()
     assert_clean(at)
     fig = significance_figure(at)
     assert fig is not None and any("Pearson r, segment level" in c.value for c in at.caption)
@@ -612,8 +612,10 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     members = [m.rsplit(" (", 1)[0] for cell in shown["configurations (agreement)"] for m in cell.split(", ")]
     assert row_names == members and any(name.startswith("−TER@") for name in row_names)
     assert any("1000 permutations, seed 12345" in c.value for c in at.caption)
-    # settings change → a new matrix; going back is served from the cache
+    # settings change → a new matrix on request (never computed at the change); going back is served from the cache
     at.radio(key="sig_gran").set_value("system").run()
+    assert significance_figure(at) is None
+    at.button(key="sig_compute").click().run()
     assert significance_figure(at) is not None
     assert any("Pearson r, system level" in c.value for c in at.caption)
     before = len(calls)
@@ -624,6 +626,7 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     # grouping is not what is checked here)
     at.selectbox(key="grouping").set_value("system")
     at.radio(key="sig_test").set_value("williams").run()
+    at.button(key="sig_compute").click().run()
     assert_clean(at)
     assert any("Empty cells: p undefined" in c.value for c in at.caption)
 
@@ -744,8 +747,10 @@ def test_acc_eq_is_offered_with_spa_at_system_level_and_spa_beside_pairwise_accu
 
 
 def test_computed_statistics_are_offered_as_downloads():
-    at = run_app("pages/scores.py", sig_on=True)
+    at = run_app("pages/scores.py")
     at.switch_page("pages/correlations.py").run()
+    if any(b.key == "sig_compute" for b in at.button):  # not computed yet in this process
+        at.button(key="sig_compute").click().run()
     at.switch_page("pages/downloads.py").run()
     assert_clean(at)
     labels = [b.label for b in at.get("download_button")]

@@ -210,10 +210,13 @@ def test_no_module_level_mutable_state(path):
 
 
 def test_hostile_names_and_segments_are_escaped_on_every_page():
-    at = upload_hostile(sig_on=True)
+    at = upload_hostile()
     seen_in_charts = {"script": False, "img": False, "metric": False}
     for page in PAGES:
         at.switch_page(page).run()
+        if page == "pages/correlations.py":
+            if any(b.key == "sig_compute" for b in at.button):  # not computed yet in this process
+                at.button(key="sig_compute").click().run()  # the significance matrix: hostile names in its labels
         assert not at.exception, (page, [e.value for e in at.exception])
         assert not at.error, (page, [unescape(e.value) for e in at.error])
         texts, specs = rendered(at)
@@ -385,7 +388,7 @@ def _everything(at: AppTest) -> str:
 def test_one_users_data_never_reaches_another_session():
     marker_system, marker_text = "private_sys_7f3a", "비밀 문장 7f3a 입니다"
     # session A loads its own data through the Data page and computes every statistic
-    a = data_page(sig_on=True, pair_human_test="wilcoxon")
+    a = data_page(pair_human_test="wilcoxon")
     a.file_uploader(key="up_refs").set_value([("ref.txt", text(REF), "text/plain")])
     a.file_uploader(key="up_systems").set_value(
         [(f"{marker_system}.txt", text([marker_text, *SYS_A[1:]]), "text/plain"),
@@ -400,6 +403,9 @@ def test_one_users_data_never_reaches_another_session():
     seen_by_a = []
     for page in PAGES:
         a.switch_page(page).run()
+        if page == "pages/correlations.py":
+            if any(x.key == "sig_compute" for x in a.button):  # not computed yet in this process
+                a.button(key="sig_compute").click().run()
         assert not a.exception and not a.error
         seen_by_a.append(_everything(a))
     assert marker_system in "".join(seen_by_a) and "7f3a" in "".join(seen_by_a)  # (A sees its own data)
@@ -409,13 +415,16 @@ def test_one_users_data_never_reaches_another_session():
 
     # session B, started afterwards in the same server process, sees the bundled sample on every page
     b = AppTest.from_file(APP, default_timeout=300)
-    for k, v in {"level|mecab": False, "level|kiwi": False, "level|jamo": False, "sig_on": True}.items():
+    for k, v in {"level|mecab": False, "level|kiwi": False, "level|jamo": False}.items():
         b.session_state[k] = v
     b.run()
     assert state.EVALSET_KEY not in b.session_state
     assert any("bundled sample" in c.value and "5 systems × 120 segments" in c.value for c in b.sidebar.caption)
     for page in PAGES:
         b.switch_page(page).run()
+        if page == "pages/correlations.py":
+            if any(x.key == "sig_compute" for x in b.button):  # not computed yet in this process
+                b.button(key="sig_compute").click().run()
         assert not b.exception and not b.error
         shown = _everything(b)
         assert marker_system not in shown and "7f3a" not in shown, page

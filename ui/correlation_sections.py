@@ -1,13 +1,16 @@
-"""Sections of the Correlations page that draw: the headline cards, the metric × level charts and the significance
-matrix (Streamlit; the statements are :mod:`ui.headlines`, the figures :mod:`ui.charts` / :mod:`ui.grid_charts`)."""
+"""Sections of the Correlations page that draw: the headline cards, the metric × level charts, the significance
+matrix (on request, with an estimate of its time) and the comparison of two configurations (Streamlit; the
+statements are :mod:`ui.headlines`, the figures :mod:`ui.charts` / :mod:`ui.grid_charts`)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
+from korean_eval.metaeval.tables.costs import significance_seconds
 from korean_eval.model import vocabulary as vocab
-from ui import ceiling, grid_charts, headlines, state, views
+from ui import ceiling, formats, grid_charts, headlines, state, views
 from ui import significance_views as sig_views
 from ui.state import Context
 from ui.widgets import chart, fit_table, md_escape
@@ -156,3 +159,52 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
         f"clusters (outlined) at α = {state.ALPHA:g}. The full table (every ordered pair, r of each side, n) is on "
         "the Downloads page."
     )
+
+
+def comparison(ctx: Context, view: pd.DataFrame) -> None:
+    """Two configurations picked by the user, compared by :func:`ui.state.comparison` (a verdict in a sentence)."""
+    s = ctx.settings
+    configs = list(dict.fromkeys(vocab.config_name(lv, m) for lv, m in zip(view["level"], view["metric"], strict=True)))
+
+    def _label(config: str) -> str:
+        level, metric = vocab.parse_config(config)
+        return f"{views.metric_label(metric)} at {level}"
+
+    k1, k2, k3 = st.columns([2, 2, 1])
+    a = k1.selectbox("Configuration A", configs, format_func=_label, key="cmp_a", persist_state="session")
+    b = k2.selectbox("Configuration B", configs, index=min(1, len(configs) - 1), format_func=_label, key="cmp_b",
+                     persist_state="session")
+    gran = k3.radio("Level", list(vocab.GRANULARITIES), key="cmp_gran", persist_state="session")
+    if not views.is_correlation(s.statistic):
+        st.caption("Comparisons test correlations: choose Pearson, Spearman or Kendall in the sidebar.")
+    elif a == b:
+        st.caption("Pick two different configurations.")
+    else:
+        verdict = state.comparison(ctx, a, b, s.statistic, gran, s.grouping)
+        (st.success if verdict["significant"] else st.info)(md_escape(verdict["sentence"]))
+        st.caption(
+            "One-sided paired permutation test (segments swapped whole; exact when there are at most 16 units), and "
+            "at the system level also the Williams test, over the points both share; error rates are compared by "
+            "their agreement (−r)."
+        )
+
+
+def significance_request(ctx: Context, statistic: str, granularity: str, test: str) -> bool:
+    """The button that computes the significance matrix of these settings, with what it will cost beside it
+    (:func:`korean_eval.metaeval.tables.costs.significance_seconds`); True in the run its click started. Nothing is
+    computed before the click, and a computed matrix is kept (:func:`ui.state.significance`), so changing a widget
+    never recomputes one."""
+    res = ctx.results
+    n = len(res.segment_matrices)
+    points = (int(np.isfinite(res.human_matrix).sum()) if granularity == "segment"
+              else int(res.human_systems["human_mean"].notna().sum()))
+    seconds = significance_seconds(n, points, statistic, granularity, ctx.settings.grouping, test, state.N_RESAMPLES)
+    left, right = st.columns([2, 3], vertical_alignment="center")
+    clicked = left.button("Compute the significance matrix", key="sig_compute", icon=":material/play_arrow:")
+    right.caption(
+        f"{n * (n - 1) // 2:,} pairs of configurations, {points:,} "
+        f"{'(system, segment) pairs' if granularity == 'segment' else 'systems'} each, {state.N_RESAMPLES:,} "
+        f"permutations: {formats.duration(seconds)} (estimated from measured costs). Computed once for these data "
+        "and settings, then kept: changing the statistic, level or test asks again."
+    )
+    return clicked

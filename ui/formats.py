@@ -82,3 +82,13 @@ def p_value(p: object, n_resamples: int | None = None) -> str:
 def texts(values: Iterable[object], fmt) -> list[str]:
     """``fmt`` applied to every value (a column of a display table)."""
     return [fmt(v) for v in values]
+
+
+def duration(seconds: float) -> str:
+    """An estimated duration in words: "under a second", "about 8 s", "about 3 min" (rounded, never falsely
+    precise)."""
+    if not _finite(seconds) or seconds < 1:
+        return "under a second"
+    if seconds < 90:
+        return f"about {max(1, round(seconds / 5) * 5) if seconds >= 10 else round(seconds)} s"
+    return f"about {round(seconds / 60)} min"

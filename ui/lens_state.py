@@ -3,7 +3,8 @@
 :func:`lens_result` runs :func:`korean_eval.lens.run.run_lens` on the current data with the sidebar's token levels
 and metrics (the probe's configurations), the dashboard's seed and resample count, with a progress bar, and keeps
 the result in a small in-process store shared by all sessions, keyed by the data's content hash + every setting
-that changes a number; the backend's disk cache keeps the Kiwi analyses, tokens and statistics.
+that changes a number; the backend's disk cache keeps the Kiwi analyses, tokens and statistics. What the user asked
+for with a button (the lens or its probe, when their estimate is long) is remembered per session (:func:`ask`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from korean_eval.lens.run import LensResult, run_lens
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
 from ui import state
+from ui.formats import duration
 from ui.state import _Store
 from ui.widgets import input_error
 
 MAX_RESULTS = 3
+#: Session-state key of the lens keys (:func:`lens_key`) the user asked for with a button.
+ASKED_KEY = "ke_lens_asked"
 
 
 @st.cache_resource(show_spinner=False)
@@ -41,16 +45,35 @@ def lens_key(evalset: EvalSet, config: EvalConfig, with_probe: bool) -> str:
     return "lens|" + state.results_key(evalset, config) + "|" + hashlib.sha256(spec.encode()).hexdigest()
 
 
-def lens_result(evalset: EvalSet, config: EvalConfig) -> LensResult | None:
-    """The lens on ``evalset`` (cached), computed with a progress bar when new; the probe runs when ``config`` has
-    levels and metrics. None (after an error message) when it cannot be computed."""
-    with_probe = bool(config.levels and config.metrics)
+def cached_lens(evalset: EvalSet, config: EvalConfig, with_probe: bool) -> LensResult | None:
+    """The lens of these data and settings if it was computed already (never computes), else None."""
+    return _store().get(lens_key(evalset, config, with_probe))
+
+
+def ask(key: str) -> None:
+    """Remember that the user asked for the lens of ``key`` (:func:`lens_key`): a button's callback."""
+    st.session_state[ASKED_KEY] = {*st.session_state.get(ASKED_KEY, ()), key}
+
+
+def asked(key: str) -> bool:
+    """Whether the user asked for the lens of ``key`` in this session (:func:`ask`)."""
+    return key in st.session_state.get(ASKED_KEY, ())
+
+
+def lens_result(evalset: EvalSet, config: EvalConfig, with_probe: bool | None = None,
+                estimate: float | None = None) -> LensResult | None:
+    """The lens on ``evalset`` (cached), computed with a progress bar when new (``estimate``: its expected seconds,
+    said in the bar); the probe runs when ``with_probe`` (default: when ``config`` has levels and metrics). None
+    (after an error message) when it cannot be computed."""
+    if with_probe is None:
+        with_probe = bool(config.levels and config.metrics)
     key = lens_key(evalset, config, with_probe)
     store = _store()
     hit = store.get(key)
     if hit is not None:
         return hit
-    bar = st.progress(0.0, text="Starting the Korean lens…")
+    expected = f", {duration(estimate)} expected" if estimate is not None else ""
+    bar = st.progress(0.0, text=f"Starting the Korean lens{expected}…")
 
     def progress(fraction: float, message: str) -> None:
         bar.progress(min(max(fraction, 0.0), 1.0), text=f"{message} ({fraction:.0%})")
@@ -70,7 +93,7 @@ def lens_result(evalset: EvalSet, config: EvalConfig) -> LensResult | None:
 def table_files(evalset: EvalSet, config: EvalConfig, result: LensResult) -> dict[str, bytes]:
     """``result.tables()`` as CSV bytes (:func:`korean_eval.exports.csv_zip.to_csv_bytes`, the files of ``profile --out``),
     made once per result of :func:`lens_result` (same key) rather than on every rerun of the page."""
-    key = lens_key(evalset, config, bool(config.levels and config.metrics))
+    key = lens_key(evalset, config, result.probe is not None)
     store = _files_store()
     hit = store.get(key)
     if hit is None:

@@ -296,6 +296,15 @@ def _cached_stat(key: str, message: str, name: str, compute):
     return hit[1]
 
 
+def cached_significance(ctx: Context, statistic: str, granularity: str, grouping: str, test: str):
+    """The :func:`significance` tables of these settings if they were computed already (never computes), else None."""
+    from korean_eval.model.vocabulary import grouping_used
+
+    key = _stats_key(ctx, "significance", statistic, granularity, grouping_used(granularity, grouping), test)
+    hit = _stats_store().get(key)
+    return None if hit is None else hit[1]
+
+
 def significance(ctx: Context, statistic: str, granularity: str, grouping: str, test: str):
     """``(significance_table, rank_clusters_table)`` over every configuration, cached by content hash + settings."""
     from korean_eval.metaeval.tables import significance as sig
