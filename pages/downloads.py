@@ -71,8 +71,8 @@ st.caption(
     "LaTeX (booktabs) tables — the correlation grids at the segment and system level (top significance cluster in "
     "bold, 95% bootstrap intervals), system scores with ranks, token statistics, signatures in a note — and one "
     "HTML file with every chart and table, the settings, signatures, data hash and validation report, which opens "
-    "offline. For the current settings: "
-    f"{ctx.settings.statistic}, segment grouping {ctx.settings.grouping}."
+    "offline; with the Korean lens's section when the Korean lens page has computed it for these settings. For the "
+    f"current settings: {ctx.settings.statistic}, segment grouping {ctx.settings.grouping}."
 )
 prepared = st.session_state.get(exports.exports_key(ctx))
 if prepared is None and st.button("Prepare the LaTeX tables and the HTML report", icon=":material/article:",

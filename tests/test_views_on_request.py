@@ -139,3 +139,17 @@ def test_a_slow_lens_analysis_waits_too(monkeypatch):
     at = _app("pages/lens.py", **{"metrics|sacrebleu": ["chrf"], "level|kiwi": False, "level|char": False})
     assert runs == [] and at.button(key="lens_run").label == "Run the Korean lens"
     assert any("about 2 min" in c.value for c in at.caption)
+
+
+def test_the_report_holds_the_lens_the_lens_page_computed():
+    from korean_eval.inputs.sample import load_sample
+    from ui import state
+
+    at = _app("pages/lens.py", **{"metrics|sacrebleu": ["chrf"], "level|kiwi": False})
+    at.switch_page("pages/downloads.py").run()
+    at.button(key="prepare_exports").click().run()
+    _clean(at)
+    settings = at.session_state[state.SETTINGS_KEY]
+    key = f"ke_exports|{state.results_key(load_sample(), settings.config)}|{settings.statistic}|{settings.grouping}"
+    report = at.session_state[key].report_html.decode("utf-8")
+    assert "<h2 id='lens'>Korean lens</h2>" in report and 'data-chart="lens-probe"' in report

@@ -1,7 +1,8 @@
 """The Downloads page's paper-ready exports: the LaTeX tables as one zip and the self-contained HTML report, built
 by the library (:mod:`korean_eval.exports.latex`, :mod:`korean_eval.exports.html`) for the dashboard's settings, with
 the top significance cluster of the Correlations page's headline (:func:`ui.state.top_cluster`) and its 95 %
-bootstrap intervals (:func:`ui.state.correlations_with_ci`)."""
+bootstrap intervals (:func:`ui.state.correlations_with_ci`), and the Korean lens when its page computed it
+(:func:`computed_lens`)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,17 @@ def _top_clusters(ctx: Context) -> TopClusters:
     return TopClusters(configs, significance_method(state.N_RESAMPLES, state.SEED, state.ALPHA))
 
 
+def computed_lens(ctx: Context):
+    """The Korean lens of these data and settings if the lens page computed it already (with its probe if that ran),
+    else None: the report then has no lens section (nothing is computed for it here)."""
+    from ui import lens_state
+
+    config = ctx.settings.config
+    if not ctx.evalset.refs:
+        return None
+    return lens_state.cached_lens(ctx.evalset, config, True) or lens_state.cached_lens(ctx.evalset, config, False)
+
+
 def prepare_exports(ctx: Context) -> Exports:
     """Both exports for ``ctx`` (the top clusters and intervals computed with progress bars when not cached)."""
     results = ctx.results
@@ -55,5 +67,5 @@ def prepare_exports(ctx: Context) -> Exports:
         for name, text in latex_tables(results, top, statistic, grouping).items():
             zf.writestr(name, text)
     meta = run_metadata(results, ctx.evalset, {"bootstrap": {"resamples": state.N_RESAMPLES, "seed": state.SEED}})
-    report = html_report(results, ctx.evalset, top, statistic, grouping, meta)
+    report = html_report(results, ctx.evalset, top, statistic, grouping, meta, lens=computed_lens(ctx))
     return Exports(buf.getvalue(), report.encode("utf-8"))
