@@ -10,6 +10,11 @@ the guard at the bottom and every import inside :func:`main` (docs/design.md §7
 """
 
 
+#: A chart without points or axes, 10 px tall (Plotly's least height).
+PLOTLY_WARM_UP = {"data": [{"type": "scatter", "x": [], "y": []}], "layout": {"height": 10, "margin": {"l": 0, "r": 0, "t": 0, "b": 0},
+                                         "xaxis": {"visible": False}, "yaxis": {"visible": False}}}
+
+
 def main() -> None:
     """Navigation first (it shows while the backend is still being imported), then the sidebar, then the page."""
     import streamlit as st
@@ -28,9 +33,16 @@ def main() -> None:
         position="top",
     )
 
+    # Plotly's JavaScript is the page's largest part and the browser loads it only for a first chart: an empty one,
+    # drawn now and removed once the backend is imported, lets it load while the backend is imported and the page
+    # computed, so that the page's first chart is drawn as soon as it arrives
+    with st.sidebar:
+        warm_up = st.empty()
+        warm_up.plotly_chart(PLOTLY_WARM_UP, key="ke_plotly_warm_up", config={"staticPlot": True})
     with st.spinner("Loading the evaluation library…"):  # the first run after the server starts imports it
         from ui import sidebar, state
         from ui.widgets import md_escape
+    warm_up.empty()
 
     state.resume_target_page()
     with st.sidebar:

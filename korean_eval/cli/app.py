@@ -4,8 +4,10 @@ The dashboard is ``app.py`` with ``pages/``, ``ui/`` and ``.streamlit/config.tom
 checkout, or the package ``korean_eval_app`` of an installed copy (pyproject.toml). Streamlit puts the script's
 folder on ``sys.path`` (so ``import ui`` works) and reads the script folder's ``.streamlit/config.toml``, so the
 dashboard runs the same from either place. Every argument after ``app`` goes to ``streamlit run``, e.g.
-``korean-eval app --server.port 8600 --server.headless true``. On POSIX the command *becomes* the Streamlit server
-(``os.execv``): Ctrl+C and SIGTERM reach the server itself, which stops its worker processes (docs/design.md §7).
+``korean-eval app --server.port 8600 --server.headless true``, which runs in-process with the dashboard's first
+screen prepared while the server starts (:mod:`korean_eval.cli.serve`). On POSIX the command *becomes* the
+Streamlit server (``os.execv``): Ctrl+C and SIGTERM reach the server itself, which stops its worker processes
+(docs/design.md §7).
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ def dashboard_dir() -> Path:
 
 
 def streamlit_command(streamlit_args: list[str]) -> list[str]:
-    """``python -m streamlit run <dashboard>/app.py ARGS…`` with this interpreter."""
-    return [sys.executable, "-m", "streamlit", "run", str(dashboard_dir() / "app.py"), *streamlit_args]
+    """``python -m korean_eval.cli.serve <dashboard>/app.py ARGS…`` with this interpreter: ``streamlit run`` with the
+    first screen prepared while the server starts (:mod:`korean_eval.cli.serve`)."""
+    return [sys.executable, "-m", "korean_eval.cli.serve", str(dashboard_dir() / "app.py"), *streamlit_args]
 
 
 def app_command(args: argparse.Namespace) -> int:

@@ -252,7 +252,8 @@ def levels_command(args: argparse.Namespace) -> int:
 
 
 def compile_command(args: argparse.Namespace) -> int:
-    """Compile every numba kernel into the kernel cache now (:mod:`korean_eval.engine.kernel_warmup`)."""
+    """Compile every numba kernel into the kernel cache now (:mod:`korean_eval.engine.kernel_warmup`), and store the
+    bundled sample's result for the dashboard's first screen (:mod:`korean_eval.cli.sample_result`)."""
     if args.cache_dir:
         use_cache_dir(args.cache_dir)
     from korean_eval.engine.kernel_warmup import compile_kernels
@@ -260,6 +261,10 @@ def compile_command(args: argparse.Namespace) -> int:
     done = compile_kernels(None if args.quiet else ProgressBar())
     print(f"kernels compiled (or loaded from the cache) in {done.seconds:.0f} s: {done.functions} functions in "
           f"{done.directory}")
+    from korean_eval.cli.sample_result import store_sample_result
+
+    seconds = store_sample_result(progress=None if args.quiet else ProgressBar())
+    print(f"the bundled sample's result for the dashboard's first screen stored in the cache ({seconds:.0f} s)")
     return 0
 
 
@@ -314,9 +319,11 @@ def build_parser() -> argparse.ArgumentParser:
     lv.set_defaults(func=levels_command)
     register_app_command(sub)
     comp = sub.add_parser("compile", help="compile the numba kernels into the kernel cache now (else the first "
-                          "evaluation does, ~50 s of CPU)")
-    comp.add_argument("--cache-dir", metavar="DIR", help=f"cache directory whose numba/ gets the kernels (default: "
-                      f"$NUMBA_CACHE_DIR, else ${ENV_VAR}/numba or the user cache dir's)")
+                          "evaluation does, ~50 s of CPU) and store the bundled sample's result, so that the "
+                          "dashboard's first screen needs no evaluation")
+    comp.add_argument("--cache-dir", metavar="DIR", help=f"cache directory whose numba/ gets the kernels and which "
+                      f"stores the sample's result (default: $NUMBA_CACHE_DIR for the kernels, else ${ENV_VAR}/numba "
+                      "or the user cache dir's)")
     comp.add_argument("--quiet", action="store_true", help="no progress bar")
     comp.set_defaults(func=compile_command)
     return parser
