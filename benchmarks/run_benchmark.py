@@ -151,8 +151,8 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _worker_pids() -> list[int]:
-    pool = workers._POOL
-    return list(getattr(pool, "_processes", {}) or {}) if pool is not None else []
+    """The processes of every local worker pool (the main pool and Kiwi's)."""
+    return [pid for pool, _ in list(workers._POOLS.values()) for pid in (getattr(pool, "_processes", {}) or {})]
 
 
 class MemorySampler:

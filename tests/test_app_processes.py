@@ -11,9 +11,9 @@ once TER's scoring began. Every process a test started is killed at the end, wha
 process table is read from /proc).
 
 Each server's cache starts with the Kiwi tokens of the sample (:func:`kiwi_tokens`, computed once in this process by
-the ``kiwi`` level itself): Kiwi analyses in the server, never in a worker (korean_eval.engine.workers.POOL_LEVELS), so it
-has no part in what these tests check, and with its tokens cached the server never loads Kiwi's model (the
-availability check loads no model) — 1.5-2 CPU-s of model and 2 of analysis per server. The levels the workers
+the ``kiwi`` level itself): with its tokens cached, neither the server nor Kiwi's worker process
+(korean_eval.engine.workers.KIWI_ROLE, started only for texts to analyse) loads Kiwi's model (the availability check
+loads no model) — 1.5-2 CPU-s of model and 2 of analysis per server. The levels the workers
 tokenise start uncached, so the workers have started, run their initializer and tokenised by the time the scoring
 begins, as before.
 """

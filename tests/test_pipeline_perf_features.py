@@ -144,7 +144,7 @@ def test_worker_processes_give_identical_results(sample, serial, monkeypatch):
     monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
     monkeypatch.setattr(wk, "CHUNK_PAIRS", 37)  # many small chunks, references split across chunks
     parallel = evaluate(sample, EvalConfig(levels=LEVELS, metrics=METRICS, jobs=2), cache=NullCache())
-    assert wk._POOL is not None and wk._POOL_WORKERS == 2
+    assert wk._POOLS["main"][1] == 2
     assert_same_results(parallel, serial)
 
 

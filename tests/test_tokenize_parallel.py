@@ -7,7 +7,7 @@
 * the pipeline's tokens, tokenised in chunks by the worker processes, equal the serial ones, and so do its tables.
 
 The two pipeline tests evaluate the sample's first :data:`HEAD` segments (all five systems): the texts still fill
-many chunks per level (at least ``4 × workers``, :func:`korean_eval.engine.workers.text_chunks`), so both workers tokenise
+many chunks per level (:func:`korean_eval.engine.workers.text_chunks` with a small chunk size), so both workers tokenise
 every pool level, and what is compared does not depend on the number of segments. KoNLPy is checked with Hannanum
 (the joined tokens, and in the workers), the analyzer whose dictionaries cost least to load (1.3 s of CPU in each
 process, Komoran's 2.3 s; the four share :class:`korean_eval.levels.konlpy.KonlpyLevel`, and the workers start
@@ -96,11 +96,11 @@ def test_joined_tokens_equal_joined_token_lists(name):
 
 def test_text_chunks_cover_the_texts_in_order():
     texts = [("가" * n) for n in (5, 1, 300, 2, 2, 2, 40, 7)] * 9
-    for workers in (1, 2, 3):
-        chunks = wk.text_chunks(texts, workers)
-        assert [t for c in chunks for t in c] == texts
-        assert len(chunks) >= 4 * workers and all(chunks)
-    assert wk.text_chunks([], 2) == []
+    for limit in (1, 50, 400, 10_000):
+        chunks = wk.text_chunks(texts, max_chars=limit)
+        assert [t for c in chunks for t in c] == texts and all(chunks)
+        assert all(sum(map(len, c)) <= limit or len(c) == 1 for c in chunks)
+    assert wk.text_chunks([], max_chars=50) == []
 
 
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
@@ -116,7 +116,7 @@ def test_worker_tokenising_in_chunks_equals_serial(monkeypatch):
     monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
     monkeypatch.setattr(wk, "TOKENISE_CHUNK_CHARS", 500)  # many chunks per level
     parallel = evaluate(sample, EvalConfig(levels=levels, metrics=("bleu", "chrf", "ter"), jobs=2), cache=NullCache())
-    assert wk._POOL is not None
+    assert wk._POOLS.get("main") is not None
     assert parallel.tokens == serial.tokens
     assert_same_results(parallel, serial)
     for level in levels:
@@ -133,7 +133,7 @@ def test_konlpy_levels_tokenise_in_the_workers(monkeypatch):
     serial = evaluate(sample, EvalConfig(levels=("hannanum",), metrics=("bleu",), jobs=1), cache=NullCache())
     monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
     parallel = evaluate(sample, EvalConfig(levels=("hannanum",), metrics=("bleu",), jobs=2), cache=NullCache())
-    assert wk._POOL is not None
+    assert wk._POOLS.get("main") is not None
     assert parallel.tokens == serial.tokens
     key = ("hannanum", "bleu")
     assert np.array_equal(parallel.segment_matrices[key], serial.segment_matrices[key], equal_nan=True)

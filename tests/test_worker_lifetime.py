@@ -115,4 +115,4 @@ def test_workers_ignore_ctrl_c_and_end_when_their_lifeline_closes():
     wk._end_all_pools()  # what happens at exit: queued tasks cancelled, the lifelines closed
     assert wait_until(lambda: not _running(pids), 10), _running(pids)
     assert all(f.done() for f in busy) or wait_until(lambda: all(f.done() for f in busy), 10)
-    assert wk._POOL is None and not wk._LIFELINES
+    assert not wk._POOLS and not wk._LIFELINES

@@ -62,8 +62,32 @@ class DaskExecutor:
     def submit(self, fn: Callable, *args) -> DaskFuture:
         return DaskFuture(self.client.submit(fn, *args, pure=False), self._lost)
 
+    def for_role(self, role: str) -> DaskExecutor | PinnedExecutor:
+        """The executor of a task role: Kiwi's tasks (:data:`korean_eval.engine.workers.KIWI_ROLE`) prefer one
+        worker (the first by address), so that one worker loads Kiwi's model; every other role, the whole cluster."""
+        from korean_eval.engine.workers import KIWI_ROLE
+
+        if role != KIWI_ROLE:
+            return self
+        addresses = sorted(self.client.scheduler_info()["workers"])
+        return PinnedExecutor(self, addresses[:1]) if addresses else self
+
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         """Nothing: the connection is kept for the process's later evaluations (closed at exit)."""
+
+
+class PinnedExecutor:
+    """Tasks preferring the given Dask workers; when those are lost, the scheduler runs them on any other."""
+
+    def __init__(self, base: DaskExecutor, workers: list[str]):
+        self.base, self.pinned = base, workers
+
+    def submit(self, fn: Callable, *args) -> DaskFuture:
+        future = self.base.client.submit(fn, *args, pure=False, workers=self.pinned, allow_other_workers=True)
+        return DaskFuture(future, self.base._lost)
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """Nothing: the base executor's connection is kept."""
 
 
 def connect(address: str) -> DaskExecutor:

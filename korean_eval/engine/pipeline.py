@@ -62,6 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from korean_eval.engine.blas_threads import one_blas_thread
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.collect import (
     Cell,
@@ -85,7 +86,15 @@ from korean_eval.engine.planning import (
 )
 from korean_eval.engine.result_store import digest, store_result, stored_evaluation
 from korean_eval.engine.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
-from korean_eval.engine.workers import POOL_LEVELS, Job, Scheduler, task_tokenize, text_chunks, worker_count
+from korean_eval.engine.workers import (
+    POOL_LEVELS,
+    Job,
+    Scheduler,
+    level_role,
+    task_tokenize,
+    text_chunks,
+    worker_count,
+)
 from korean_eval.levels.registry import SpmLevel, TokenLevel, get_level, level_availability, package_version
 from korean_eval.metaeval.tables import tidy
 from korean_eval.metaeval.tables.human_ceiling import run_ceiling
@@ -157,7 +166,8 @@ def evaluate(
     if stored is not None:
         Ticker(progress, 1).report("done (stored result of an identical evaluation)", 1.0)
         return stored
-    results = run_stages(evalset, config, progress, cache)
+    with one_blas_thread():
+        results = run_stages(evalset, config, progress, cache)
     if key is not None and cache.enabled:
         results.result_key = key
         store_result(cache, key, results)
@@ -323,8 +333,8 @@ def tokenise(
     back. SentencePiece, Kiwi (on its own native threads, while the workers tokenise the other levels), and every
     level of a small run, are tokenised in this process.
     """
-    pool = sched.pool(evalset.system_pairs()) if run.levels else None
-    in_workers = _start_worker_tokenising(run, cache, sched, pool) if pool is not None else {}
+    n_pairs = evalset.system_pairs() if run.levels else 0
+    in_workers = _start_worker_tokenising(run, cache, sched, n_pairs)
     for name in run.work_order:
         if name in in_workers:
             yield _collect_worker_tokens(name, in_workers.pop(name), cache, sched, ticker)
@@ -332,21 +342,25 @@ def tokenise(
             yield _tokenise_here(name, run.texts, evalset, config, cache, ticker)
 
 
-def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, pool) -> dict[str, _WorkerTokens]:
-    """Hand the texts of every pool level missing from the token cache to the workers, chunk by chunk.
+def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, n_pairs: int) -> dict[str, _WorkerTokens]:
+    """Hand the texts of every pool level missing from the token cache to the workers, chunk by chunk (Kiwi's to
+    the worker of its role, :func:`korean_eval.engine.workers.level_role`); none when the run stays in this process.
 
     The level's analyzer is never loaded here: a worker checks its availability when it tokenises (an unavailable
     level raises ``RuntimeError`` naming the reason).
     """
     out: dict[str, _WorkerTokens] = {}
+    if not n_pairs or sched.pool(n_pairs) is None:
+        return out
     for name in run.work_order:
         if name in POOL_LEVELS:
             start = time.perf_counter()
             level = get_level(name)
             lookup = lookup_tokens(level, run.texts, cache)
+            pool = sched.pool(n_pairs, level_role(name)) if lookup.missing else None  # no process for no work
             jobs = [
                 sched.submit(task_tokenize, (name, chunk), (name, ""), pool)
-                for chunk in text_chunks(lookup.missing, sched.workers)
+                for chunk in text_chunks(lookup.missing)
             ]
             out[name] = _WorkerTokens(level, lookup, jobs, time.perf_counter() - start)
     return out

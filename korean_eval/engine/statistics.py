@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
+from korean_eval.engine.blas_threads import one_blas_thread
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.result_store import digest, load_result, store_result
 from korean_eval.model.defaults import RESAMPLES, SEED
@@ -116,7 +117,8 @@ def statistics_tables(
         if isinstance(stored, StatisticsTables):
             stored.loaded = True
             return stored
-    computed = compute_statistics(results, settings)
+    with one_blas_thread():
+        computed = compute_statistics(results, settings)
     if key is not None:
         store_result(cache, key, computed, kind="statistics")
     return computed
