@@ -8,6 +8,7 @@ are byte-identical whatever runs the tasks.
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 import korean_eval
@@ -58,3 +59,26 @@ def test_text_chunks_depend_on_the_texts_only():
     assert [t for c in chunks for t in c] == texts
     assert [sum(map(len, c)) for c in chunks] == [48, 3, 90, 1, 60, 2]
     assert wk.text_chunks([], max_chars=50) == []
+
+
+def test_statistics_in_chunks_equal_one_call_over_every_configuration(monkeypatch):
+    """The statistics stage cut into tasks (:mod:`korean_eval.engine.statistics_tasks`, small chunks here) gives
+    the tables of one call of each statistic over every configuration."""
+    from korean_eval.engine import statistics_tasks as st
+    from korean_eval.engine.statistics import StatisticsSettings, compute_statistics
+    from korean_eval.exports.csv_zip import to_csv_bytes
+    from korean_eval.metaeval.tables.intervals import add_confidence_intervals
+    from korean_eval.metaeval.tables.significance import significance_table
+    from korean_eval.metaeval.tables.system_pairs import system_pairs_table
+
+    monkeypatch.setattr(st, "CONFIGS_PER_TASK", 3)
+    monkeypatch.setattr(st, "PAIRS_PER_TASK", 5)
+    results = korean_eval.evaluate(head_of_sample(SEGMENTS), levels=["word", "char"], metrics=METRICS, resamples=0)
+    chunked = compute_statistics(results, StatisticsSettings(resamples=60, seed=9, statistic="pearson"))
+    whole = add_confidence_intervals(results, n_resamples=60, seed=9)
+    assert to_csv_bytes(chunked.correlations) == to_csv_bytes(whole)
+    significance = pd.concat([significance_table(results, granularity=g, n_permutations=60, seed=9)
+                              for g in ("segment", "system")], ignore_index=True)
+    assert to_csv_bytes(chunked.tables["significance.csv"]) == to_csv_bytes(significance)
+    assert to_csv_bytes(chunked.tables["system_pairs.csv"]) == to_csv_bytes(
+        system_pairs_table(results, n_resamples=60, seed=9))

@@ -91,9 +91,9 @@ from korean_eval.engine.workers import (
     Job,
     Scheduler,
     level_role,
+    make_scheduler,
     task_tokenize,
     text_chunks,
-    worker_count,
 )
 from korean_eval.levels.registry import SpmLevel, TokenLevel, get_level, level_availability, package_version
 from korean_eval.metaeval.tables import tidy
@@ -220,17 +220,6 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     results = assemble(evalset, run, started, scored, finished, sched.seconds, humans, config, notes)
     ticker.report("done", 1.0)
     return results
-
-
-def make_scheduler(config: EvalConfig) -> Scheduler:
-    """The task scheduler of a run: the local worker processes (``config.jobs``), or the Dask cluster at
-    ``config.scheduler`` (:mod:`korean_eval.engine.dask_executor`, imported only then)."""
-    if config.scheduler is None:
-        return Scheduler(worker_count(config.jobs))
-    from korean_eval.engine.dask_executor import connect
-
-    executor = connect(config.scheduler)
-    return Scheduler(executor.workers, executor=executor)
 
 
 def tokenise_and_start_scoring(

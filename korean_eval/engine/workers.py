@@ -381,3 +381,14 @@ def local_refs(chunk: np.ndarray, ref_ids: np.ndarray, unique_refs: Sequence[tup
     return ref_index, [unique_refs[g] for g in local]
 
 
+
+
+def make_scheduler(config) -> Scheduler:
+    """The task scheduler of a run: the local worker processes (``config.jobs``), or the Dask cluster at
+    ``config.scheduler`` (:mod:`korean_eval.engine.dask_executor`, imported only then)."""
+    if config.scheduler is None:
+        return Scheduler(worker_count(config.jobs))
+    from korean_eval.engine.dask_executor import connect
+
+    executor = connect(config.scheduler)
+    return Scheduler(executor.workers, executor=executor)
