@@ -62,7 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from korean_eval.engine.blas_threads import one_blas_thread
+from korean_eval.engine.blas_threads import one_blas_thread, pin_blas_threads
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.collect import (
     Cell,
@@ -191,12 +191,18 @@ class StartedLevel:
 
 @dataclass
 class FinishedCell:
-    """One cell after the collect and meta-evaluate stages, with their wall seconds."""
+    """One cell after the collect stage, its meta-evaluation started (a task: :func:`task_meta_evaluate`); seconds:
+    this process's wall seconds on both."""
 
     cell: Cell
     rows: CellRows
-    evaluation: CellMeta
+    job: Job
     seconds: float
+
+    @property
+    def evaluation(self) -> CellMeta:
+        """The cell's meta-evaluation (waits for its task)."""
+        return self.job.result()
 
 
 def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, cache: NullCache) -> Results:
@@ -208,11 +214,15 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
     started = tokenise_and_start_scoring(run, evalset, config, cache, sched, ticker)
     # 3.-5. per level × metric: score → collect → meta-evaluate; then the user's own scores: collect → meta-evaluate
-    per_level = [score_level(started[lv], evalset, config, cache, sched, humans, ticker) for lv in run.levels]
+    meta_pool = sched.pool(evalset.system_pairs())
+    per_level = [score_level(started[lv], evalset, config, cache, sched, humans, ticker, meta_pool)
+                 for lv in run.levels]
     given, notes = given_cells(evalset, config)
     finished = [f for cells in per_level for _, f in cells]
-    finished += [finish_cell(cell, evalset, humans, config) for cell in given]
+    finished += [finish_cell(cell, evalset, humans, config, sched, meta_pool) for cell in given]
     ticker.report("meta-evaluation")
+    for f in finished:  # every cell's meta-evaluation back, in cell order
+        f.evaluation  # noqa: B018
     notes = [started[lv].tokenised.fallback_note for lv in run.levels if started[lv].tokenised.fallbacks] + notes
     notes += human_notes(evalset)
     scored = [[s for s, _ in cells] for cells in per_level]
@@ -237,25 +247,35 @@ def tokenise_and_start_scoring(
 
 def score_level(
     level: StartedLevel, evalset: EvalSet, config: EvalConfig, cache: NullCache, sched: Scheduler,
-    humans: HumanScores, ticker: Ticker,
+    humans: HumanScores, ticker: Ticker, meta_pool=None,
 ) -> list[tuple[ScoredCell, FinishedCell]]:
-    """Score → collect → meta-evaluate each of the level's cells, in the configured metric order."""
+    """Score → collect → start the meta-evaluation of each of the level's cells, in the configured metric order."""
     shape = (len(evalset.system_names), len(evalset.seg_ids))
     out = []
     for p, source in zip(level.plan.metrics, level.sources, strict=True):
         ticker.report(f"scoring {p.name} at level {level.plan.name}")
         scored = score_cell(level.plan, p, source, shape, evalset.n_refs, cache, sched)
-        out.append((scored, finish_cell(scored.cell, evalset, humans, config)))
+        out.append((scored, finish_cell(scored.cell, evalset, humans, config, sched, meta_pool)))
         ticker.advance()
     return out
 
 
-def finish_cell(cell: Cell, evalset: EvalSet, humans: HumanScores, config: EvalConfig) -> FinishedCell:
-    """The collect and meta-evaluate stages of one cell."""
+def finish_cell(
+    cell: Cell, evalset: EvalSet, humans: HumanScores, config: EvalConfig, sched: Scheduler, pool=None
+) -> FinishedCell:
+    """The collect stage of one cell, and its meta-evaluation handed to ``pool`` (None: run here when needed)."""
     start = time.perf_counter()
     rows = collect_cell(cell, evalset.system_names, evalset.seg_ids)
-    evaluation = meta_evaluate_cell(cell, evalset.system_names, humans, config)
-    return FinishedCell(cell, rows, evaluation, time.perf_counter() - start)
+    job = sched.submit(task_meta_evaluate, (cell, evalset.system_names, humans, config),
+                       ("meta", cell.level, cell.metric), pool)
+    return FinishedCell(cell, rows, job, time.perf_counter() - start)
+
+
+def task_meta_evaluate(cell: Cell, systems: list[str], humans: HumanScores, config: EvalConfig):
+    """:func:`meta_evaluate_cell` as a task (one BLAS thread); (its result, CPU seconds)."""
+    start = time.process_time()
+    pin_blas_threads()
+    return meta_evaluate_cell(cell, list(systems), humans, config), time.process_time() - start
 
 
 def assemble(
@@ -267,7 +287,8 @@ def assemble(
     timings = timing_table(
         [(lv, started[lv].tokenised.seconds) for lv in run.levels],
         [[(s.cell.level, s.cell.metric, s.seconds) for s in cells] for cells in scored],
-        [(f.cell.level, f.cell.metric, f.seconds) for f in finished],
+        [(f.cell.level, f.cell.metric, f.seconds + worker_seconds.get(("meta", f.cell.level, f.cell.metric), 0.0))
+         for f in finished],
         worker_seconds,
     )
     cells = [s for level_cells in scored for s in level_cells]
