@@ -194,8 +194,8 @@ class CharacTER(SentenceMeanMetric):
             than ``max_tokens`` tokens is not searched (the shift search costs ``Θ(n · m)`` per round); a segment
             left without any pair (its hypothesis too long, or every reference) gets the statistics row
             ``[NaN, NaN]``, which the pipeline treats as a missing segment and counts in the run's notes
-            (:meth:`unscored_reason`). 0 = no limit. Default 1,500 (:data:`DEFAULT_MAX_TOKENS`: ≈ 13 s per
-            MT-like jamo pair at that length).
+            (:meth:`unscored_reason`). 0 = no limit. Default 1,500 (:data:`DEFAULT_MAX_TOKENS`; its cost per
+            pair: benchmarks/README.md).
         n_jobs: worker threads for :meth:`segment_statistics` (``None`` = all usable cores); the statistics do not
             depend on it.
     """
