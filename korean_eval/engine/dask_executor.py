@@ -1,5 +1,5 @@
 """The worker pool's tasks on a Dask distributed cluster instead of local processes (``--scheduler ADDRESS``,
-``EvalConfig.scheduler``; issue 14 §3).
+``EvalConfig.scheduler``; docs/usage.md, "On a Dask cluster").
 
 The pipeline hands its tasks — tokenising chunks of texts (:func:`korean_eval.engine.workers.task_tokenize`) and computing
 chunks of statistics (``task_bleu``, ``task_chrf``, ``task_generic``; with a cluster also the fast TER, in chunks)

@@ -14,39 +14,21 @@ The pipeline is five named stages, each a function with explicit inputs and outp
 4. collect (:mod:`korean_eval.engine.collect`): the tidy rows of segment and system scores;
 5. meta-evaluate (:func:`meta_evaluate_cell`): correlations with the human scores, rankings, flipped pairs.
 
-The stages interleave per level, as the speed design below needs: each level is planned and its scoring started as
+The stages interleave per level, so that the worker processes never wait: each level is planned and its scoring started as
 soon as it is tokenised; then per level × metric, in the configured order, score → collect → meta-evaluate, while
 the workers go on with the next cells. Nothing here touches a UI: progress is reported through
 ``progress(fraction, message)``.
 
-How it stays fast at paper scale (thousands of pairs × five levels × five metrics), with numbers identical to the
-straightforward computation (every statistic is still computed by sacrebleu's own code):
-
-* Worker processes (``EvalConfig.jobs``, default all cores). The statistics of a level are planned right after it
-  is tokenised and handed to a pool of worker processes in chunks of :data:`korean_eval.engine.workers.CHUNK_PAIRS` pairs,
-  so the workers score one level while the main process tokenises the next. Only when a level needs at least
-  :data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs computed; smaller inputs run in the calling process. The fast
-  TER runs in the main process on threads (its numba kernel releases the GIL). Every level but SentencePiece is
-  tokenised by the workers too, its distinct texts in chunks of about equal length, so the analyzers (MeCab,
-  Kiwi, KoNLPy's) use every core; each worker loads an analyzer once and keeps it. The workers are *spawned*, so a
-  script that calls :func:`evaluate` on a large input must guard its entry point with
-  ``if __name__ == "__main__":`` (Python's rule for process pools; the CLI and the dashboard do); inside a worker no
-  further pool is ever started.
-* References once, not once per system: BLEU and chrF statistics are counted by compiled kernels
-  (:mod:`korean_eval.metrics.ngram_statistics`, equal to sacrebleu's ``_extract_corpus_statistics``; sacrebleu's
-  objects still pre-process the segments), each distinct reference of a chunk laid out once (pairs are chunked
-  by reference).
-* chrF, chrF+ and chrF++ with one reference: the statistics are per-order blocks ``[hyp, ref, match]``
-  (character orders first, then word orders) and, with a single reference, no block depends on another
-  (sacrebleu picks a best reference only between several). So the character blocks are computed once for
-  ``CHRF(char_order=c, word_order=0)`` and the word blocks once per level for
-  ``CHRF(char_order=0, word_order=W)``; chrF+ and chrF++ take the first 3·w word columns. Character n-grams
-  ignore whitespace, so the character blocks are shared by every level that leaves the characters unchanged
-  (word, MeCab, char, …): they are keyed by the whitespace-free hypothesis and reference.
-* Caches (:mod:`korean_eval.engine.cache`): tokens and per-pair statistics, read in bulk; trained SentencePiece models;
-  and whole results (:mod:`korean_eval.engine.result_store`), keyed by the data's content hash, the settings, the token
-  levels' versions and a digest of this package's source, so that rerunning an unchanged evaluation only loads the
-  stored result.
+Speed without changing a number (docs/design.md §2; benchmarks/README.md, "What makes it fast"): every statistic
+is computed by sacrebleu's own code or the registered metric's, cached (:mod:`korean_eval.engine.cache`,
+:mod:`korean_eval.engine.result_store`), and, in runs with at least
+:data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs to compute, spread over worker processes
+(``EvalConfig.jobs``, default all cores): they tokenise every level of
+:data:`korean_eval.engine.workers.POOL_LEVELS` — all but SentencePiece and Kiwi, which this process tokenises
+(Kiwi on its own native threads) — and compute each level's statistics in chunks while this process tokenises the
+next level; the fast TER runs here on threads. The workers are *spawned*, so a script that calls :func:`evaluate`
+on a large input must guard its entry point with ``if __name__ == "__main__":`` (Python's rule for process pools;
+the CLI and the dashboard do); inside a worker no further pool is ever started.
 
 ``Results.timings``: tokenise = wall seconds per level (a level tokenised by a worker: its tokenizer seconds);
 score = CPU seconds of the cell's worker tasks + seconds in this process; meta = wall seconds of collecting and

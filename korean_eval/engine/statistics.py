@@ -1,5 +1,5 @@
 """The statistics of one evaluation — bootstrap intervals, significance tests, rank clusters, system pairs — cached
-like the scores (docs/design.md §5; issue 14 §2).
+like the scores (docs/design.md §5).
 
 :func:`statistics_tables` computes, for a :class:`~korean_eval.model.results.Results` with human scores:
 

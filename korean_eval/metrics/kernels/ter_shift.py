@@ -1,6 +1,6 @@
-"""The shift search of the fast TER (:mod:`korean_eval.metrics.fast_ter`, whose docstring states what it
-reproduces of sacrebleu 2.6.0's ``lib_ter`` and why it is exact): candidate enumeration, the choice of the best
-shift and the number of edits of one (hypothesis, reference) pair of token-id arrays, as numba kernels; the beam
+"""The shift search of the fast TER: candidate enumeration, the choice of the best shift and the number of edits
+of one (hypothesis, reference) pair of token-id arrays, as numba kernels (what they reproduce of sacrebleu 2.6.0's
+``lib_ter``: :mod:`korean_eval.metrics.fast_ter`; why it is exact: docs/design.md §3, "The fast TER"); the beam
 edit distance they use is :mod:`korean_eval.metrics.kernels.ter_band`.
 
 Two exact savings over scoring every candidate of every round from scratch (``docs/design.md §3``):
