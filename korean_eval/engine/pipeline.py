@@ -24,15 +24,16 @@ is computed by sacrebleu's own code or the registered metric's, cached (:mod:`ko
 :mod:`korean_eval.engine.result_store`), and, in runs with at least
 :data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs to compute, spread over worker processes
 (``EvalConfig.jobs``, default all cores): they tokenise every level of
-:data:`korean_eval.engine.workers.POOL_LEVELS` — all but SentencePiece and Kiwi, which this process tokenises
-(Kiwi on its own native threads) — and compute each level's statistics in chunks while this process tokenises the
-next level; the fast TER runs here on threads. The workers are *spawned*, so a script that calls :func:`evaluate`
+:data:`korean_eval.engine.workers.POOL_LEVELS` — all but SentencePiece, which this process tokenises; Kiwi in a
+worker of its own — compute each level's statistics in chunks (the fast TER included) and meta-evaluate each cell
+(:func:`task_meta_evaluate`), while this process plans, assembles and writes. Chunks are cut by the data alone and
+BLAS runs on one thread, so the tables do not depend on the executor. The workers are *spawned*, so a script that calls :func:`evaluate`
 on a large input must guard its entry point with ``if __name__ == "__main__":`` (Python's rule for process pools;
 the CLI and the dashboard do); inside a worker no further pool is ever started.
 
 ``Results.timings``: tokenise = wall seconds per level (a level tokenised by a worker: its tokenizer seconds);
-score = CPU seconds of the cell's worker tasks + seconds in this process; meta = wall seconds of collecting and
-meta-evaluating the cell. Stages overlap, so they sum to more than the wall time.
+score = CPU seconds of the cell's worker tasks + seconds in this process; meta = seconds of collecting the cell here
++ CPU seconds of its meta-evaluation task. Stages overlap, so they sum to more than the wall time.
 """
 
 from __future__ import annotations
