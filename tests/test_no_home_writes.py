@@ -7,7 +7,7 @@ persistent cache — runs in a subprocess with the tests' environment and ``HOME
 which must stay empty. The second test shows that the check can fail: without the tests' settings the same CLI
 writes its cache under ``HOME`` (platformdirs' user cache directory).
 
-Both runs read the first :data:`LINES` lines of two of the sample's systems (:func:`tests.helpers.write_head_of_sample`): every library
+Both runs read the first :data:`LINES` lines of two of the sample's systems (:func:`tests.support.helpers.write_head_of_sample`): every library
 is loaded and used whatever the number of lines, and what a library writes does not depend on it. Of KoNLPy's
 analyzers Hannanum is the one whose JVM start and dictionaries cost least (1.2 s of CPU for a process analysing one
 sentence, Okt 3.0 s, Komoran 2.7 s): the JVM, which all four share, is what could write. The second run keeps
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from korean_eval.levels.registry import available_levels
-from tests.helpers import write_head_of_sample
+from tests.support.helpers import write_head_of_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = ("sys_weak", "sys_strong")
