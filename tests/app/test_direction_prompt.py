@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from korean_eval.inputs.sample import load_sample
 from korean_eval.inputs.tables import given_metric_columns
 from korean_eval.metaeval.tables.system_pairs import pairwise_accuracy_table
-from tests.app.test_pages import APP
+from tests.support.apptest import APP
 from ui import directions, state, views
 
 pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import codecs
 import hashlib
 import io
-import re
 import unicodedata
 import zipfile
 from dataclasses import dataclass, field
@@ -27,50 +26,23 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from korean_eval.inputs.sample import load_sample
-from tests.app.test_pages import APP
+from tests.support.data_page import (
+    HUMAN,
+    REF,
+    SYS_A,
+    SYS_B,
+    SYS_C,
+    assert_handled,
+    assert_refused,
+    data_page,
+    human_csv,
+    page_text,
+    text,
+    unescape,
+)
 from ui import state
 
 pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
-
-FAST = {"level|mecab": False, "level|kiwi": False, "level|jamo": False}  # → word, char
-REF = [
-    "고양이가 매트 위에 앉았다.",
-    "오늘은 날씨가 정말 좋습니다.",
-    "회의는 오후 3시에 시작합니다.",
-    "서울역에서 KTX를 탔어요.",
-    "그는 어제 도서관에서 책을 빌렸다.",
-    "이 식당의 김치찌개는 아주 맛있어요.",
-]
-SYS_A = [
-    "고양이가 매트에 앉았다.",
-    "오늘 날씨가 정말 좋다.",
-    "회의는 3시에 시작한다.",
-    "서울역에서 KTX를 탔다.",
-    "그는 어제 도서관에서 책을 빌렸습니다.",
-    "이 식당 김치찌개는 아주 맛있다.",
-]
-SYS_B = [
-    "고양이는 매트 위에 앉았다.",
-    "오늘은 날씨 좋습니다.",
-    "회의가 오후 3시 시작합니다.",
-    "서울 역에서 케이티엑스를 탔어요.",
-    "그가 어제 도서관 책 빌렸다.",
-    "이 식당의 김치찌개 아주 맛있어요.",
-]
-SYS_C = ["매트 위 고양이.", "날씨가 좋습니다.", "회의 3시.", "기차를 탔어요.", "책을 빌렸다.", "김치찌개 맛있다."]
-HUMAN = {"sys_a": [80, 75, 82, 90, 70, 77], "sys_b": [70, 60, 66, 58, 40, 72], "sys_c": [30, 45, 20, 35, 25, 40]}
-
-
-def text(lines: list[str], end: str = "\n", encoding: str = "utf-8", final: bool = True) -> bytes:
-    return (end.join(lines) + (end if final else "")).encode(encoding)
-
-
-def human_csv(scores: dict[str, list[object]] | None = None, extra: str = "") -> bytes:
-    rows = ["system,seg_id,score"]
-    for system, values in (scores or HUMAN).items():
-        rows += [f"{system},{i},{v}" for i, v in enumerate(values)]
-    return ("\n".join(rows) + "\n" + extra).encode()
-
 
 # ----------------------------------------------------------------------------------------------- driving
 
@@ -86,22 +58,6 @@ class Files:
     human: tuple[str, bytes] | None = ("human.csv", human_csv())
     given: tuple[str, bytes] | None = None
     src: tuple[str, bytes] | None = None
-
-
-def unescape(markdown: str) -> str:
-    """Markdown source as the reader sees it (the page escapes every special character of user text)."""
-    return re.sub(r"\\(.)", r"\1", markdown)
-
-
-def data_page(**session) -> AppTest:
-    """A fresh session opened on the Data page (nothing evaluated yet)."""
-    at = AppTest.from_file(APP, default_timeout=300)
-    for key, value in {**FAST, **session}.items():
-        at.session_state[key] = value
-    at.switch_page("pages/data.py")
-    at.run()
-    assert not at.exception
-    return at
 
 
 def _set(at: AppTest, key: str, files) -> None:
@@ -146,43 +102,6 @@ def upload_table(name: str, data: bytes, roles: dict[str, object] | None = None,
 
 def _table_key(at: AppTest, role: str) -> str:
     return next(w.key for w in at.selectbox if w.key and w.key.startswith("tbl_") and w.key.endswith("_" + role))
-
-
-def page_text(at: AppTest) -> str:
-    parts = [*at.markdown, *at.warning, *at.caption, *at.info, *at.success]
-    return unescape("\n".join(str(p.value) for p in parts))
-
-
-def assert_handled(at: AppTest, *said: str, evaluate: bool = True) -> str:
-    """Loaded, each of ``said`` (regexes) shown on the Data page, no error; then (``evaluate``) the Correlations
-    page evaluates the data without an error, and ``at`` stays on it: read the Data page's elements before."""
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [unescape(e.value) for e in at.error]
-    assert any("Loaded" in s.value for s in at.success), "the data were not loaded"
-    shown = page_text(at)
-    assert "Current data: validation report" in [s.value for s in at.subheader]
-    for pattern in said:
-        assert re.search(pattern, shown), f"{pattern!r} not on the page:\n{shown[:3000]}"
-    if evaluate:
-        at.switch_page("pages/correlations.py").run()
-        assert not at.exception, [e.value for e in at.exception]
-        assert not at.error, [unescape(e.value) for e in at.error]
-    return shown
-
-
-def assert_refused(at: AppTest, file: str, reason: str, line: int | None = None) -> str:
-    """One red message naming ``file`` (and ``line``) with a reason matching ``reason``; the sample still in use."""
-    assert not at.exception, [e.value for e in at.exception]
-    errors = [unescape(e.value) for e in at.error]
-    assert len(errors) == 1, errors
-    message = errors[0]
-    assert message.startswith(file), message
-    if line is not None:
-        assert f"line {line}" in message, message
-    assert re.search(reason, message), message
-    assert not any("Loaded" in s.value for s in at.success)
-    assert state.EVALSET_KEY not in at.session_state  # the previous data (the sample) is still the data
-    return message
 
 
 # --------------------------------------------------------------------------------------- encodings, line ends

@@ -34,7 +34,7 @@ from streamlit.testing.v1 import AppTest
 
 from korean_eval.levels.registry import LEVEL_NAMES, level_table
 from korean_eval.metrics import METRIC_NAMES
-from tests.app.test_pages import APP, assert_clean, figures, values
+from tests.support.apptest import APP, assert_clean, figures, values
 from tests.support.large_evaluation import write_large_evaluation
 from ui import state, views
 from ui.charts import MIN_TEXT

@@ -17,7 +17,7 @@ from korean_eval.exports.csv_zip import to_csv_bytes
 from korean_eval.inputs.sample import load_sample
 from korean_eval.lens.perturb import KINDS
 from korean_eval.lens.pos_categories import CATEGORIES
-from tests.app.test_pages import (
+from tests.support.apptest import (
     renamed_human,
     sample_uploads,
     tables,

@@ -8,9 +8,8 @@ import json
 
 import pytest
 
-from tests.app.test_hostile_uploads import assert_handled, data_page
-from tests.app.test_mtme_panel import key, upload
-from tests.app.test_pages import tables
+from tests.support.apptest import tables
+from tests.support.data_page import assert_handled, data_page, mtme_key, upload_mtme
 from tests.support.make_mtme_fixture import LP, zip_folder
 from tests.support.make_spans_fixture import write_rating_fixture
 from ui import state
@@ -26,8 +25,8 @@ def archive(tmp_path_factory) -> bytes:
 
 
 def test_a_layout_zip_with_two_raters_shows_the_ceiling(archive: bytes):
-    at = upload(archive)
-    human = at.multiselect(key=key(archive, "human"))
+    at = upload_mtme(archive)
+    human = at.multiselect(key=mtme_key(archive, "human"))
     assert {"mqm.rater1", "mqm.rater2"} <= set(human.options)
     human.set_value(["mqm.rater1", "mqm.rater2"]).run()
     at.button(key="use_mtme").click().run()
@@ -65,8 +64,8 @@ def test_rating_files_beside_text_files(tmp_path):
 
 
 def test_the_lens_page_shows_the_category_tables(archive: bytes):
-    at = upload(archive)
-    at.multiselect(key=key(archive, "human")).set_value(["mqm.rater1", "mqm.rater2"]).run()
+    at = upload_mtme(archive)
+    at.multiselect(key=mtme_key(archive, "human")).set_value(["mqm.rater1", "mqm.rater2"]).run()
     at.button(key="use_mtme").click().run()
     at.switch_page("pages/lens.py").run()
     assert not at.exception, [e.value for e in at.exception]
@@ -85,7 +84,8 @@ def _text_files(at, refs: list[str], hyps: dict[str, list[str]]) -> None:
 
 
 def test_a_google_tsv_beside_text_files_names_the_offset_then_uses_it():
-    from tests.unit.inputs.spans.test_seg_offset import HYPS, REF, google_tsv
+    from tests.support.rating_texts import RATED_HYPS as HYPS
+    from tests.support.rating_texts import REF, google_tsv
 
     at = data_page()
     _text_files(at, REF, HYPS)
@@ -101,7 +101,8 @@ def test_a_google_tsv_beside_text_files_names_the_offset_then_uses_it():
 
 
 def _long_table(first: int) -> bytes:
-    from tests.unit.inputs.spans.test_seg_offset import HYPS, REF
+    from tests.support.rating_texts import RATED_HYPS as HYPS
+    from tests.support.rating_texts import REF
 
     rows = ["system,seg_id,hyp,ref"]
     rows += [f"{name},{i + first},{hyp},{REF[i]}" for name, hyps in HYPS.items() for i, hyp in enumerate(hyps)]
@@ -109,7 +110,7 @@ def _long_table(first: int) -> bytes:
 
 
 def test_ratings_beside_one_long_table():
-    from tests.unit.inputs.spans.test_seg_offset import google_tsv
+    from tests.support.rating_texts import google_tsv
 
     at = data_page()
     at.segmented_control(key="data_mode").set_value("One long table").run()
@@ -127,7 +128,7 @@ def test_ratings_beside_one_long_table():
 
 def test_ratings_with_a_human_score_column_are_refused():
     from korean_eval.model.evalset import InputError
-    from tests.unit.inputs.spans.test_seg_offset import google_tsv
+    from tests.support.rating_texts import google_tsv
     from ui.inputs import TableRoles, Upload, build_from_table
 
     roles = TableRoles(system="system", seg_id=("seg_id",), hyp="hyp", ref=("ref",), score="ref")

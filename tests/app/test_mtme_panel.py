@@ -3,21 +3,16 @@ sidebar's lower-is-better metrics; unsafe or foreign archives refused by name.""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import zipfile
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.app.test_hostile_uploads import assert_handled, assert_refused, data_page, unescape
+from tests.support.data_page import assert_handled, assert_refused, mtme_key, unescape, upload_mtme
 from tests.support.make_mtme_fixture import LP, MT_SYSTEMS, N_SEGMENTS, write_fixture, zip_folder
 from ui import directions, state
 
 pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
-
-MODE = "mt-metrics-eval (.zip)"
-
 
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory) -> bytes:
@@ -26,28 +21,15 @@ def archive(tmp_path_factory) -> bytes:
     return zip_folder(root)
 
 
-def upload(data: bytes, name: str = "wmt24.zip") -> AppTest:
-    at = data_page()
-    at.segmented_control(key="data_mode").set_value(MODE).run()
-    at.file_uploader(key="up_mtme").set_value((name, data, "application/zip")).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def key(data: bytes, widget: str, pair: str = f"wmt24{LP}_") -> str:
-    """The widget key the panel gives ``widget`` (of the language pair ``pair``; "" for the pair selectbox)."""
-    return f"mtme_{hashlib.sha1(data).hexdigest()[:8]}_{pair}{widget}"
-
-
 def test_a_zip_is_loaded_with_the_chosen_references_human_scores_and_metrics(archive: bytes):
-    at = upload(archive)
+    at = upload_mtme(archive)
     assert not at.error, [e.value for e in at.error]
-    assert at.selectbox(key=key(archive, "pair", pair="")).value == f"wmt24 · {LP}"
-    assert list(at.multiselect(key=key(archive, "refs")).value) == ["refA"]
-    at.multiselect(key=key(archive, "refs")).set_value(["refA", "refB"])
-    at.multiselect(key=key(archive, "human")).set_value(["mqm"])
+    assert at.selectbox(key=mtme_key(archive, "pair", pair="")).value == f"wmt24 · {LP}"
+    assert list(at.multiselect(key=mtme_key(archive, "refs")).value) == ["refA"]
+    at.multiselect(key=mtme_key(archive, "refs")).set_value(["refA", "refB"])
+    at.multiselect(key=mtme_key(archive, "human")).set_value(["mqm"])
     at.run()
-    metrics = at.multiselect(key=key(archive, "metrics"))
+    metrics = at.multiselect(key=mtme_key(archive, "metrics"))
     assert list(metrics.options) == ["BLEU-refB", "COMET-22-refA", "MetricX-24-refA"]
     metrics.set_value(["COMET-22-refA", "MetricX-24-refA"]).run()
     at.button(key="use_mtme").click().run()
@@ -70,8 +52,8 @@ def test_a_zip_is_loaded_with_the_chosen_references_human_scores_and_metrics(arc
 
 
 def test_reference_copies_become_systems_on_request(archive: bytes):
-    at = upload(archive)
-    at.checkbox(key=key(archive, "refsys")).check().run()
+    at = upload_mtme(archive)
+    at.checkbox(key=mtme_key(archive, "refsys")).check().run()
     at.button(key="use_mtme").click().run()
     assert_handled(at, r"refB: evaluated as systems", evaluate=False)
     assert at.session_state[state.EVALSET_KEY].system_names == sorted([*MT_SYSTEMS, "refB"])
@@ -82,17 +64,17 @@ def test_unsafe_and_foreign_archives_are_refused_by_name():
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("wmt24/sources/en-ko.txt", "a\n")
         zf.writestr("../../etc/cron.d/x", "boom")
-    assert_refused(upload(buf.getvalue(), "evil.zip"), "evil.zip", r"outside the archive")
+    assert_refused(upload_mtme(buf.getvalue(), "evil.zip"), "evil.zip", r"outside the archive")
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("notes/readme.txt", "hello")
-    assert_refused(upload(buf.getvalue(), "other.zip"), "other.zip", r"no test set in mt-metrics-eval's layout")
+    assert_refused(upload_mtme(buf.getvalue(), "other.zip"), "other.zip", r"no test set in mt-metrics-eval's layout")
 
 
 def test_a_bad_file_inside_is_named_with_its_line(tmp_path):
     folder = write_fixture(tmp_path)
     path = folder / "system-outputs" / LP / "sys_josa.txt"
     path.write_text(path.read_text(encoding="utf-8") + "one more\n", encoding="utf-8")
-    at = upload(zip_folder(tmp_path))
+    at = upload_mtme(zip_folder(tmp_path))
     at.button(key="use_mtme").click().run()
     assert_refused(at, f"system-outputs/{LP}/sys_josa.txt", r"has 37 lines", line=N_SEGMENTS + 1)

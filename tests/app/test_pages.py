@@ -8,10 +8,8 @@ Runs use three token levels (word, kiwi, char) to stay fast; numbers are checked
 
 from __future__ import annotations
 
-import base64
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,8 +19,24 @@ from streamlit.testing.v1 import AppTest
 
 from korean_eval.inputs.human_qc.options import QCOptions
 from korean_eval.inputs.human_qc.run import run_qc
-from korean_eval.inputs.sample import load_sample, sample_files
+from korean_eval.inputs.sample import load_sample
 from korean_eval.model.evalset import InputError
+from tests.support.apptest import (
+    APP,
+    FAST,
+    METRIC_OF_LABEL,
+    assert_clean,
+    bar_points,
+    figure_titled,
+    figures,
+    renamed_human,
+    run_app,
+    sample_results,
+    sample_uploads,
+    significance_figure,
+    tables,
+    values,
+)
 from ui import formats, state, views
 from ui.inputs import (
     TableRoles,
@@ -34,94 +48,7 @@ from ui.inputs import (
 )
 from ui.widgets import md_escape
 
-ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
-FAST = {"level|mecab": False, "level|jamo": False}  # → word, kiwi, char
-
 pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
-
-
-def run_app(page: str | None = None, **session) -> AppTest:
-    """A new session with ``session`` preset, opened on ``page`` (default: the first page, Correlations)."""
-    at = AppTest.from_file(APP, default_timeout=300)
-    for key, value in {**FAST, **session}.items():
-        at.session_state[key] = value
-    if page:
-        at.switch_page(page)
-    at.run()
-    assert_clean(at)
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def figures(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-
-
-def values(v) -> list:
-    """A Plotly JSON array: a plain list, or a typed array ``{"dtype", "bdata"}`` (numpy data)."""
-    if isinstance(v, dict) and "bdata" in v:
-        data = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-        if "shape" not in v:
-            return data.tolist()
-        shape = v["shape"]
-        shape = [int(k) for k in shape.split(",")] if isinstance(shape, str) else shape
-        return data.reshape(shape).tolist()
-    return list(v)
-
-
-def figure_titled(at: AppTest, prefix: str) -> dict | None:
-    """The first Plotly figure whose title starts with ``prefix`` (or contains it), else None."""
-    for fig in figures(at):
-        title = (fig["layout"].get("title") or {}).get("text", "")
-        if title.startswith(prefix) or prefix in title:
-            return fig
-    return None
-
-
-def significance_figure(at: AppTest) -> dict | None:
-    """The significance matrix's figure (``layout.meta``, :data:`ui.grid_charts.MATRIX_META`), else None."""
-    return next((fig for fig in figures(at) if fig["layout"].get("meta") == "significance-matrix"), None)
-
-
-def bar_points(fig: dict, kind: str = "bar") -> dict[tuple[str, str], float]:
-    """(outer x label, level) → y of every trace of type ``kind`` (bars by default) of a grouped chart."""
-    out = {}
-    for trace in fig["data"]:
-        if trace.get("type", "bar") != kind:
-            continue
-        outer, inner = trace["x"]
-        for o, i, y in zip(outer, inner, values(trace["y"]), strict=True):
-            out[(o, i)] = y
-    return out
-
-
-def table_text(element) -> pd.DataFrame:
-    """A table drawn by ``ui.widgets.fit_table`` as the reader sees it (its Markdown escapes removed)."""
-
-    def plain(v):
-        return re.sub(r"\\(.)", r"\1", v) if isinstance(v, str) else v
-
-    frame = element.value.map(plain)
-    frame.columns = [plain(c) for c in frame.columns]
-    return frame
-
-
-def tables(at: AppTest) -> list[pd.DataFrame]:
-    """Every ``st.table`` of the page, as text (:func:`table_text`)."""
-    return [table_text(t) for t in at.table]
-
-
-def sample_uploads() -> tuple[list[Upload], list[Upload], Upload]:
-    files = sample_files()
-    refs = [Upload(files["ref"].name, files["ref"].read_bytes())]
-    systems = [Upload(p.name, p.read_bytes()) for p in files["systems"]]
-    human = Upload(files["human"].name, files["human"].read_bytes())
-    return refs, systems, human
 
 
 # ------------------------------------------------------------------------------------------ Correlations
@@ -538,14 +465,6 @@ def test_backend_error_becomes_a_message(monkeypatch):
 # ------------------------------------------------------------------------------------------- helpers
 
 
-def renamed_human(names: list[str]) -> Upload:
-    """The sample's human scores with its systems (in file order) renamed to ``names``."""
-    human = load_sample().human
-    stems = [p.name.removesuffix(".txt") for p in sample_files()["systems"]]
-    human = human.assign(system=human["system"].map(dict(zip(stems, names, strict=True))))
-    return Upload("human.csv", human[["system", "seg_id", "score"]].to_csv(index=False).encode())
-
-
 _RESULTS = {}
 
 
@@ -569,10 +488,6 @@ PAIR_LABELS = {
 }
 
 
-def _sample_results(at: AppTest):
-    return state._store().get(state.results_key(load_sample(), at.session_state[state.SETTINGS_KEY].config))
-
-
 def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeypatch):
     from korean_eval.metaeval.tables import significance
     at = run_app()
@@ -584,7 +499,7 @@ def test_significance_matrix_is_behind_a_toggle_then_drawn_with_clusters(monkeyp
     assert_clean(at)
     fig = significance_figure(at)
     assert fig is not None and any("Pearson r, segment level" in c.value for c in at.caption)
-    res = _sample_results(at)
+    res = sample_results(at)
     table = original(res, "pearson", "segment", "none", n_permutations=1000, seed=12345, tests=("perm-inputs",))
     clusters = significance.rank_clusters_table(res, "pearson", "segment", "none", table=table)
     heat = fig["data"][0]
@@ -644,7 +559,7 @@ def _pair_frame(at: AppTest) -> pd.DataFrame:
 def test_system_pair_table_labels_and_human_test():
     at = run_app("pages/scores.py")
     table = _pair_frame(at)
-    res = _sample_results(at)
+    res = sample_results(at)
     n = len(res.systems)
     assert len(table) == 3 * n * (n - 1) // 2  # word, kiwi, char × every pair
     assert set(table["label"]) <= PAIR_LABELS
@@ -692,7 +607,7 @@ def test_pair_label_filter_and_counts():
 
 def test_ranking_view_and_pairwise_accuracy():
     at = run_app("pages/scores.py")
-    res = _sample_results(at)
+    res = sample_results(at)
     human = load_sample().human.groupby("system")["score"].mean().sort_values(ascending=False)
     ranking = next(t for t in tables(at) if list(t.columns)[:1] == ["Human"])  # one row per position, best first
     assert list(ranking.columns) == ["Human", "word", "kiwi", "char"]
@@ -713,19 +628,16 @@ def test_ranking_view_and_pairwise_accuracy():
         assert y == pytest.approx(good / len(pairs)), (metric, level)
 
 
-_METRIC_OF_LABEL = {"BLEU": "bleu", "chrF": "chrf", "chrF+": "chrf+", "chrF++": "chrf++", "TER": "ter"}
-
-
 def _statistic_value(corr: pd.DataFrame, statistic: str, shown: str, level: str, grouping: str = "none") -> float:
     mask = (corr["statistic"] == statistic) & (corr["grouping"] == grouping) & (corr["level"] == level)
-    return float(corr.loc[mask & (corr["metric"] == _METRIC_OF_LABEL[shown]), "value"].iloc[0])
+    return float(corr.loc[mask & (corr["metric"] == METRIC_OF_LABEL[shown]), "value"].iloc[0])
 
 
 def test_acc_eq_is_offered_with_spa_at_system_level_and_spa_beside_pairwise_accuracy():
     at = run_app()
     at.radio(key="statistic").set_value("acc_eq").run()
     assert_clean(at)
-    res = _sample_results(at)
+    res = sample_results(at)
     corr = res.correlations
     seg_fig, sys_fig = figures(at)[:2]
     assert seg_fig["layout"]["yaxis"]["title"]["text"].startswith("acc_eq")

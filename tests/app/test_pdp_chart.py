@@ -1,17 +1,18 @@
 """PDP on the Correlations page (docs/design.md §5): chosen in the sidebar with the other statistics, its bars are the
-``pdp`` rows of ``correlations.csv`` (grouping item), and the CLI prints it. AppTest helpers from tests/app/test_pages.py."""
+``pdp`` rows of ``correlations.csv`` (grouping item), and the CLI prints it. AppTest helpers from
+tests/support/apptest.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.app.test_pages import (
-    _METRIC_OF_LABEL,
-    _sample_results,
+from tests.support.apptest import (
+    METRIC_OF_LABEL,
     assert_clean,
     bar_points,
     figures,
     run_app,
+    sample_results,
 )
 from ui import views
 
@@ -23,7 +24,7 @@ def _value(corr, statistic: str, granularity: str, grouping: str, shown: str, le
     sign = -1.0 if shown.startswith("−") else 1.0
     rows = corr[(corr["statistic"] == statistic) & (corr["granularity"] == granularity)
                 & (corr["grouping"] == grouping) & (corr["level"] == level)
-                & (corr["metric"] == _METRIC_OF_LABEL[shown.lstrip("−")])]
+                & (corr["metric"] == METRIC_OF_LABEL[shown.lstrip("−")])]
     assert len(rows) == 1
     return sign * float(rows["value"].iloc[0])
 
@@ -36,7 +37,7 @@ def test_pdp_is_chosen_on_the_correlations_page_and_draws_the_table_values():
     seg_fig, sys_fig = figures(at)[:2]
     assert seg_fig["layout"]["yaxis"]["title"]["text"] == "PDP (pairwise difference Pearson) with humans"
     assert "grouping: item" in seg_fig["layout"]["title"]["text"]
-    corr = _sample_results(at).correlations
+    corr = sample_results(at).correlations
     seg = bar_points(seg_fig)
     assert seg
     for (shown, level), y in seg.items():

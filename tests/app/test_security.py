@@ -33,7 +33,8 @@ from streamlit.testing.v1.element_tree import Table
 from korean_eval.inputs import text_files as textio
 from korean_eval.inputs.sample import load_sample
 from korean_eval.model.evalset import InputError
-from tests.app.test_hostile_uploads import (
+from tests.support.apptest import APP
+from tests.support.data_page import (
     HUMAN,
     REF,
     SYS_A,
@@ -44,7 +45,6 @@ from tests.app.test_hostile_uploads import (
     text,
     unescape,
 )
-from tests.app.test_pages import APP
 from ui import inputs, state
 from ui.inputs import Upload, check_sizes
 from ui.widgets import md_escape

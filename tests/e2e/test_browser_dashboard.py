@@ -16,20 +16,11 @@ from pathlib import Path
 import pytest
 
 from korean_eval.inputs.sample import sample_files
-from tests.support.app_server import chromium_page, idle, settle, upload
+from tests.support.app_server import BARS, NO_EXCEPTION, chromium_page, idle, shot, upload
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ("tests.support.browser_server",)  # the fixtures ``server`` and ``chromium``, shared by the e2e modules
-
-BARS = ".js-plotly-plot .barlayer .point path"
-NO_EXCEPTION = '[data-testid="stException"]'
-
-
-@pytest.fixture(scope="module")
-def artifacts(tmp_path_factory) -> Path:
-    """Where the screenshots go: ``$KOREAN_EVAL_ARTIFACTS`` if set, else a temporary directory."""
-    chosen = os.environ.get("KOREAN_EVAL_ARTIFACTS")
-    return Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+#: The fixtures ``server``, ``chromium`` and ``artifacts``, shared by the e2e modules.
+pytest_plugins = ("tests.support.browser_server",)
 
 
 @pytest.fixture(scope="module")
@@ -38,22 +29,11 @@ def page(server, chromium):
         yield pg
 
 
-def _shot(pg, folder: Path, name: str, height: int = 1800) -> Path:
-    """Screenshot with a tall viewport (Streamlit scrolls inside its own container, not the page)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.png"
-    pg.set_viewport_size({"width": 1500, "height": height})
-    settle(pg)
-    pg.screenshot(path=str(path))
-    pg.set_viewport_size({"width": 1500, "height": 1100})
-    return path
-
-
 def _shot_to_look_at(pg, name: str, height: int) -> None:
-    """:func:`_shot` into ``$KOREAN_EVAL_ARTIFACTS`` when it is set (a picture nothing in the test reads: only for a
-    person to look at), else nothing."""
+    """:func:`~tests.support.app_server.shot` into ``$KOREAN_EVAL_ARTIFACTS`` when it is set (a picture nothing
+    in the test reads: only for a person to look at), else nothing."""
     if os.environ.get("KOREAN_EVAL_ARTIFACTS"):
-        _shot(pg, Path(os.environ["KOREAN_EVAL_ARTIFACTS"]), name, height)
+        shot(pg, Path(os.environ["KOREAN_EVAL_ARTIFACTS"]), name, height)
 
 
 def test_upload_sample_files_then_correlation_bars_are_drawn(server, page, artifacts):
@@ -84,8 +64,8 @@ def test_upload_sample_files_then_correlation_bars_are_drawn(server, page, artif
     # the uploaded human scores are the user's own: no "simulated" banner; the sidebar names the upload
     assert page.get_by_text("SIMULATED").count() == 0
     assert page.get_by_text("ref.txt + 5 system files").count() >= 1
-    shot = _shot(page, artifacts, "correlations")
-    assert shot.stat().st_size > 50_000
+    picture = shot(page, artifacts, "correlations")
+    assert picture.stat().st_size > 50_000
 
 
 @pytest.mark.parametrize(

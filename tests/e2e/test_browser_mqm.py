@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_browser_dashboard import BARS, NO_EXCEPTION, _shot, artifacts  # noqa: F401 - a fixture
-from tests.support.app_server import chromium_page, idle, upload
+from tests.support.app_server import BARS, NO_EXCEPTION, chromium_page, idle, shot, upload
 from tests.support.make_mtme_fixture import LP, texts
 from tests.support.make_spans_fixture import RATERS, rating_lines
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ("tests.support.browser_server",)  # the fixtures ``server`` and ``chromium``, shared by the e2e modules
+#: The fixtures ``server``, ``chromium`` and ``artifacts``, shared by the e2e modules.
+pytest_plugins = ("tests.support.browser_server",)
 
 
 def _files(folder: Path) -> dict[str, list[Path]]:
@@ -33,7 +33,7 @@ def _files(folder: Path) -> dict[str, list[Path]]:
     return {"ref": [folder / "ref.txt"], "systems": systems, "ratings": ratings}
 
 
-def test_the_ceiling_line_is_drawn_in_the_browser(server, chromium, tmp_path_factory, artifacts):  # noqa: F811
+def test_the_ceiling_line_is_drawn_in_the_browser(server, chromium, tmp_path_factory, artifacts):
     files = _files(tmp_path_factory.mktemp("mqm-files"))
     with chromium_page(1500, 1100, 180_000, chromium) as page:
         page.goto(f"{server}/data")
@@ -56,8 +56,8 @@ def test_the_ceiling_line_is_drawn_in_the_browser(server, chromium, tmp_path_fac
         assert page.locator(NO_EXCEPTION).count() == 0
         assert page.locator(".js-plotly-plot .annotation-text", has_text="human ceiling").count() == 2
         assert page.get_by_text("Dashed line: the human ceiling").count() == 1
-        shot = _shot(page, artifacts, "correlations-mqm-ceiling", 2000)
-        assert shot.stat().st_size > 50_000
+        picture = shot(page, artifacts, "correlations-mqm-ceiling", 2000)
+        assert picture.stat().st_size > 50_000
         # The Korean lens: which Korean category each MQM span falls in, and which configuration tracks each category
         page.get_by_role("link", name="Korean lens").click()
         page.get_by_role("tab", name="Error spans (MQM)").click()
@@ -67,5 +67,5 @@ def test_the_ceiling_line_is_drawn_in_the_browser(server, chromium, tmp_path_fac
         heatmaps = page.locator(".js-plotly-plot .heatmaplayer >> visible=true")  # this tab's, not the hidden tabs'
         heatmaps.nth(1).wait_for(timeout=120_000)  # the category table and the tracking grid, both drawn
         assert heatmaps.count() >= 2
-        shot = _shot(page, artifacts, "lens-mqm-spans", 2600)
-        assert shot.stat().st_size > 50_000
+        picture = shot(page, artifacts, "lens-mqm-spans", 2600)
+        assert picture.stat().st_size > 50_000

@@ -15,7 +15,8 @@ from korean_eval.metaeval.tables.intervals import add_confidence_intervals
 from korean_eval.model.config import EvalConfig
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ("tests.support.browser_server",)  # the fixture ``chromium``, shared by the e2e modules
+#: The fixture ``chromium``, shared by the e2e modules.
+pytest_plugins = ("tests.support.browser_server",)
 
 
 def test_report_opens_offline_and_draws_every_chart(chromium, tmp_path, monkeypatch):

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_browser_dashboard import NO_EXCEPTION
-from tests.support.app_server import chromium_page, idle, settle, upload
+from tests.support.app_server import NO_EXCEPTION, chromium_page, idle, settle, upload
 from tests.support.large_evaluation import LAYOUT_SEGMENTS, write_large_evaluation
 
 pytestmark = pytest.mark.browser
-pytest_plugins = ("tests.support.browser_server",)  # the fixtures ``server`` and ``chromium``, shared by the e2e modules
+#: The fixtures ``server`` and ``chromium``, shared by the e2e modules.
+pytest_plugins = ("tests.support.browser_server",)
 
 #: Segments per system: LAYOUT_SEGMENTS (the tables' widths depend on the systems, levels and metrics, not on the
 #: segments), 500 for the README's screenshot (its numbers are those of 20 systems × 500 segments); any count through

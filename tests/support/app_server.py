@@ -5,8 +5,9 @@
   found (:func:`group_members`) and killed by the group.
 * :class:`Session`: a browser-less client speaking Streamlit's websocket protocol (its own protobuf messages, as the
   browser sends them): it asks for a run of the first page and reads the progress texts the run sends.
-* :func:`launch_chromium`, :func:`chromium_page`, :func:`upload`, :func:`idle`, :func:`watch_first_paint`: driving
-  its pages in a real browser (Playwright).
+* :func:`launch_chromium`, :func:`chromium_page`, :func:`upload`, :func:`idle`, :func:`watch_first_paint`,
+  :func:`shot`: driving its pages in a real browser (Playwright); :data:`BARS` and :data:`NO_EXCEPTION` find drawn
+  bars and shown exceptions.
 * The process table from ``/proc`` (Linux): parents, process groups, states, resident memory.
 """
 
@@ -424,3 +425,20 @@ def watch_first_paint(page, url: str, until_text: str, seconds: float = 120) -> 
         seen.append((time.monotonic() - start, page.evaluate(_PAINT_STATE, until_text)))
         time.sleep(0.05)
     return seen
+
+
+#: The bars of a drawn Plotly bar chart.
+BARS = ".js-plotly-plot .barlayer .point path"
+#: An exception Streamlit shows on the page.
+NO_EXCEPTION = '[data-testid="stException"]'
+
+
+def shot(pg, folder: Path, name: str, height: int = 1800) -> Path:
+    """Screenshot with a tall viewport (Streamlit scrolls inside its own container, not the page)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    pg.set_viewport_size({"width": 1500, "height": height})
+    settle(pg)
+    pg.screenshot(path=str(path))
+    pg.set_viewport_size({"width": 1500, "height": 1100})
+    return path

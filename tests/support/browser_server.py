@@ -19,12 +19,19 @@ for as long as it is started, which would break ``asyncio.run`` in the process's
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import ExitStack
+from pathlib import Path
 
 import pytest
 
-from tests.support.app_server import BROWSER_TEST_OPTIONS, AppServer, launch_chromium, require_chromium
+from tests.support.app_server import (
+    BROWSER_TEST_OPTIONS,
+    AppServer,
+    launch_chromium,
+    require_chromium,
+)
 
 
 @pytest.fixture(scope="session")
@@ -75,3 +82,10 @@ def pytest_runtest_teardown(item, nextitem):
     yield
     if nextitem is None or "chromium" not in nextitem.fixturenames:
         _CHROMIUM.close()
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory) -> Path:
+    """Where the screenshots go: ``$KOREAN_EVAL_ARTIFACTS`` if set, else a temporary directory."""
+    chosen = os.environ.get("KOREAN_EVAL_ARTIFACTS")
+    return Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")

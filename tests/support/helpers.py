@@ -1,10 +1,13 @@
-"""Shared test helpers: where ../shared is, and skipping that fails under CI."""
+"""Shared test helpers: where ../shared is, skipping that fails under CI, the head of the bundled sample, and two
+evaluations' results compared table by table."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,3 +49,19 @@ def write_head_of_sample(directory: Path, segments: int, systems: tuple[str, ...
     kept = [row for row in human[1:] if row.split("\t")[0] in names and int(row.split("\t")[1]) < segments]
     (directory / "human.tsv").write_text("\n".join([human[0], *kept]) + "\n", encoding="utf-8")
     return [*args, "--human", str(directory / "human.tsv")]
+
+
+#: The tables of a :class:`~korean_eval.model.results.Results` that :func:`assert_same_results` compares.
+TABLES = ("segment_scores", "system_scores", "correlations", "rankings", "flips", "human_systems", "token_stats")
+
+
+def assert_same_results(a, b) -> None:
+    """Two Results with equal tables (``==``; the tokenisers' timings aside) and equal statistics (NaN where NaN)."""
+    for name in TABLES:
+        x, y = getattr(a, name), getattr(b, name)
+        if name == "token_stats":
+            x, y = x.drop(columns="tokenizer_seconds"), y.drop(columns="tokenizer_seconds")
+        pd.testing.assert_frame_equal(x, y, check_exact=True)
+    assert a.stats.keys() == b.stats.keys()
+    for key in a.stats:
+        assert np.array_equal(a.stats[key], b.stats[key], equal_nan=True), key

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from korean_eval.cli.main import main
+from tests.support.command_line import FAST, error_line, write_texts
 from tests.support.make_mtme_fixture import LP, MT_SYSTEMS, write_fixture, zip_folder
-from tests.unit.cli.test_option_checks import FAST, error_line, write_texts
 
 
 @pytest.fixture

@@ -13,22 +13,7 @@ import pytest
 from korean_eval.cli.main import main
 from tests.support.make_mtme_fixture import LP
 from tests.support.make_spans_fixture import write_rating_fixture
-
-FAST = ["--levels", "char", "--metrics", "chrf", "--bootstrap", "30", "--spa-permutations", "10", "--jobs", "1",
-        "--no-cache", "--quiet"]
-REF = ["나는 학교에 간다.", "오늘 날씨가 좋다.", "그는 책을 읽었다.", "비가 온다."]
-HYPS = {"sysA": ["나는 학교에 간다.", "오늘 날씨 좋다.", "그는 책을 읽는다.", "비 온다."],
-        "sysB": ["나 학교 간다", "오늘은 날씨가 좋네요.", "He read a book.", "비가 온다."],
-        "sysC": ["학교 간다", "날씨 좋다", "책 읽었다", "비."]}
-
-
-def texts(tmp_path: Path) -> list[str]:
-    (tmp_path / "ref.txt").write_text("\n".join(REF) + "\n", encoding="utf-8")
-    args = ["--ref", str(tmp_path / "ref.txt")]
-    for name, lines in HYPS.items():
-        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        args += ["--sys", f"{name}={tmp_path / f'{name}.txt'}"]
-    return args
+from tests.support.rating_texts import FAST, HYPS, REF, texts
 
 
 def rating_file(path: Path, rater: str, severity: dict[str, str]) -> Path:

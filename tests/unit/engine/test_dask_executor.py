@@ -21,8 +21,7 @@ from korean_eval.cli.main import main
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.pipeline import evaluate
 from korean_eval.model.config import EvalConfig
-from tests.support.helpers import head_of_sample, write_head_of_sample
-from tests.unit.engine.test_speed_features import assert_same_results
+from tests.support.helpers import assert_same_results, head_of_sample, write_head_of_sample
 
 distributed = pytest.importorskip("distributed")
 

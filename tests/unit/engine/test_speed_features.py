@@ -24,10 +24,11 @@ from korean_eval.inputs.sample import load_sample
 from korean_eval.metrics import make_metric
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
+from tests.support.helpers import assert_same_results
 
 LEVELS = ("word", "char", "jamo")
 METRICS = ("bleu", "chrf", "chrf+", "chrf++", "ter")
-TABLES = ("segment_scores", "system_scores", "correlations", "rankings", "flips", "human_systems", "token_stats")
+
 
 
 def scipy_loop(m: np.ndarray, h: np.ndarray, k: np.ndarray, statistic: str) -> list[float]:
@@ -112,17 +113,6 @@ def direct_tables(evalset: EvalSet, results) -> None:
             assert seg[(level, "chrf+")][s, i] == sacrebleu.sentence_chrf(h, list(r), word_order=1).score
             assert seg[(level, "chrf++")][s, i] == sacrebleu.sentence_chrf(h, list(r), word_order=2).score
             assert seg[(level, "ter")][s, i] == sacrebleu.sentence_ter(h, list(r)).score
-
-
-def assert_same_results(a, b) -> None:
-    for name in TABLES:
-        x, y = getattr(a, name), getattr(b, name)
-        if name == "token_stats":
-            x, y = x.drop(columns="tokenizer_seconds"), y.drop(columns="tokenizer_seconds")
-        pd.testing.assert_frame_equal(x, y, check_exact=True)
-    assert a.stats.keys() == b.stats.keys()
-    for key in a.stats:
-        assert np.array_equal(a.stats[key], b.stats[key], equal_nan=True), key
 
 
 @pytest.fixture(scope="module")

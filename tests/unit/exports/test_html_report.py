@@ -21,7 +21,7 @@ from korean_eval.inputs.sample import load_sample
 from korean_eval.inputs.tables import attach_human
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import evalset_from_texts
-from tests.app.test_pages import APP
+from tests.support.apptest import APP
 from tests.support.export_fixture import LEVELS, METRICS, RENAMED
 
 

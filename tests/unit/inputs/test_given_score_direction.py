@@ -14,7 +14,7 @@ from korean_eval.inputs.sample import load_sample
 from korean_eval.inputs.tables import given_only_evalset
 from korean_eval.metaeval.tables.system_pairs import pairwise_accuracy_table
 from korean_eval.model.config import EvalConfig
-from tests.app.test_pages import APP, bar_points, figures
+from tests.support.apptest import APP, bar_points, figures
 from ui import state
 
 pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")

@@ -1,7 +1,7 @@
 """Each perturbation kind, applied to at least 50 sentences, changes exactly what it says — checked here by
 re-analysing the result with Kiwi and comparing with the original, independently of the library's own check — and is
-deterministic for a seed (docs/design.md §8). Sentences: the sample's 120 references and the speech-level test's
-hand-written sentences.
+deterministic for a seed (docs/design.md §8). Sentences: the sample's 120 references and the speech-level tests'
+hand-written sentences (tests/support/speech_level_sentences.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from korean_eval.inputs.sample import load_sample
 from korean_eval.lens.analysis import analyse
 from korean_eval.lens.perturb import KINDS, perturbation_table
 from korean_eval.lens.speech_level import honorific_count, speech_level
-from tests.unit.lens.test_speech_levels import LABELLED
+from tests.support.speech_level_sentences import LABELLED
 
 SEED = 20261123
 PARTICLES_WITHIN = {("이", "JKS"): "JX", ("가", "JKS"): "JX", ("은", "JX"): "JKS", ("는", "JX"): "JKS",

@@ -26,8 +26,7 @@ from korean_eval.engine.pipeline import evaluate
 from korean_eval.inputs.sample import load_sample
 from korean_eval.levels.registry import get_level, jamo_letters, jamo_table, level_availability, mecab_morphs
 from korean_eval.model.config import EvalConfig
-from tests.support.helpers import head_of_sample
-from tests.unit.engine.test_speed_features import assert_same_results
+from tests.support.helpers import assert_same_results, head_of_sample
 
 HOSTILE = [
     "", " ", "\t\n", "가", "한국어  문장\u3000입니다.", "가 조합형 ᄒᆞᆫ글", "ㄱㄴㄷ ㅏㅑ", "abc DEF 123",

@@ -13,8 +13,8 @@ from korean_eval.cli.main import main
 from korean_eval.inputs.mtme.files import DirTree
 from korean_eval.inputs.mtme.layout import scan, without_locales
 from korean_eval.inputs.text_files import InputError
+from tests.support.command_line import FAST
 from tests.support.make_mtme_fixture import LP, write_fixture
-from tests.unit.cli.test_option_checks import FAST
 
 WMT_NAMES = ("en-ko", "en-ko_KR", "ja-zh", "cs-uk", "en-ar_EG")
 

@@ -14,32 +14,12 @@ from korean_eval.inputs.spans.attach import attach_ratings
 from korean_eval.inputs.spans.reading import read_ratings
 from korean_eval.inputs.text_files import InputError
 from korean_eval.model.evalset import evalset_from_texts
-from tests.unit.cli.test_rating_options import FAST, REF, texts
-from tests.unit.cli.test_rating_options import HYPS as CLI_HYPS
+from tests.support.rating_texts import ERRORS, FAST, REF, google_tsv, texts
+from tests.support.rating_texts import RATED_HYPS as HYPS
 
-SRC = ["I go to school.", "The weather is nice today.", "He read a book.", "It is raining."]
-HYPS = {name: CLI_HYPS[name] for name in ("sysA", "sysB")}  # the command line's texts also have sysC, not rated
-HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n"
-#: (system, 0-based segment, marked target, category, severity): one error or a no-error row per item.
-ERRORS = [
-    ("sysA", 0, "나는 학교에 간다.", "No-error", "No-error"),
-    ("sysA", 1, "오늘 <v>날씨</v> 좋다.", "Accuracy/Omission", "Major"),
-    ("sysA", 2, "그는 책을 <v>읽는다</v>.", "Fluency/Grammar", "Minor"),
-    ("sysA", 3, "<v>비</v> 온다.", "Fluency/Grammar", "Minor"),
-    ("sysB", 0, "<v>나</v> 학교 간다", "Fluency/Grammar", "Minor"),
-    ("sysB", 1, "오늘은 날씨가 <v>좋네요</v>.", "Style/Register", "Minor"),
-    ("sysB", 2, "He read a book.", "Non-translation!", "Major"),
-    ("sysB", 3, "비가 온다.", "No-error", "No-error"),
-]
 #: Each item's penalty with the published weights (Major 5, Minor 1, Non-translation 25).
 PENALTY = {("sysA", "0"): 0.0, ("sysA", "1"): 5.0, ("sysA", "2"): 1.0, ("sysA", "3"): 1.0,
            ("sysB", "0"): 1.0, ("sysB", "1"): 1.0, ("sysB", "2"): 25.0, ("sysB", "3"): 0.0}
-
-
-def google_tsv(rows=ERRORS, first: int = 1) -> bytes:
-    """Google's MQM TSV: seg_id numbered from ``first`` (Google's files: 1)."""
-    lines = [f"{s}\tnews\t1\t{i + first}\trater1\t{SRC[i]}\t{t}\t{c}\t{v}\n" for s, i, t, c, v in rows]
-    return (HEADER + "".join(lines)).encode()
 
 
 def evalset():

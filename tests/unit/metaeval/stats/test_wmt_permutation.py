@@ -19,7 +19,7 @@ from korean_eval.model.vocabulary import (
     TEST_NOTES,
     default_tests,
 )
-from tests.unit.metaeval.tables.test_significance_tables import synthetic_results
+from tests.support.synthetic_results import synthetic_results
 
 
 def _mtme_example() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
