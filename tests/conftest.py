@@ -145,13 +145,13 @@ KONLPY_FILES = frozenset({
 })
 
 
-#: Test files that use tests/support/browser_server.py's dashboard server (one per pytest process) and shared Chromium: one
-#: unit of work, so that a single server is started (≈ 3 CPU-s, and its first run, which imports the backend, ≈ 3
-#: more) and its caches of tokens and results serve them all (the MQM test's texts are the sample's, which
-#: tests/e2e/test_browser_dashboard.py evaluated before it), and Chromium and Playwright's driver are started once: 98 CPU-s
-#: (whole process trees, Chromium included; two runs: 94, 101) against 108 (107, 108) split as they were before, the
-#: MQM, report and scale files in one worker and the other file in the other. Collected in this order, which the unit
-#: keeps.
+#: Test files that use tests/support/browser_server.py's dashboard server (one per pytest process) and shared
+#: Chromium: one unit of work, so that a single server is started (≈ 3 CPU-s, and its first run, which imports the
+#: backend, ≈ 3 more) and its caches of tokens and results serve them all (the MQM test's texts are the sample's,
+#: which tests/e2e/test_browser_dashboard.py evaluated before it), and Chromium and Playwright's driver are started
+#: once: 98 CPU-s (whole process trees, Chromium included; two runs: 94, 101) against 108 (107, 108) split as they
+#: were before, the MQM, report and scale files in one worker and the other file in the other. Collected in this
+#: order, which the unit keeps.
 BROWSER_FILES = frozenset({
     "tests/e2e/test_browser_dashboard.py",
     "tests/e2e/test_browser_mqm.py",

@@ -1,7 +1,7 @@
 """The WMT-shaped benchmark set (benchmarks/wmt_data.py, ``make_data.py --wmt``) and the unchanged 4-system set.
 
-The 4-system generator was generalised to N systems; its output must stay byte for byte what it was (the digests
-below are of ``make_data.build(512)`` written by the generator before that change).
+The generator makes N systems; with four it must write the 4-system set byte for byte as pinned by the digests below
+(of ``make_data.build(512)``).
 """
 
 from __future__ import annotations

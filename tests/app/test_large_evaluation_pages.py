@@ -1,9 +1,9 @@
-"""The dashboard at scale (issue 13) through Streamlit's AppTest: a large evaluation — 20 systems with human scores
-(``tests/support/large_evaluation.py``, :data:`SEGMENTS` segments each, the systems mixed from a strong and a weak system's
-outputs: ``shared_outputs``), every available token level, every metric including the extended ones — loaded as the
-Data page loads a long table; every page runs clean,
-and every chart labels every level and metric it draws (every category axis labelled in full: ``tickmode='array'``
-with every category, or one tick per bar; never Plotly's automatic thinning), with text of at least 11 px.
+"""The dashboard at scale through Streamlit's AppTest: a large evaluation — 20 systems with human scores
+(``tests/support/large_evaluation.py``, :data:`SEGMENTS` segments each, the systems mixed from a strong and a weak
+system's outputs: ``shared_outputs``), every available token level, every metric including the extended ones —
+loaded as the Data page loads a long table; every page runs clean, and every chart labels every level and metric it
+draws (every category axis labelled in full: ``tickmode='array'`` with every category, or one tick per bar; never
+Plotly's automatic thinning), with text of at least 11 px.
 
 Scoring is the slow part: it happens once, in the module fixture's first page run (disk cache in the module's tmp
 dir); every later run reads the in-process results store. Every available level is used except Kkma (KoNLPy), whose
@@ -15,9 +15,9 @@ instead of 400, while the 20 systems, their 400 (system, segment) points and eve
 over them stay.
 
 What is checked depends on the systems, levels and metrics, not on the segments or the resamples
-(:data:`~tests.support.large_evaluation.LAYOUT_SEGMENTS` says why for the segments): :data:`SEGMENTS` is 20, fewer than the
-browser test's 30 but more than :data:`korean_eval.metaeval.stats.permutation.MAX_EXACT_UNITS` (16), so the segment-level
-permutation tests stay Monte-Carlo as on a large evaluation; and the dashboard's resampling count
+(:data:`~tests.support.large_evaluation.LAYOUT_SEGMENTS` says why for the segments): :data:`SEGMENTS` is 20, fewer
+than the browser test's 30 but more than :data:`korean_eval.metaeval.stats.permutation.MAX_EXACT_UNITS` (16), so the
+segment-level permutation tests stay Monte-Carlo as on a large evaluation; and the dashboard's resampling count
 (``ui.state.N_RESAMPLES``, 1000) is :data:`RESAMPLES` here, which changes p-values and so which configurations form
 the top cluster, but neither the labels of any chart nor the headline's form (every outcome is accepted), while the
 floor of a p-value (1 / (RESAMPLES + 1) < 0.01) still lets clusters split at α = 0.05.

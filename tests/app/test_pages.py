@@ -212,7 +212,7 @@ def test_metric_selection_and_overrides_feed_the_config():
 
 
 def test_extended_metric_group_draws_all_six_at_every_level():
-    """Issue 7: the "extended" group toggle gives the six extended metrics, same charts as the sacrebleu group.
+    """The "extended" group toggle gives the six extended metrics, same charts as the sacrebleu group.
     At the word and char levels: the group's wiring (toggle → config → charts) does not depend on the levels, and the
     extended metrics at a morpheme level are tests/unit/metrics/test_extended_metrics.py's."""
     at = run_app(**{"metric_groups": ["extended"], "level|kiwi": False})

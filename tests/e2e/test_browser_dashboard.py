@@ -38,7 +38,8 @@ def _shot_to_look_at(pg, name: str, height: int) -> None:
 
 def test_upload_sample_files_then_correlation_bars_are_drawn(server, page, artifacts):
     files = sample_files()
-    # A link straight to a page arrives with the shared sidebar (on a fresh server too: tests/support/browser_server.py).
+    # A link straight to a page arrives with the shared sidebar (on a fresh server too:
+    # tests/support/browser_server.py).
     page.goto(f"{server}/data")
     page.get_by_role("heading", name="Data", exact=True).wait_for()
     page.get_by_text("Token levels").wait_for()

@@ -1,13 +1,14 @@
-"""The dashboard at scale in a real browser: 20 systems × :data:`~tests.support.large_evaluation.LAYOUT_SEGMENTS` segments
-(``tests/support/large_evaluation.py``; 500 when writing the README's screenshot) uploaded as one long table through the Data
-page, six token levels × BLEU, chrF++, TER and EED; every page (each tab of the Korean
-lens, every expander open, the significance matrix computed) at 1280 and 1920 px wide, where no table, data grid,
-download button or card may be wider than its box (in the page: ``scrollWidth <= clientWidth + 1``), and at 1280 px
-no chart's label may be cut at its edge or overlap another.
+"""The dashboard at scale in a real browser: 20 systems × :data:`~tests.support.large_evaluation.LAYOUT_SEGMENTS`
+segments (``tests/support/large_evaluation.py``; 500 when writing the README's screenshot) uploaded as one long
+table through the Data page, six token levels × BLEU, chrF++, TER and EED; every page (each tab of the Korean lens,
+every expander open, the significance matrix computed) at 1280 and 1920 px wide, where no table, data grid, download
+button or card may be wider than its box (in the page: ``scrollWidth <= clientWidth + 1``), and at 1280 px no
+chart's label may be cut at its edge or overlap another.
 
 A view with a problem is photographed whole into the test's temporary directory (for the reader of the failure).
 ``KOREAN_EVAL_WRITE_SCREENSHOT=<path>`` also writes the Correlations page at 1280 px wide to ``<path>`` (the
-README's ``docs/screenshot-correlations.png``). Needs ``/usr/bin/chromium`` (see ``tests/e2e/test_browser_dashboard.py``).
+README's ``docs/screenshot-correlations.png``). Needs ``/usr/bin/chromium`` (see
+``tests/e2e/test_browser_dashboard.py``).
 """
 
 from __future__ import annotations

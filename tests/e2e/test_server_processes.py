@@ -1,14 +1,14 @@
 """The dashboard as processes (docs/design.md §7): a stopped server leaves no process behind and prints no traceback;
 worker processes end by themselves when the server is killed; workers print nothing.
 
-Each test starts ``streamlit run app.py`` in its own process group (tests/support/app_server.py) and runs the first page
-from a browser-less session; the first page evaluates the bundled sample (600 pairs, cold cache in tmp_path). With
-``KOREAN_EVAL_PARALLEL_MIN_PAIRS=100`` that evaluation runs in the worker pool: the server is signalled once the
-scoring began (every level is tokenised, the portable ones by the workers, so the workers are up; the scoring tasks
-are queued in the pool), or, for Ctrl+C, once every score is back (the workers idle, the pool kept). Without it (the
-default threshold, 2,000 pairs) the sample is scored in the server itself, TER on threads: the server is signalled
-once TER's scoring began. Every process a test started is killed at the end, whatever happened. Linux only (the
-process table is read from /proc).
+Each test starts ``streamlit run app.py`` in its own process group (tests/support/app_server.py) and runs the first
+page from a browser-less session; the first page evaluates the bundled sample (600 pairs, cold cache in tmp_path).
+With ``KOREAN_EVAL_PARALLEL_MIN_PAIRS=100`` that evaluation runs in the worker pool: the server is signalled once
+the scoring began (every level is tokenised, the portable ones by the workers, so the workers are up; the scoring
+tasks are queued in the pool), or, for Ctrl+C, once every score is back (the workers idle, the pool kept). Without
+it (the default threshold, 2,000 pairs) the sample is scored in the server itself, TER on threads: the server is
+signalled once TER's scoring began. Every process a test started is killed at the end, whatever happened. Linux only
+(the process table is read from /proc).
 
 Each server's cache starts with the Kiwi tokens of the sample (:func:`kiwi_tokens`, computed once in this process by
 the ``kiwi`` level itself): Kiwi analyses in the server, never in a worker (korean_eval.engine.workers.POOL_LEVELS), so it

@@ -278,9 +278,10 @@ def launch_chromium(stack: ExitStack):
 
 @contextmanager
 def chromium_page(width: int, height: int, timeout_ms: float, browser=None) -> Iterator:
-    """A Playwright page in a context of its own of ``browser`` (e.g. the shared one of tests/support/browser_server.py) or,
-    without one, of a Chromium launched for it (:func:`launch_chromium`) and closed afterwards: viewport ``width`` ×
-    ``height`` at scale 1, every wait bounded by ``timeout_ms``, script runs counted (:data:`RUN_COUNTER_JS`)."""
+    """A Playwright page in a context of its own of ``browser`` (e.g. the shared one of
+    tests/support/browser_server.py) or, without one, of a Chromium launched for it (:func:`launch_chromium`) and
+    closed afterwards: viewport ``width`` × ``height`` at scale 1, every wait bounded by ``timeout_ms``, script runs
+    counted (:data:`RUN_COUNTER_JS`)."""
     with ExitStack() as stack:
         browser = browser or launch_chromium(stack)
         context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1)

@@ -1,6 +1,7 @@
 """The dashboard server and the Chromium of the real-browser tests: a pytest plugin, named in ``pytest_plugins`` by
-each module that uses them (tests/e2e/test_browser_dashboard.py, tests/e2e/test_browser_mqm.py, tests/e2e/test_browser_scale.py; the Chromium
-also tests/e2e/test_browser_report.py). tests/conftest.py hands these modules out together, to one pytest-xdist worker.
+each module that uses them (tests/e2e/test_browser_dashboard.py, tests/e2e/test_browser_mqm.py,
+tests/e2e/test_browser_scale.py; the Chromium also tests/e2e/test_browser_report.py). tests/conftest.py hands these
+modules out together, to one pytest-xdist worker.
 
 The fixture ``server`` is one session-scoped server however many of those modules a process runs. Starting a server
 and its first run (importing the backend) cost about 4 CPU-s and 5 s each time. Sharing one changes nothing a test
@@ -10,11 +11,13 @@ spare recomputing identical numbers. Each of those modules first opens the Data 
 runs first does so on a freshly started server, before any session ran app.py's ``st.navigation`` (the redirect of
 ``ui.state.enter_page``, docs/design.md §7).
 
-The fixture ``chromium`` is one Chromium (:func:`tests.support.app_server.launch_chromium`) for consecutive tests that ask for
-it; each module opens its pages in a browser context of its own (no cookies, storage or cache shared). Starting
-Playwright's driver and Chromium costs ≈ 1.1 CPU-s each time. It is stopped after the last test of such a run, before
-a test that does not ask for it: Playwright's synchronous API marks its event loop as running in the calling thread
-for as long as it is started, which would break ``asyncio.run`` in the process's later tests.
+The fixture ``chromium`` is one Chromium (:func:`tests.support.app_server.launch_chromium`) for consecutive tests
+that ask for it; each module opens its pages in a browser context of its own (no cookies, storage or cache shared).
+Starting Playwright's driver and Chromium costs ≈ 1.1 CPU-s each time. It is stopped after the last test of such a
+run, before a test that does not ask for it: Playwright's synchronous API marks its event loop as running in the
+calling thread for as long as it is started, which would break ``asyncio.run`` in the process's later tests.
+
+The fixture ``artifacts`` is the folder of a module's screenshots (:func:`tests.support.app_server.shot`).
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ from tests.support.app_server import (
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory) -> Iterator[str]:
-    """The URL of ``streamlit run app.py`` (:data:`tests.support.app_server.BROWSER_TEST_OPTIONS`), started at the first
-    test that asks for it and stopped at the end of the session."""
+    """The URL of ``streamlit run app.py`` (:data:`tests.support.app_server.BROWSER_TEST_OPTIONS`), started at the
+    first test that asks for it and stopped at the end of the session."""
     require_chromium()
     with AppServer(tmp_path_factory.mktemp("e2e-server"), options=BROWSER_TEST_OPTIONS) as app:
         yield app.url

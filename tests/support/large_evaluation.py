@@ -32,11 +32,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 EDIT_PENALTY = 3
 SEED = "korean-eval-large-v1"
-#: Segments per system in the dashboard's layout tests (tests/app/test_large_evaluation_pages.py, tests/e2e/test_browser_scale.py). What they
-#: check (every level and metric labelled, charts as grids beyond 30 configurations, the top-cluster headline of 20
-#: systems, no table, grid, button or card wider than its box) depends on the systems, levels and metrics, not on
-#: the segments: no page has a threshold on segments; the tables that grow with them show their first 25 to 300 rows.
-#: 30 segments (600 pairs) exercise every page as 500 do, at a sixteenth of the tokenising and scoring.
+#: Segments per system in the dashboard's layout tests (tests/app/test_large_evaluation_pages.py,
+#: tests/e2e/test_browser_scale.py). What they check (every level and metric labelled, charts as grids beyond 30
+#: configurations, the top-cluster headline of 20 systems, no table, grid, button or card wider than its box)
+#: depends on the systems, levels and metrics, not on the segments: no page has a threshold on segments; the tables
+#: that grow with them show their first 25 to 300 rows. 30 segments (600 pairs) exercise every page as 500 do, at a
+#: sixteenth of the tokenising and scoring.
 LAYOUT_SEGMENTS = 30
 
 

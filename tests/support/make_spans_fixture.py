@@ -1,6 +1,7 @@
-"""Error-span ratings added to the mt-metrics-eval fixture (tests/support/make_mtme_fixture.py): two raters' ``.seg.rating``
-files (``mqm.rater1``, ``mqm.rater2``) whose errors are the hypothesis eojeol missing from the reference, each
-rater seeing and grading them a little differently, and the hand computation of their MQM penalties."""
+"""Error-span ratings added to the mt-metrics-eval fixture (tests/support/make_mtme_fixture.py): two raters'
+``.seg.rating`` files (``mqm.rater1``, ``mqm.rater2``) whose errors are the hypothesis eojeol missing from the
+reference, each rater seeing and grading them a little differently, and the hand computation of their MQM
+penalties."""
 
 from __future__ import annotations
 

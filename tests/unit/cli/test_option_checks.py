@@ -1,5 +1,6 @@
-"""Strict command line (issue 21): options that would be ignored are refused (class 3), option values are checked
-before any work starts (class 7), and the ``qc`` CSVs defuse formula-like cells as ``run``'s do (class 9).
+"""The command line's checks (:mod:`korean_eval.cli.checks`): options that would be ignored are refused, inputs
+that are not regular files are refused unopened, option values are checked before any work starts, and the ``qc``
+CSVs defuse formula-like cells as ``run``'s do.
 
 Every refusal is asserted to be exactly one ``error: …`` line naming the option (and the file where there is one)
 with exit status 2; every accepted run is checked against numbers computed here with sacrebleu directly.
@@ -35,7 +36,7 @@ def char_bleu(hyps: list[str], refs: list[str]) -> float:
     return sacrebleu.corpus_bleu([tok(h) for h in hyps], [[tok(r) for r in refs]], tokenize="none", force=True).score
 
 
-# --- class 3: inputs that would be silently ignored ------------------------------------------------------------
+# --- inputs that would be silently ignored ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -133,7 +134,7 @@ def test_qc_refuses_a_named_pipe(tmp_path, capsys):
     assert error_line(capsys) == f"error: {pipe}: --judgments names a named pipe, not a regular file; refused without reading it"
 
 
-# --- class 7: option values checked before any work ------------------------------------------------------------
+# --- option values checked before any work ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -187,7 +188,7 @@ def test_bad_qc_number_is_refused_naming_the_option(command, extra, option, caps
     assert f"error: argument {option}: expected a" in capsys.readouterr().err
 
 
-# --- class 9: formula injection in qc outputs ------------------------------------------------------------------
+# --- formula injection in qc outputs ----------------------------------------------------------------------------
 
 FORMULA_SYSTEMS = ["=HYPERLINK(\"http://x\")", "+SUM(A1)", "-2+3", "@cmd", "plain"]
 

@@ -1,4 +1,4 @@
-"""The worker tasks on a Dask distributed cluster give the local run's numbers (issue 14 §3).
+"""The worker tasks on a Dask distributed cluster give the local run's numbers.
 
 A ``LocalCluster`` of 2 worker processes (one thread each) on this machine stands in for a real cluster: the
 library (``EvalConfig.scheduler``) and the CLI (``--scheduler``) send the tokenising and statistics tasks there,

@@ -1,5 +1,5 @@
-"""The pipeline's speed features change no number (issue 5): worker processes, reference caching, shared chrF
-blocks, bulk cache reads, the whole-result cache and the vectorised correlation groupings.
+"""The pipeline's speed features change no number: worker processes, reference caching, shared chrF blocks, bulk
+cache reads, the whole-result cache and the vectorised correlation groupings.
 
 Every comparison is exact (``==``), against sacrebleu's and scipy's own functions called directly.
 """

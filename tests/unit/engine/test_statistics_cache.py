@@ -1,4 +1,4 @@
-"""The statistics are cached like the scores, and a warm rerun imports no heavy module (issue 14 §2).
+"""The statistics are cached like the scores, and a warm rerun imports no heavy module.
 
 * :func:`korean_eval.engine.statistics.statistics_tables` stores the CIs, significance, clusters and system pairs under
   the evaluation's key + the statistics settings, loads them on an identical rerun (equal to the computed ones),

@@ -1,6 +1,7 @@
 """Lifetime of the worker processes and threads (docs/design.md §7), in the library itself.
 
-The dashboard-level checks (a stopped or killed server leaves nothing behind) are in tests/e2e/test_server_processes.py.
+The dashboard-level checks (a stopped or killed server leaves nothing behind) are in
+tests/e2e/test_server_processes.py.
 """
 
 from __future__ import annotations

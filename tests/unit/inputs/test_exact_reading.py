@@ -1,5 +1,6 @@
-"""Strict inputs (issue #21), classes 1 (quotes), 2 (no type guessing) and 8 (messages at the right line), and the
-property test: random tables come back exactly as written, as CSV (Python's ``csv`` module) and as TSV.
+"""Text files and tables are read exactly as written: quotes eat no rows, nothing is guessed (types, missing values),
+messages name the right line, and random tables come back exactly as written, as CSV (Python's ``csv`` module) and
+as TSV (a property test).
 
 Every case asserts the exact outcome: an error naming file and line, or the data with every change noted.
 """
@@ -46,7 +47,7 @@ def texts_evalset(names=None):
     )
 
 
-# ------------------------------------------------------------------------------- class 1: quotes eat no rows
+# --------------------------------------------------------------------------------------- quotes eat no rows
 
 
 def test_unmatched_quote_in_a_csv_hypothesis_is_refused_where_it_opens() -> None:
@@ -92,7 +93,7 @@ def test_quoted_cell_spanning_lines_in_judgments_is_kept_and_its_lines_named() -
                            "(lines 2–4); in text the break is read as a space"]
 
 
-# ------------------------------------------------------------------------------- class 2: nothing guessed
+# ------------------------------------------------------------------------------------------ nothing guessed
 
 COLS = {"rater_col": "worker", "system_col": "Sys", "item_cols": ("DocID",), "score_cols": ("Adequacy",),
         "drop_first": 0, "zscore": False, "iqr_k": None}
@@ -132,7 +133,7 @@ def test_excluded_row_lines_count_blank_lines_and_multi_line_cells() -> None:
     ]
 
 
-# ------------------------------------------------------------------------------- class 8: messages at the line
+# --------------------------------------------------------------------------------------- messages at the line
 
 
 @pytest.mark.parametrize("data,line", [

@@ -1,6 +1,6 @@
 """Every table input reads a file the same way: a long table, human scores, raw judgments for QC, given scores.
 
-Three files on which the two former readers disagreed — UTF-32 with a BOM, a ``;``-separated ``.csv`` and a
+Three files that table readers easily disagree on — UTF-32 with a BOM, a ``;``-separated ``.csv`` and a
 malformed line — go through every input kind (the library functions, and the CLI for judgments) and give the same
 outcome as the plain UTF-8 comma-separated file, or the same InputError naming the file and the line.
 """

@@ -1,7 +1,8 @@
 """The speech-level detector on sentences written for these tests, each labelled by hand
-(tests/support/speech_level_sentences.py; docs/design.md §8): the label is the speech level of the sentence's final ending as a Korean grammar assigns it (a quotation inside a sentence
-does not count; -ㅂ시다, -오/-소, -구려 are 하오체 and headlines/notices without a final ending are ``other``), not
-what the detector says. The detector must be right on at least 95 %.
+(tests/support/speech_level_sentences.py; docs/design.md §8): the label is the speech level of the sentence's final
+ending as a Korean grammar assigns it (a quotation inside a sentence does not count; -ㅂ시다, -오/-소, -구려 are 하오체 and
+headlines/notices without a final ending are ``other``), not what the detector says. The detector must be right on
+at least 95 %.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tokenising fast and on every core changes no token (issue 14 §2).
+"""Tokenising fast and on every core changes no token.
 
 * the jamo level's per-character table equals ``jamo.j2hcj(jamo.h2j(text))`` on every Unicode code point, and a
   character the package refuses still raises (and falls back to whitespace tokens) as before;

@@ -1,7 +1,7 @@
-"""CharacTER's length guard (option ``max_tokens``, issue #21 class 5; ``docs/design.md §3``): a pair with a side
-longer than ``max_tokens`` tokens is not searched, its segment is missing (NaN statistics), and the run's notes
-count it. Checked against an independent computation over the remaining segments (the metric's own sentence
-function with the guard off, scipy for the correlations)."""
+"""CharacTER's length guard (option ``max_tokens``; ``docs/design.md §3``): a pair with a side longer than
+``max_tokens`` tokens is not searched, its segment is missing (NaN statistics), and the run's notes count it.
+Checked against an independent computation over the remaining segments (the metric's own sentence function with the
+guard off, scipy for the correlations)."""
 
 from __future__ import annotations
 

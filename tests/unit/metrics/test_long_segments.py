@@ -1,4 +1,4 @@
-"""Paragraph- and document-length segments in bounded memory (issue #21 class 5; ``docs/design.md §3``).
+"""Paragraph- and document-length segments in bounded memory (``docs/design.md §3``).
 
 One segment of Korean text (the sample set's hand-written sentences drawn at random until the size is reached) and
 a hypothesis that is that text with a few local edits (substituted, dropped and swapped words) are scored at the
@@ -15,8 +15,9 @@ which Linux carries over through fork and execve); these are memory tests, not t
   ``1 << 40``), so the 768 MB bound excludes it; full ``(n+1) × (m+1)`` matrices would need ~4·10^12 bytes. The
   size is what that contrast needs: at 5 MB the run cost five times the CPU (11 s) and showed nothing more.
 * CharacTER (its length guard off, ``max_tokens=0``: by default it would not score this pair, see
-  ``tests/unit/metrics/test_character_length_guard.py``) on a 10 kB segment (≈ 7,400 jamo tokens per side) with substituted and
-  swapped words only: its word-shift search costs ``Θ(n · m)`` time per round (every word match is a candidate,
+  ``tests/unit/metrics/test_character_length_guard.py``) on a 10 kB segment (≈ 7,400 jamo tokens per side) with
+  substituted and swapped words only: its word-shift search costs ``Θ(n · m)`` time per round (every word match is a
+  candidate,
   :mod:`korean_eval.metrics.kernels.character`) and its final character distance ``n · m / 64`` word operations,
   so 5 MB (≈ 10^11 operations per round) cannot finish. A dropped or inserted word is worse: behind it every
   position matches the reference one word off, with a phrase running to the next edit, and each such candidate

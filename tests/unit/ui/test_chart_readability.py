@@ -1,6 +1,6 @@
-"""Charts readable with many systems and configurations (issue 13's leftovers): every system of the ranking chart
-named in dark text at both ends with room for the name, one colour per system up to 24. (Cut and overlapping labels
-of every drawn chart are checked in a browser by tests/e2e/test_browser_scale.py.)"""
+"""Charts readable with many systems and configurations: every system of the ranking chart named in dark text at
+both ends with room for the name, one colour per system up to 24. (Cut and overlapping labels of every drawn chart
+are checked in a browser by tests/e2e/test_browser_scale.py.)"""
 
 from __future__ import annotations
 

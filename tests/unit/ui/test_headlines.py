@@ -1,5 +1,5 @@
-"""Headlines that state significance and grids that scale (issue 13): the top significance cluster found with only
-the tests it needs equals the full clustering's; the cards' statements; every chart labels every row and column."""
+"""Headlines that state significance and grids that scale: the top significance cluster found with only the tests
+it needs equals the full clustering's; the cards' statements; every chart labels every row and column."""
 
 from __future__ import annotations
 
