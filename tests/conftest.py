@@ -119,10 +119,19 @@ def _scan_components_once(monkeypatch) -> None:
 
 @pytest.fixture(scope="module")
 def private_cache(tmp_path_factory):
-    """A korean-eval cache directory of the module's own (``$KOREAN_EVAL_CACHE_DIR``) while its tests run."""
+    """A korean-eval cache directory of the module's own (``$KOREAN_EVAL_CACHE_DIR``) while its tests run.
+
+    The dashboard opens its cache once per process (``ui.state.disk_cache``, a Streamlit resource, which AppTest
+    sessions share): it is opened again in the module's directory, and once more after the module. Without that, the
+    modules a worker runs after the first would share that module's cache, and what a page shows would depend on
+    which modules ran before (the Tokens page draws no timing charts for levels whose tokens came from the cache)."""
+    from ui import state
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        state.disk_cache.clear()
         yield
+    state.disk_cache.clear()
 
 
 @pytest.fixture(scope="session")
