@@ -35,7 +35,7 @@ What is measured, in one process (the extra levels each in a fresh child process
    whole result, and with the result store turned off (token and per-pair statistics caches only).
 6. Jamo-level TER: sacrebleu's ``sentence_ter`` per segment (the naive loop's timing) against
    ``korean_eval.metrics.fast_ter`` on one thread and in the pipeline's run with all cores, on the same subset; raw
-   statistics compared with sacrebleu's on 32 pairs (``tests/test_fast_ter.py`` compares ≥ 500 pairs per level).
+   statistics compared with sacrebleu's on 32 pairs (``tests/unit/metrics/test_fast_ter.py`` compares ≥ 500 pairs per level).
 7. The other levels (spm, okt, komoran, kkma, hannanum): each evaluated with all five metrics in its own fresh
    process on ``--extra-pairs`` pairs (default all), to name the tokenizer's own cost.
 8. Realism: mean sentence TER per level and sacrebleu's TER milliseconds per segment on the subset, next to the same

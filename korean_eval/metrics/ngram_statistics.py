@@ -4,7 +4,7 @@ as sacrebleu's ``_extract_corpus_statistics`` (which counts n-grams in Python ``
 
 sacrebleu's own objects still pre-process every segment (``_preprocess_segment``:
 lower-casing, BLEU's ``rstrip`` and tokenizer, chrF's ``_remove_punctuation``), and still turn the statistics into
-scores; only the counting is compiled. Tests (``tests/test_ngram_statistics.py``) prove the arrays equal to
+scores; only the counting is compiled. Tests (``tests/unit/metrics/test_ngram_statistics.py``) prove the arrays equal to
 sacrebleu's on the study's data at every token level and on generated edge cases.
 
 Statistics, per segment, as sacrebleu 2.x defines them:

@@ -231,7 +231,7 @@ def ter_batch(tokens: np.ndarray, hyp_start: np.ndarray, hyp_end: np.ndarray, re
                ref_end: np.ndarray, out: np.ndarray) -> None:
     """``out[k]`` = TER edits of pair ``k`` (token-id slices of ``tokens``). :data:`CHECKPOINT_CELLS` is passed as
     a plain ``int64``: a module constant would be typed as a literal and compile a specialisation of its own, so a
-    direct call with another budget (tests/test_fast_ter.py) would compile the kernel again instead of loading the
+    direct call with another budget (tests/unit/metrics/test_fast_ter.py) would compile the kernel again instead of loading the
     one ``korean-eval compile`` cached."""
     cells = np.int64(CHECKPOINT_CELLS)
     for k in range(out.shape[0]):
