@@ -554,7 +554,7 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     rss = mem.peaks
     for level in LEVELS:
         sec = float(t.query("stage == 'tokenise' and level == @level")["seconds"].sum())
-        where = "workers" if level in workers.POOL_LEVELS and jobs > 1 else "main"
+        where = "workers" if workers.tokenised_in_workers(level) and jobs > 1 else "main"
         stages.append({"stage": f"tokenise {level} ({where})", "seconds": sec,
                        "rss": rss.get(f"tokenising at level {level}")})
     for level in LEVELS:

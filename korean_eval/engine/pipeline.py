@@ -24,7 +24,7 @@ is computed by sacrebleu's own code or the registered metric's, cached (:mod:`ko
 :mod:`korean_eval.engine.result_store`), and, in runs with at least
 :data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs to compute, spread over worker processes
 (``EvalConfig.jobs``, default all cores): they tokenise every level of
-:data:`korean_eval.engine.workers.POOL_LEVELS` — all but SentencePiece, which this process tokenises; Kiwi in a
+:attr:`~korean_eval.levels.base.TokenLevel.in_workers` — all but SentencePiece, which this process tokenises; Kiwi in a
 worker of its own — compute each level's statistics in chunks (the fast TER included) and meta-evaluate each cell
 (:func:`task_meta_evaluate`), while this process plans, assembles and writes. Chunks are cut by the data alone and
 BLAS runs on one thread, so the tables do not depend on the executor. The workers are *spawned*, so a script that calls :func:`evaluate`
@@ -70,13 +70,13 @@ from korean_eval.engine.planning import (
 from korean_eval.engine.result_store import digest, store_result, stored_evaluation
 from korean_eval.engine.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
 from korean_eval.engine.workers import (
-    POOL_LEVELS,
     Job,
     Scheduler,
     level_role,
     make_scheduler,
     task_tokenize,
     text_chunks,
+    tokenised_in_workers,
 )
 from korean_eval.levels.registry import SpmLevel, TokenLevel, get_level, level_availability, package_version
 from korean_eval.metaeval.tables import tidy
@@ -321,7 +321,7 @@ def tokenise(
     """The tokenise stage: yield every level as soon as it is tokenised, in :attr:`RunPlan.work_order`.
 
     When the run is large enough to start the worker processes, the distinct texts missing from the token cache of
-    every level in :data:`POOL_LEVELS` are handed to them at once, in chunks of about equal length (each worker
+    every level tokenised in the workers (:func:`korean_eval.engine.workers.tokenised_in_workers`) are handed to them at once, in chunks of about equal length (each worker
     loads an analyzer once and keeps it), so that every core tokenises; a level is yielded when its chunks are
     back. SentencePiece, Kiwi (on its own native threads, while the workers tokenise the other levels), and every
     level of a small run, are tokenised in this process.
@@ -346,7 +346,7 @@ def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, n
     if not n_pairs or sched.pool(n_pairs) is None:
         return out
     for name in run.work_order:
-        if name in POOL_LEVELS:
+        if tokenised_in_workers(name):
             start = time.perf_counter()
             level = get_level(name)
             lookup = lookup_tokens(level, run.texts, cache)

@@ -194,13 +194,18 @@ def _discard_pool(pool: ProcessPoolExecutor) -> None:
         _close(lifeline)  # a broken pool's remaining workers end too
 
 
-#: Levels tokenised in the worker processes, Kiwi in a worker of its own (:data:`KIWI_ROLE`). SentencePiece's model
-#: is trained or loaded in the calling process and tokenises there.
-POOL_LEVELS = ("word", "mecab", "kiwi", "okt", "komoran", "kkma", "hannanum", "char", "jamo")
 #: The role of Kiwi's tasks: one worker process (one Dask worker on a cluster) loads Kiwi's model (≈ 0.45 GB) once
 #: and analyses on Kiwi's own native threads, so that the model's memory does not grow with the worker count.
 KIWI_ROLE = "kiwi"
 TOKENISE_CHUNK_CHARS = 50_000  # characters per tokenising task, at most (unless a single text is longer)
+
+
+def tokenised_in_workers(name: str) -> bool:
+    """Whether level ``name`` is tokenised by the worker processes in a large run (its declared
+    :attr:`~korean_eval.levels.base.TokenLevel.in_workers`; Kiwi in a worker of its own, :data:`KIWI_ROLE`)."""
+    from korean_eval.levels.registry import LEVEL_CLASSES
+
+    return LEVEL_CLASSES[name].in_workers
 
 
 def level_role(name: str) -> str:

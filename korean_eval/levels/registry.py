@@ -60,6 +60,7 @@ def _tokenizer_13a():
 
 
 class CharLevel(TokenLevel):
+    work_priority = -1
     name, family, label = "char", "character", "Character"
     description = "every non-whitespace character (syllable blocks for Hangul)"
 
@@ -74,6 +75,7 @@ class CharLevel(TokenLevel):
 
 
 class JamoLevel(TokenLevel):
+    work_priority = -2
     """``jamo.j2hcj(jamo.h2j(text))`` without whitespace, one token per character.
 
     Both functions of the ``jamo`` package map a string character by character, so their composition is a
