@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from korean_eval.inputs.sample import SAMPLE_DIR, sample_files  # noqa: E402
-from tests.app_server import (  # noqa: E402
+from tests.support.app_server import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     AppServer,

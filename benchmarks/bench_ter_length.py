@@ -14,7 +14,7 @@ Timed per pair (CPU seconds of this process, one thread, warm kernels; mean over
 * fast TER (:func:`korean_eval.metrics.fast_ter.ter_statistics`) against sacrebleu's own TER
   (:func:`~korean_eval.metrics.fast_ter.ter_statistics_sacrebleu`), statistics checked identical;
 * CharacTER (:func:`korean_eval.metrics.character.character_scores`) against the direct Python port of the
-  rwth-i6 reference the tests use (``tests/test_extended_metrics.py::_ref_cer``), scores checked equal.
+  rwth-i6 reference the tests use (``tests/unit/metrics/test_extended_metrics.py::_ref_cer``), scores checked equal.
 
 The slow implementations run only up to ``--sacrebleu-max`` resp. ``--reference-max`` tokens, and a cell stops
 after ``--budget`` seconds once one pair is done (the ``pairs`` columns say how many were timed). The table says

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """WMT-sized evaluation: the full grid on 24 systems × 2,000 segments (a third paragraphs), cold and warm, its peak
 memory, scores checked against sacrebleu on a sampled subset; the warm CLI rerun on a held-out-sized input; and
-the same run on a Dask ``LocalCluster`` (issue 14 §2 and §3).
+the same run on a Dask ``LocalCluster`` (benchmarks/README.md, "WMT-shaped set").
 
     python benchmarks/bench_wmt_scale.py                       # builds benchmarks/results/data_wmt/ if missing
     python benchmarks/bench_wmt_scale.py --jobs 2 --out benchmarks/results/wmt_scale.md

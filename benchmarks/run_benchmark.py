@@ -35,7 +35,7 @@ What is measured, in one process (the extra levels each in a fresh child process
    whole result, and with the result store turned off (token and per-pair statistics caches only).
 6. Jamo-level TER: sacrebleu's ``sentence_ter`` per segment (the naive loop's timing) against
    ``korean_eval.metrics.fast_ter`` on one thread and in the pipeline's run with all cores, on the same subset; raw
-   statistics compared with sacrebleu's on 32 pairs (``tests/test_fast_ter.py`` compares ≥ 500 pairs per level).
+   statistics compared with sacrebleu's on 32 pairs (``tests/unit/metrics/test_fast_ter.py`` compares ≥ 500 pairs per level).
 7. The other levels (spm, okt, komoran, kkma, hannanum): each evaluated with all five metrics in its own fresh
    process on ``--extra-pairs`` pairs (default all), to name the tokenizer's own cost.
 8. Realism: mean sentence TER per level and sacrebleu's TER milliseconds per segment on the subset, next to the same
@@ -151,8 +151,8 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _worker_pids() -> list[int]:
-    pool = workers._POOL
-    return list(getattr(pool, "_processes", {}) or {}) if pool is not None else []
+    """The processes of every local worker pool (the main pool and Kiwi's)."""
+    return [pid for pool, _ in list(workers._POOLS.values()) for pid in (getattr(pool, "_processes", {}) or {})]
 
 
 class MemorySampler:
@@ -554,7 +554,7 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     rss = mem.peaks
     for level in LEVELS:
         sec = float(t.query("stage == 'tokenise' and level == @level")["seconds"].sum())
-        where = "workers" if level in workers.POOL_LEVELS and jobs > 1 else "main"
+        where = "workers" if workers.tokenised_in_workers(level) and jobs > 1 else "main"
         stages.append({"stage": f"tokenise {level} ({where})", "seconds": sec,
                        "rss": rss.get(f"tokenising at level {level}")})
     for level in LEVELS:

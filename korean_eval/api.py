@@ -144,7 +144,8 @@ def evaluate(
     from korean_eval.engine.pipeline import evaluate as run_pipeline
 
     results = run_pipeline(evalset, config, progress=progress, cache=store)
-    results.statistics = evaluation_tables(results, evalset, StatisticsSettings(resamples, seed, statistic), store)
+    results.statistics = evaluation_tables(results, evalset, StatisticsSettings(resamples, seed, statistic), store,
+                                           config)
     results.statistics_meta = {"bootstrap": {"resamples": resamples, "seed": seed}}
     results.evalset = evalset
     return results

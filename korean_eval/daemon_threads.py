@@ -1,16 +1,14 @@
 """Threads and the interpreter's exit (docs/design.md §7): work on daemon threads never holds up an exiting
 process, and never crashes it.
 
-* :func:`map_on_threads`: ``concurrent.futures.ThreadPoolExecutor`` joins its threads when the interpreter exits,
-  after they have run every task still queued: a dashboard stopped in the middle of a TER computation (or of a
-  permutation test) went on computing for as long as the remaining chunks took — 20 s and more after SIGTERM. A
-  process does not wait for daemon threads, and whoever waits for their results here (the CLI's main thread, a
-  Streamlit script thread, itself a daemon thread) stops with the process.
-* :func:`exit_safe`: at exit, Python 3.11 ends a daemon thread that comes back from native code which released the
-  GIL with ``pthread_exit``; its forced unwinding through C++ frames aborts the process ("terminate called without
-  an active exception", exit code 134). Kiwi's analyzer is such code, and a Streamlit script thread is a daemon
-  thread: a dashboard stopped while Kiwi tokenised crashed. Such calls run through :func:`exit_safe`, in short
-  pieces; the exit waits for the pieces under way.
+* :func:`map_on_threads`: chunks of work on daemon threads. ``concurrent.futures.ThreadPoolExecutor`` would be
+  joined at exit after running every task still queued (a stopped dashboard would go on computing); a process does
+  not wait for daemon threads, and whoever waits for their results (the CLI's main thread, a Streamlit script
+  thread) stops with the process.
+* :func:`exit_safe`: a call into native code that may run during the exit (Kiwi's analyzer), in short pieces that
+  the exit waits for. At exit, Python 3.11 ends a daemon thread that comes back from native code which released the
+  GIL with ``pthread_exit``, whose forced unwinding through C++ frames aborts the process ("terminate called
+  without an active exception", exit code 134).
 """
 
 from __future__ import annotations

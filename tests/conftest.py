@@ -58,8 +58,11 @@ os.environ.update(
 # The JVM notes the setting on stderr ("Picked up JAVA_TOOL_OPTIONS"); a value set by the user is kept.
 os.environ.setdefault("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
 
+#: The repository's root (pytest's rootdir: test ids and the paths below are relative to it).
+ROOT = Path(__file__).resolve().parent.parent
+
 #: The numba kernels scripts/setup compiled (``korean-eval compile``): copied, so that no worker compiles them again.
-KERNELS_FROM_SETUP = Path(__file__).resolve().parent.parent / ".venv" / "numba-kernels"
+KERNELS_FROM_SETUP = ROOT / ".venv" / "numba-kernels"
 if _OWNER and KERNELS_FROM_SETUP.is_dir() and not (TEST_CACHE_ROOT / "numba").exists():
     shutil.copytree(KERNELS_FROM_SETUP, TEST_CACHE_ROOT / "numba")
 
@@ -116,35 +119,54 @@ def _scan_components_once(monkeypatch) -> None:
 
 @pytest.fixture(scope="module")
 def private_cache(tmp_path_factory):
-    """A korean-eval cache directory of the module's own (``$KOREAN_EVAL_CACHE_DIR``) while its tests run."""
+    """A korean-eval cache directory of the module's own (``$KOREAN_EVAL_CACHE_DIR``) while its tests run.
+
+    The dashboard opens its cache once per process (``ui.state.disk_cache``, a Streamlit resource, which AppTest
+    sessions share): it is opened again in the module's directory, and once more after the module. Without that, the
+    modules a worker runs after the first would share that module's cache, and what a page shows would depend on
+    which modules ran before (the Tokens page draws no timing charts for levels whose tokens came from the cache)."""
+    from ui import state
+
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        state.disk_cache.clear()
         yield
+    state.disk_cache.clear()
 
 
 @pytest.fixture(scope="session")
 def export_run(tmp_path_factory):
-    """One CLI run with every export on the bundled sample (:func:`tests.export_fixture.run_exports`), read by
-    tests/test_export_html.py and tests/test_export_latex.py."""
-    from tests.export_fixture import run_exports
+    """One CLI run with every export on the bundled sample (:func:`tests.support.export_fixture.run_exports`), read by
+    tests/unit/exports/test_html_report.py and tests/unit/exports/test_latex_tables.py."""
+    from tests.support.export_fixture import run_exports
 
     return run_exports(tmp_path_factory.mktemp("exports"))
 
 #: Test files whose tests start KoNLPy's JVM in the test process (found by recording, over a whole run, the tests
 #: calling ``korean_eval.levels.konlpy._konlpy_tagger``): one unit of work for pytest-xdist. A file missing here
 #: only costs a second JVM.
-KONLPY_FILES = frozenset({"test_app_scale.py", "test_bad_inputs.py", "test_properties.py", "test_tokenize_parallel.py",
-                          "test_tokenizers.py"})
+KONLPY_FILES = frozenset({
+    "tests/app/test_large_evaluation_pages.py",
+    "tests/unit/inputs/test_hostile_inputs.py",
+    "tests/unit/levels/test_fast_tokenisation.py",
+    "tests/unit/levels/test_random_unicode.py",
+    "tests/unit/levels/test_token_levels.py",
+})
 
 
-#: Test files that use tests/browser_server.py's dashboard server (one per pytest process) and shared Chromium: one
-#: unit of work, so that a single server is started (≈ 3 CPU-s, and its first run, which imports the backend, ≈ 3
-#: more) and its caches of tokens and results serve them all (the MQM test's texts are the sample's, which
-#: tests/test_e2e_browser.py evaluated before it), and Chromium and Playwright's driver are started once: 98 CPU-s
-#: (whole process trees, Chromium included; two runs: 94, 101) against 108 (107, 108) split as they were before, the
-#: MQM, report and scale files in one worker and the other file in the other. Collected in this order, which the unit
-#: keeps.
-BROWSER_FILES = frozenset({"test_e2e_browser.py", "test_e2e_mqm.py", "test_e2e_report.py", "test_e2e_scale.py"})
+#: Test files that use tests/support/browser_server.py's dashboard server (one per pytest process) and shared
+#: Chromium: one unit of work, so that a single server is started (≈ 3 CPU-s, and its first run, which imports the
+#: backend, ≈ 3 more) and its caches of tokens and results serve them all (the MQM test's texts are the sample's,
+#: which tests/e2e/test_browser_dashboard.py evaluated before it), and Chromium and Playwright's driver are started
+#: once: 98 CPU-s (whole process trees, Chromium included; two runs: 94, 101) against 108 (107, 108) split as they
+#: were before, the MQM, report and scale files in one worker and the other file in the other. Collected in this
+#: order, which the unit keeps.
+BROWSER_FILES = frozenset({
+    "tests/e2e/test_browser_dashboard.py",
+    "tests/e2e/test_browser_mqm.py",
+    "tests/e2e/test_browser_report.py",
+    "tests/e2e/test_browser_scale.py",
+})
 
 #: Units of work of more than one file: name → files.
 UNITS = {"KoNLPy's files": KONLPY_FILES, "the real-browser files": BROWSER_FILES}
@@ -157,12 +179,15 @@ def pytest_xdist_make_scheduler(config, log):
         return None
     from xdist.scheduler import LoadFileScheduling
 
-    unit_of = {name: unit for unit, names in UNITS.items() for name in names}
+    unit_of = {path: unit for unit, paths in UNITS.items() for path in paths}
+    missing = sorted(path for path in unit_of if not (ROOT / path).is_file())
+    if missing:  # a test file renamed or moved without this list: its unit would silently split
+        raise pytest.UsageError(f"tests/conftest.py names test files that do not exist: {', '.join(missing)}")
 
     class FilesTogether(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             scope = super()._split_scope(nodeid)
-            return unit_of.get(Path(scope).name, scope)
+            return unit_of.get(scope, scope)  # scope: the file's path from the repository's root
 
     return FilesTogether(config, log)
 

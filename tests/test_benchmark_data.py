@@ -13,7 +13,7 @@ import sys
 import pytest
 import sacrebleu
 
-from tests.helpers import ROOT, STUDY, require
+from tests.support.helpers import ROOT, STUDY, require
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests write nothing into the user's home directory (issue: a 31 MB ``~/.cache/korean-eval`` appeared).
+"""Tests write nothing into the user's home directory (such as a korean-eval cache in ``~/.cache/korean-eval``).
 
 tests/conftest.py points korean-eval's cache, numba's compiled kernels, ``XDG_CACHE_HOME`` and the Hypothesis
 database at a temporary directory. Here a pipeline that touches every kind of library that could write a cache —
@@ -7,12 +7,13 @@ persistent cache — runs in a subprocess with the tests' environment and ``HOME
 which must stay empty. The second test shows that the check can fail: without the tests' settings the same CLI
 writes its cache under ``HOME`` (platformdirs' user cache directory).
 
-Both runs read the first :data:`LINES` lines of two of the sample's systems (:func:`tests.helpers.write_head_of_sample`): every library
-is loaded and used whatever the number of lines, and what a library writes does not depend on it. Of KoNLPy's
-analyzers Hannanum is the one whose JVM start and dictionaries cost least (1.2 s of CPU for a process analysing one
-sentence, Okt 3.0 s, Komoran 2.7 s): the JVM, which all four share, is what could write. The second run keeps
-numba's kernel directory (``NUMBA_CACHE_DIR``): without it numba compiles its kernels again, into ``HOME`` too
-(2 s of CPU), which the check there does not look at — it reads korean-eval's own cache.
+Both runs read the first :data:`LINES` lines of two of the sample's systems
+(:func:`tests.support.helpers.write_head_of_sample`): every library is loaded and used whatever the number of lines,
+and what a library writes does not depend on it. Of KoNLPy's analyzers Hannanum is the one whose JVM start and
+dictionaries cost least (1.2 s of CPU for a process analysing one sentence, Okt 3.0 s, Komoran 2.7 s): the JVM,
+which all four share, is what could write. The second run keeps numba's kernel directory (``NUMBA_CACHE_DIR``):
+without it numba compiles its kernels again, into ``HOME`` too (2 s of CPU), which the check there does not look at
+— it reads korean-eval's own cache.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from korean_eval.levels.registry import available_levels
-from tests.helpers import write_head_of_sample
+from tests.support.helpers import write_head_of_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = ("sys_weak", "sys_strong")
@@ -55,7 +56,7 @@ def test_a_pipeline_with_the_test_settings_writes_nothing_under_home(tmp_path) -
     assert _files_under(home) == []
     # where the writes went instead (tests/conftest.py)
     assert (Path(os.environ["KOREAN_EVAL_CACHE_DIR"]) / "cache-v1.sqlite").is_file()
-    assert any(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("ter_kernels.*.nbi"))
+    assert any(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("ter_shift.*.nbi"))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="platformdirs follows HOME/XDG_CACHE_HOME on Linux")

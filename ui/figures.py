@@ -10,7 +10,7 @@ hands them to ``go.Figure`` once: validated once, the template applied as Plotly
 (after Streamlit's own import made its "streamlit" template the default: the dashboard's pages import Streamlit
 first; every dashboard figure names its template, so no figure took Streamlit's): ``go.Figure`` gives a figure
 without a template the default one, already validated, without copying it through its validators; the figure's
-JSON is what ``layout.template = TEMPLATE`` gives (tests/test_figures.py compares both paths for every chart
+JSON is what ``layout.template = TEMPLATE`` gives (tests/unit/ui/test_figures.py compares both paths for every chart
 function). Should something else in the process change the default later, :func:`figure` names the template in the
 layout instead (the slower path, same figure).
 """

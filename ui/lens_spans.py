@@ -1,6 +1,7 @@
-"""The Korean lens page's "Error spans" section (issue 20 §3): MQM category × Korean category, and which MQM
-categories each metric × level tracks (:mod:`korean_eval.lens.span_detection`); the figures are pure Plotly, the
-computation is cached per result in :mod:`ui.state`'s statistics store; :func:`spans_section` draws the section."""
+"""The Korean lens page's "Error spans" section (docs/design.md §5, "Which errors each configuration notices"):
+MQM category × Korean category, and which MQM categories each metric × level tracks
+(:mod:`korean_eval.lens.span_detection`); the figures are pure Plotly, the computation is cached per result in
+:mod:`ui.state`'s statistics store; :func:`spans_section` draws the section."""
 
 from __future__ import annotations
 

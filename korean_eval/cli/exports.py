@@ -1,5 +1,5 @@
 """The ``run`` command's paper-ready exports: ``--latex DIR`` (:mod:`korean_eval.exports.latex`) and
-``--report FILE.html`` (:mod:`korean_eval.exports.html`); docs/design.md §2, issue 16 §2.
+``--report FILE.html`` (:mod:`korean_eval.exports.html`); docs/design.md §2, "Exports".
 
 The top significance cluster (bold in the LaTeX grids, outlined in the report) is cluster 1 of the run's
 ``clusters.csv`` (:mod:`korean_eval.engine.statistics`: ``--statistic``, the paired permutation test

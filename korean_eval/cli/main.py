@@ -199,7 +199,7 @@ def run_command(args: argparse.Namespace) -> int:
     elif progress is not None:
         progress(1.0, "done (stored result of an identical evaluation)")
     settings = StatisticsSettings(resamples=args.bootstrap, seed=args.seed, statistic=args.statistic)
-    extra = evaluation_tables(results, evalset, settings, cache)
+    extra = evaluation_tables(results, evalset, settings, cache, config)
     extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
     if args.out:
         from korean_eval.exports.csv_zip import write_tables

@@ -114,7 +114,8 @@ def timing_table(
 
     tokenise[k]: the k-th level's (name, wall seconds); score[k]: its cells' (level, metric, seconds in this
     process), to which the CPU seconds of the work done for that level × metric in worker processes (or in this
-    process, earlier) are added; meta: (level, metric, wall seconds of collecting and meta-evaluating the cell).
+    process, earlier) are added; meta: (level, metric, seconds of collecting the cell here plus the CPU seconds of its
+    meta-evaluation task).
     """
     rows: list[dict] = []
     for (level, seconds), cells in zip(tokenise, score, strict=True):

@@ -1,14 +1,14 @@
 """The worker pool's tasks on a Dask distributed cluster instead of local processes (``--scheduler ADDRESS``,
-``EvalConfig.scheduler``; issue 14 §3).
+``EvalConfig.scheduler``; docs/usage.md, "On a Dask cluster").
 
-The pipeline hands its tasks — tokenising chunks of texts (:func:`korean_eval.engine.workers.task_tokenize`) and computing
-chunks of statistics (``task_bleu``, ``task_chrf``, ``task_generic``; with a cluster also the fast TER, in chunks)
-— to an executor with ``submit(fn, *args)`` returning a future. Locally that is a process pool; here it is
-``dask.distributed.Client(ADDRESS).submit(fn, *args, pure=False)`` on an existing cluster (started with
-``dask scheduler`` and ``dask worker ADDRESS``; Dask's scheduler, none of ours). The tasks are the same functions
-with the same arguments, so the numbers are identical to a local run. Each worker process imports
-:mod:`korean_eval.levels.registry` once and keeps its analyzers (MeCab, a JVM for KoNLPy; Kiwi stays in the client) in the module's
-per-process caches, so a tokenizer is loaded once per worker, not per task.
+The engine hands every task — tokenising chunks of texts, each metric's statistics in chunks, each cell's
+meta-evaluation, the statistics stage in chunks — to an executor with ``submit(fn, *args)`` returning a future.
+Locally that is a process pool; here it is ``dask.distributed.Client(ADDRESS).submit(fn, *args, pure=False)`` on an
+existing cluster (started with ``dask scheduler`` and ``dask worker ADDRESS``; Dask's scheduler, none of ours). The
+tasks are the same functions with the same arguments, so the numbers are identical to a local run. Each worker
+process keeps the analyzers it loads (MeCab, a JVM for KoNLPy) in :mod:`korean_eval.levels.registry`'s per-process
+caches; Kiwi's tasks prefer one worker (:meth:`DaskExecutor.for_role`), so one worker of the cluster loads Kiwi's
+model.
 
 Requirements: the workers run the same korean-eval and library versions as the client (the package must be
 importable there); a task of a worker that dies is retried by Dask on another worker and, if the cluster gives
@@ -62,8 +62,32 @@ class DaskExecutor:
     def submit(self, fn: Callable, *args) -> DaskFuture:
         return DaskFuture(self.client.submit(fn, *args, pure=False), self._lost)
 
+    def for_role(self, role: str) -> DaskExecutor | PinnedExecutor:
+        """The executor of a task role: Kiwi's tasks (:data:`korean_eval.engine.workers.KIWI_ROLE`) prefer one
+        worker (the first by address), so that one worker loads Kiwi's model; every other role, the whole cluster."""
+        from korean_eval.engine.workers import KIWI_ROLE
+
+        if role != KIWI_ROLE:
+            return self
+        addresses = sorted(self.client.scheduler_info()["workers"])
+        return PinnedExecutor(self, addresses[:1]) if addresses else self
+
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         """Nothing: the connection is kept for the process's later evaluations (closed at exit)."""
+
+
+class PinnedExecutor:
+    """Tasks preferring the given Dask workers; when those are lost, the scheduler runs them on any other."""
+
+    def __init__(self, base: DaskExecutor, workers: list[str]):
+        self.base, self.pinned = base, workers
+
+    def submit(self, fn: Callable, *args) -> DaskFuture:
+        future = self.base.client.submit(fn, *args, pure=False, workers=self.pinned, allow_other_workers=True)
+        return DaskFuture(future, self.base._lost)
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """Nothing: the base executor's connection is kept."""
 
 
 def connect(address: str) -> DaskExecutor:

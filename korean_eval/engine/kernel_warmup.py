@@ -3,8 +3,7 @@
 korean-eval's compiled kernels (``@njit(cache=True)`` in :mod:`korean_eval.metrics` and
 :mod:`korean_eval.metaeval`) are compiled the first time each is called with a new combination of argument types,
 and the machine code is kept in numba's cache directory (:func:`korean_eval.engine.cache.configure_numba_cache`). On a
-fresh machine that first evaluation therefore spends most of its time compiling: about 50 s of CPU on the project's
-2-core machine for the bundled sample at three token levels, against 5 s once the kernels are cached.
+fresh machine that first evaluation therefore spends most of its time compiling (benchmarks/README.md).
 
 :func:`compile_kernels` pays that cost at install time instead. It runs the pipeline itself on a part of the bundled
 sample (:func:`warmup_evalset`: its systems on the :data:`WARMUP_SEGMENTS` segments with the longest references —

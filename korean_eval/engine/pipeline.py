@@ -14,43 +14,26 @@ The pipeline is five named stages, each a function with explicit inputs and outp
 4. collect (:mod:`korean_eval.engine.collect`): the tidy rows of segment and system scores;
 5. meta-evaluate (:func:`meta_evaluate_cell`): correlations with the human scores, rankings, flipped pairs.
 
-The stages interleave per level, as the speed design below needs: each level is planned and its scoring started as
+The stages interleave per level, so that the worker processes never wait: each level is planned and its scoring started as
 soon as it is tokenised; then per level × metric, in the configured order, score → collect → meta-evaluate, while
 the workers go on with the next cells. Nothing here touches a UI: progress is reported through
 ``progress(fraction, message)``.
 
-How it stays fast at paper scale (thousands of pairs × five levels × five metrics), with numbers identical to the
-straightforward computation (every statistic is still computed by sacrebleu's own code):
-
-* Worker processes (``EvalConfig.jobs``, default all cores). The statistics of a level are planned right after it
-  is tokenised and handed to a pool of worker processes in chunks of :data:`korean_eval.engine.workers.CHUNK_PAIRS` pairs,
-  so the workers score one level while the main process tokenises the next. Only when a level needs at least
-  :data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs computed; smaller inputs run in the calling process. The fast
-  TER runs in the main process on threads (its numba kernel releases the GIL). Every level but SentencePiece is
-  tokenised by the workers too, its distinct texts in chunks of about equal length, so the analyzers (MeCab,
-  Kiwi, KoNLPy's) use every core; each worker loads an analyzer once and keeps it. The workers are *spawned*, so a
-  script that calls :func:`evaluate` on a large input must guard its entry point with
-  ``if __name__ == "__main__":`` (Python's rule for process pools; the CLI and the dashboard do); inside a worker no
-  further pool is ever started.
-* References once, not once per system: BLEU and chrF statistics are counted by compiled kernels
-  (:mod:`korean_eval.metrics.ngram_statistics`, equal to sacrebleu's ``_extract_corpus_statistics``; sacrebleu's
-  objects still pre-process the segments), each distinct reference of a chunk laid out once (pairs are chunked
-  by reference).
-* chrF, chrF+ and chrF++ with one reference: the statistics are per-order blocks ``[hyp, ref, match]``
-  (character orders first, then word orders) and, with a single reference, no block depends on another
-  (sacrebleu picks a best reference only between several). So the character blocks are computed once for
-  ``CHRF(char_order=c, word_order=0)`` and the word blocks once per level for
-  ``CHRF(char_order=0, word_order=W)``; chrF+ and chrF++ take the first 3·w word columns. Character n-grams
-  ignore whitespace, so the character blocks are shared by every level that leaves the characters unchanged
-  (word, MeCab, char, …): they are keyed by the whitespace-free hypothesis and reference.
-* Caches (:mod:`korean_eval.engine.cache`): tokens and per-pair statistics, read in bulk; trained SentencePiece models;
-  and whole results (:mod:`korean_eval.engine.result_store`), keyed by the data's content hash, the settings, the token
-  levels' versions and a digest of this package's source, so that rerunning an unchanged evaluation only loads the
-  stored result.
+Speed without changing a number (docs/design.md §2; benchmarks/README.md, "What makes it fast"): every statistic
+is computed by sacrebleu's own code or the registered metric's, cached (:mod:`korean_eval.engine.cache`,
+:mod:`korean_eval.engine.result_store`), and, in runs with at least
+:data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs to compute, spread over worker processes
+(``EvalConfig.jobs``, default all cores): they tokenise every level of
+:attr:`~korean_eval.levels.base.TokenLevel.in_workers` — all but SentencePiece, which this process tokenises; Kiwi in a
+worker of its own — compute each level's statistics in chunks (the fast TER included) and meta-evaluate each cell
+(:func:`task_meta_evaluate`), while this process plans, assembles and writes. Chunks are cut by the data alone and
+BLAS runs on one thread, so the tables do not depend on the executor. The workers are *spawned*, so a script that calls :func:`evaluate`
+on a large input must guard its entry point with ``if __name__ == "__main__":`` (Python's rule for process pools;
+the CLI and the dashboard do); inside a worker no further pool is ever started.
 
 ``Results.timings``: tokenise = wall seconds per level (a level tokenised by a worker: its tokenizer seconds);
-score = CPU seconds of the cell's worker tasks + seconds in this process; meta = wall seconds of collecting and
-meta-evaluating the cell. Stages overlap, so they sum to more than the wall time.
+score = CPU seconds of the cell's worker tasks + seconds in this process; meta = seconds of collecting the cell here
++ CPU seconds of its meta-evaluation task. Stages overlap, so they sum to more than the wall time.
 """
 
 from __future__ import annotations
@@ -62,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from korean_eval.engine.blas_threads import one_blas_thread, pin_blas_threads
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.collect import (
     Cell,
@@ -85,7 +69,15 @@ from korean_eval.engine.planning import (
 )
 from korean_eval.engine.result_store import digest, store_result, stored_evaluation
 from korean_eval.engine.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
-from korean_eval.engine.workers import POOL_LEVELS, Job, Scheduler, task_tokenize, text_chunks, worker_count
+from korean_eval.engine.workers import (
+    Job,
+    Scheduler,
+    level_role,
+    make_scheduler,
+    task_tokenize,
+    text_chunks,
+    tokenised_in_workers,
+)
 from korean_eval.levels.registry import SpmLevel, TokenLevel, get_level, level_availability, package_version
 from korean_eval.metaeval.tables import tidy
 from korean_eval.metaeval.tables.human_ceiling import run_ceiling
@@ -157,7 +149,8 @@ def evaluate(
     if stored is not None:
         Ticker(progress, 1).report("done (stored result of an identical evaluation)", 1.0)
         return stored
-    results = run_stages(evalset, config, progress, cache)
+    with one_blas_thread():
+        results = run_stages(evalset, config, progress, cache)
     if key is not None and cache.enabled:
         results.result_key = key
         store_result(cache, key, results)
@@ -181,12 +174,18 @@ class StartedLevel:
 
 @dataclass
 class FinishedCell:
-    """One cell after the collect and meta-evaluate stages, with their wall seconds."""
+    """One cell after the collect stage, its meta-evaluation started (a task: :func:`task_meta_evaluate`); seconds:
+    this process's wall seconds on both."""
 
     cell: Cell
     rows: CellRows
-    evaluation: CellMeta
+    job: Job
     seconds: float
+
+    @property
+    def evaluation(self) -> CellMeta:
+        """The cell's meta-evaluation (waits for its task)."""
+        return self.job.result()
 
 
 def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, cache: NullCache) -> Results:
@@ -198,11 +197,15 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
     started = tokenise_and_start_scoring(run, evalset, config, cache, sched, ticker)
     # 3.-5. per level × metric: score → collect → meta-evaluate; then the user's own scores: collect → meta-evaluate
-    per_level = [score_level(started[lv], evalset, config, cache, sched, humans, ticker) for lv in run.levels]
+    meta_pool = sched.pool(evalset.system_pairs())
+    per_level = [score_level(started[lv], evalset, config, cache, sched, humans, ticker, meta_pool)
+                 for lv in run.levels]
     given, notes = given_cells(evalset, config)
     finished = [f for cells in per_level for _, f in cells]
-    finished += [finish_cell(cell, evalset, humans, config) for cell in given]
+    finished += [finish_cell(cell, evalset, humans, config, sched, meta_pool) for cell in given]
     ticker.report("meta-evaluation")
+    for f in finished:  # every cell's meta-evaluation back, in cell order
+        f.evaluation  # noqa: B018
     notes = [started[lv].tokenised.fallback_note for lv in run.levels if started[lv].tokenised.fallbacks] + notes
     notes += human_notes(evalset)
     scored = [[s for s, _ in cells] for cells in per_level]
@@ -210,17 +213,6 @@ def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, 
     results = assemble(evalset, run, started, scored, finished, sched.seconds, humans, config, notes)
     ticker.report("done", 1.0)
     return results
-
-
-def make_scheduler(config: EvalConfig) -> Scheduler:
-    """The task scheduler of a run: the local worker processes (``config.jobs``), or the Dask cluster at
-    ``config.scheduler`` (:mod:`korean_eval.engine.dask_executor`, imported only then)."""
-    if config.scheduler is None:
-        return Scheduler(worker_count(config.jobs))
-    from korean_eval.engine.dask_executor import connect
-
-    executor = connect(config.scheduler)
-    return Scheduler(executor.workers, executor=executor)
 
 
 def tokenise_and_start_scoring(
@@ -238,25 +230,35 @@ def tokenise_and_start_scoring(
 
 def score_level(
     level: StartedLevel, evalset: EvalSet, config: EvalConfig, cache: NullCache, sched: Scheduler,
-    humans: HumanScores, ticker: Ticker,
+    humans: HumanScores, ticker: Ticker, meta_pool=None,
 ) -> list[tuple[ScoredCell, FinishedCell]]:
-    """Score → collect → meta-evaluate each of the level's cells, in the configured metric order."""
+    """Score → collect → start the meta-evaluation of each of the level's cells, in the configured metric order."""
     shape = (len(evalset.system_names), len(evalset.seg_ids))
     out = []
     for p, source in zip(level.plan.metrics, level.sources, strict=True):
         ticker.report(f"scoring {p.name} at level {level.plan.name}")
         scored = score_cell(level.plan, p, source, shape, evalset.n_refs, cache, sched)
-        out.append((scored, finish_cell(scored.cell, evalset, humans, config)))
+        out.append((scored, finish_cell(scored.cell, evalset, humans, config, sched, meta_pool)))
         ticker.advance()
     return out
 
 
-def finish_cell(cell: Cell, evalset: EvalSet, humans: HumanScores, config: EvalConfig) -> FinishedCell:
-    """The collect and meta-evaluate stages of one cell."""
+def finish_cell(
+    cell: Cell, evalset: EvalSet, humans: HumanScores, config: EvalConfig, sched: Scheduler, pool=None
+) -> FinishedCell:
+    """The collect stage of one cell, and its meta-evaluation handed to ``pool`` (None: run here when needed)."""
     start = time.perf_counter()
     rows = collect_cell(cell, evalset.system_names, evalset.seg_ids)
-    evaluation = meta_evaluate_cell(cell, evalset.system_names, humans, config)
-    return FinishedCell(cell, rows, evaluation, time.perf_counter() - start)
+    job = sched.submit(task_meta_evaluate, (cell, evalset.system_names, humans, config),
+                       ("meta", cell.level, cell.metric), pool)
+    return FinishedCell(cell, rows, job, time.perf_counter() - start)
+
+
+def task_meta_evaluate(cell: Cell, systems: list[str], humans: HumanScores, config: EvalConfig):
+    """:func:`meta_evaluate_cell` as a task (one BLAS thread); (its result, CPU seconds)."""
+    start = time.process_time()
+    pin_blas_threads()
+    return meta_evaluate_cell(cell, list(systems), humans, config), time.process_time() - start
 
 
 def assemble(
@@ -268,7 +270,8 @@ def assemble(
     timings = timing_table(
         [(lv, started[lv].tokenised.seconds) for lv in run.levels],
         [[(s.cell.level, s.cell.metric, s.seconds) for s in cells] for cells in scored],
-        [(f.cell.level, f.cell.metric, f.seconds) for f in finished],
+        [(f.cell.level, f.cell.metric, f.seconds + worker_seconds.get(("meta", f.cell.level, f.cell.metric), 0.0))
+         for f in finished],
         worker_seconds,
     )
     cells = [s for level_cells in scored for s in level_cells]
@@ -318,13 +321,13 @@ def tokenise(
     """The tokenise stage: yield every level as soon as it is tokenised, in :attr:`RunPlan.work_order`.
 
     When the run is large enough to start the worker processes, the distinct texts missing from the token cache of
-    every level in :data:`POOL_LEVELS` are handed to them at once, in chunks of about equal length (each worker
+    every level tokenised in the workers (:func:`korean_eval.engine.workers.tokenised_in_workers`) are handed to them at once, in chunks of about equal length (each worker
     loads an analyzer once and keeps it), so that every core tokenises; a level is yielded when its chunks are
     back. SentencePiece, Kiwi (on its own native threads, while the workers tokenise the other levels), and every
     level of a small run, are tokenised in this process.
     """
-    pool = sched.pool(evalset.system_pairs()) if run.levels else None
-    in_workers = _start_worker_tokenising(run, cache, sched, pool) if pool is not None else {}
+    n_pairs = evalset.system_pairs() if run.levels else 0
+    in_workers = _start_worker_tokenising(run, cache, sched, n_pairs)
     for name in run.work_order:
         if name in in_workers:
             yield _collect_worker_tokens(name, in_workers.pop(name), cache, sched, ticker)
@@ -332,21 +335,25 @@ def tokenise(
             yield _tokenise_here(name, run.texts, evalset, config, cache, ticker)
 
 
-def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, pool) -> dict[str, _WorkerTokens]:
-    """Hand the texts of every pool level missing from the token cache to the workers, chunk by chunk.
+def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, n_pairs: int) -> dict[str, _WorkerTokens]:
+    """Hand the texts of every pool level missing from the token cache to the workers, chunk by chunk (Kiwi's to
+    the worker of its role, :func:`korean_eval.engine.workers.level_role`); none when the run stays in this process.
 
     The level's analyzer is never loaded here: a worker checks its availability when it tokenises (an unavailable
     level raises ``RuntimeError`` naming the reason).
     """
     out: dict[str, _WorkerTokens] = {}
+    if not n_pairs or sched.pool(n_pairs) is None:
+        return out
     for name in run.work_order:
-        if name in POOL_LEVELS:
+        if tokenised_in_workers(name):
             start = time.perf_counter()
             level = get_level(name)
             lookup = lookup_tokens(level, run.texts, cache)
+            pool = sched.pool(n_pairs, level_role(name)) if lookup.missing else None  # no process for no work
             jobs = [
                 sched.submit(task_tokenize, (name, chunk), (name, ""), pool)
-                for chunk in text_chunks(lookup.missing, sched.workers)
+                for chunk in text_chunks(lookup.missing)
             ]
             out[name] = _WorkerTokens(level, lookup, jobs, time.perf_counter() - start)
     return out

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from korean_eval.engine.cache import NullCache, pair_key, text_key
-from korean_eval.levels.registry import TokenLevel
+from korean_eval.levels.registry import LEVEL_CLASSES, TokenLevel
 from korean_eval.metrics import Metric, make_metric
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
@@ -45,9 +45,9 @@ class RunPlan:
 
 
 def work_order(levels: Sequence[str]) -> list[str]:
-    """Jamo and character levels first (longest token sequences: their statistics take longest), then the rest."""
-    first = [lv for lv in ("jamo", "char") if lv in levels]
-    return first + [lv for lv in levels if lv not in first]
+    """The levels by their declared :attr:`~korean_eval.levels.base.TokenLevel.work_priority` (jamo, then
+    characters: the longest token sequences, whose statistics take longest), the rest in the given order."""
+    return sorted(levels, key=lambda name: LEVEL_CLASSES[name].work_priority)
 
 
 def plan_run(evalset: EvalSet, config: EvalConfig) -> RunPlan:

@@ -10,8 +10,8 @@ The pickles of an entry: the object, then, for a :class:`~korean_eval.model.resu
 the object carries as per-level text counts): every distinct text once, then per level the positions of its texts
 and its token strings, the texts as :class:`~korean_eval.engine.packed_texts.PackedTexts` chunks of :data:`TOKEN_CHUNK`,
 the pickler's memo cleared before each. Pickling the strings themselves would leave a UTF-8 copy inside each of
-them for the rest of the process (≈ 0.36 GB on a WMT-sized set), and one memo over all chunks would hold all of
-them until the end.
+them for the rest of the process (docs/design.md §7, "Korean strings and pickling"), and one memo over all chunks
+would hold all of them until the end.
 """
 
 from __future__ import annotations
@@ -191,9 +191,9 @@ def _dump_texts(pickler: pickle.Pickler, texts: list[str]) -> None:
 
 
 def store_result(cache: NullCache, key: str, results: object, kind: str = "result") -> None:
-    """Store ``results`` of ``kind`` under ``key`` as ``MAGIC + zlib(pickles)`` (module docstring; zlib level 1:
-    ~5× smaller, 52 → 11 MB at 8,192 pairs × 25 cells, ~0.1 s to unpack), compressed as it is pickled, so that
-    only the compressed bytes are ever held; an object that cannot be pickled is simply not stored."""
+    """Store ``results`` of ``kind`` under ``key`` as ``MAGIC + zlib(pickles)`` (module docstring; zlib level 1),
+    compressed as it is pickled, so that only the compressed bytes are ever held; an object that cannot be pickled
+    is simply not stored."""
     stream = _Deflating(MAGIC)
     pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
     tables: dict[str, dict[str, str]] | None = None

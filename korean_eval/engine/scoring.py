@@ -11,8 +11,8 @@ system's present segments). How the work is cut (docs/design.md §2):
   level with the same characters (keyed by the whitespace-free hypothesis and reference), and word blocks once per
   level by ``CHRF(char_order=0, word_order=W)`` for the largest W; chrF+ and chrF++ take the first 3·w word
   columns (``task_chrf``);
-* the fast TER in this process on threads (its numba kernel releases the GIL), or in chunks of pairs on a Dask
-  cluster (``EvalConfig.scheduler``);
+* the fast TER in chunks of pairs on the workers (one thread each), or, in a run that stays in this process, on
+  this process's threads (its numba kernel releases the GIL);
 * any other metric: all its pairs in one task (``task_generic``), prepared with the reference corpus if it needs it.
 """
 
@@ -54,9 +54,8 @@ def dispatch_level(
         elif isinstance(p.metric, BleuMetric):
             sources.append(_dispatch_bleu(plan, p, config, sched, pool))
         elif isinstance(p.metric, TerMetric) and p.metric.implementation == "fast":
-            remote = pool is not None and pool is sched.executor  # a Dask cluster: TER in chunks there
             here = partial(_compute_here, p, plan.hyps, plan.refs, sched, (plan.name, p.name))
-            sources.append(_dispatch_ter_chunks(plan, p, config, sched, pool) if remote else here)
+            sources.append(_dispatch_ter_chunks(plan, p, config, sched, pool) if pool is not None else here)
         else:
             sources.append(_dispatch_generic(plan, p, config, sched, pool))
     return sources
@@ -85,8 +84,8 @@ def _dispatch_bleu(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Sc
 
 
 def _dispatch_ter_chunks(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Scheduler, pool) -> StatisticsSource:
-    """The fast TER's statistics (per pair, two columns) in chunks of pairs (``task_generic``, one thread each):
-    on a remote cluster the chunks spread over its workers instead of this process's threads."""
+    """The fast TER's statistics (per pair, two columns) in chunks of pairs (``task_generic``, one thread each),
+    spread over the workers."""
     rows = Rows()
     options = tuple(sorted(config.options_for(plan.name, p.name).items()))
     runtime = (("implementation", config.ter_implementation), ("n_jobs", 1))

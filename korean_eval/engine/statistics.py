@@ -1,5 +1,5 @@
 """The statistics of one evaluation — bootstrap intervals, significance tests, rank clusters, system pairs — cached
-like the scores (docs/design.md §5; issue 14 §2).
+like the scores (docs/design.md §5).
 
 :func:`statistics_tables` computes, for a :class:`~korean_eval.model.results.Results` with human scores:
 
@@ -28,8 +28,10 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
+from korean_eval.engine.blas_threads import one_blas_thread
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.result_store import digest, load_result, store_result
+from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import RESAMPLES, SEED
 from korean_eval.model.results import Results
 from korean_eval.model.vocabulary import GRANULARITIES, headline_grouping
@@ -70,40 +72,81 @@ def statistics_key(results: Results, settings: StatisticsSettings) -> str | None
     return digest({"version": STATISTICS_CACHE_VERSION, "result": results.result_key, "settings": asdict(settings)})
 
 
-def compute_statistics(results: Results, settings: StatisticsSettings) -> StatisticsTables:
-    """Every statistics table of ``results`` (see the module docstring), computed now."""
-    from korean_eval.metaeval.tables.intervals import add_confidence_intervals
-    from korean_eval.metaeval.tables.significance import rank_clusters_table, significance_table
-    from korean_eval.metaeval.tables.system_pairs import system_pairs_table
+def compute_statistics(results: Results, settings: StatisticsSettings, config: EvalConfig | None = None
+                       ) -> StatisticsTables:
+    """Every statistics table of ``results`` (see the module docstring), computed now: as tasks
+    (:mod:`korean_eval.engine.statistics_tasks`) on the workers of ``config`` (its ``jobs`` or ``scheduler``) when
+    the run is large enough for them, else in this process; the same bytes either way."""
+    from korean_eval.engine import statistics_tasks as st
+    from korean_eval.engine.workers import make_scheduler
+    from korean_eval.metaeval.tables.intervals import confidence_interval_table
+    from korean_eval.metaeval.tables.significance import SIGNIFICANCE_COLUMNS, rank_clusters_table
 
     n, seed, statistic = settings.resamples, settings.seed, settings.statistic
     grouping = headline_grouping(statistic)  # segment level: item for PDP, else none
-    with_ci = add_confidence_intervals(results, n_resamples=n, seed=seed)
-    frames = [
-        significance_table(results, statistic=statistic, granularity=g, grouping=grouping, n_permutations=n, seed=seed)
+    keys = list(results.segment_matrices)
+    sched = make_scheduler(config) if config is not None else None
+    pool = sched.pool(int(np.isfinite(results.human_matrix).sum())) if sched is not None else None
+
+    def submit(fn, *args):
+        if sched is None or pool is None:
+            return _Here(fn, args)
+        return sched.submit(fn, args, ("statistics", fn.__name__), pool)
+
+    interval_jobs = [(chunk, submit(st.task_intervals, st.trimmed(results, chunk, True), n, seed))
+                     for chunk in st.config_chunks(keys)]
+    shared = st.trimmed(results, None, False)
+    significance_jobs = {
+        g: [submit(st.task_significance, shared, pairs, statistic, g, grouping, n, seed)
+            for pairs in st.pair_chunks(keys)]
         for g in GRANULARITIES
-    ]
+    }
+    pair_jobs = [submit(st.task_system_pairs, st.trimmed(results, chunk, True), chunk, n, seed)
+                 for chunk in st.config_chunks(keys)]
+    ceiling_job = None
+    if results.human_ratings is not None:
+        ceiling_job = submit(st.task_ceiling, results.human_ratings, results.systems, results.seg_ids,
+                             results.settings, n, seed)
+    values = st.merge_intervals([(chunk, job.result()) for chunk, job in interval_jobs], results.correlations)
+    with_ci = confidence_interval_table(results, values, n_resamples=n, seed=seed)
+    frames = [st.in_table_order([job.result() for job in significance_jobs[g]], keys, SIGNIFICANCE_COLUMNS)
+              for g in GRANULARITIES]
     clusters = [
         rank_clusters_table(results, statistic=statistic, granularity=g, grouping=grouping, table=table).assign(
             granularity=g, statistic=statistic
         )
         for g, table in zip(GRANULARITIES, frames, strict=True)
     ]
+    pair_frames = [job.result() for job in pair_jobs]
     tables = {
         "significance.csv": pd.concat(frames, ignore_index=True),
         "clusters.csv": pd.concat(clusters, ignore_index=True)[CLUSTER_FILE_COLUMNS],
-        "system_pairs.csv": system_pairs_table(results, n_resamples=n, seed=seed),
+        "system_pairs.csv": pd.concat(pair_frames, ignore_index=True) if pair_frames else _empty_pairs(),
     }
-    if results.human_ratings is not None:
-        from korean_eval.metaeval.tables.human_ceiling import run_ceiling
-
-        tables["human_ceiling.csv"], _ = run_ceiling(results.human_ratings, results.systems, results.seg_ids,
-                                                     results.settings, resamples=n, seed=seed)
+    if ceiling_job is not None:
+        tables["human_ceiling.csv"] = ceiling_job.result()
     return StatisticsTables(with_ci, tables)
 
 
+class _Here:
+    """A statistics task run in this process when its result is first needed (no executor)."""
+
+    def __init__(self, fn, args: tuple):
+        self.fn, self.args = fn, args
+
+    def result(self):
+        return self.fn(*self.args)[0]
+
+
+def _empty_pairs() -> pd.DataFrame:
+    from korean_eval.metaeval.tables.system_pairs import SYSTEM_PAIR_COLUMNS
+
+    return pd.DataFrame(columns=SYSTEM_PAIR_COLUMNS)
+
+
 def statistics_tables(
-    results: Results, settings: StatisticsSettings, cache: NullCache | None = None
+    results: Results, settings: StatisticsSettings, cache: NullCache | None = None,
+    config: EvalConfig | None = None,
 ) -> StatisticsTables | None:
     """The statistics of ``results`` (None when :func:`wants_statistics` is false), from the cache when an
     identical evaluation's were stored, else computed (and stored when the result is)."""
@@ -116,14 +159,16 @@ def statistics_tables(
         if isinstance(stored, StatisticsTables):
             stored.loaded = True
             return stored
-    computed = compute_statistics(results, settings)
+    with one_blas_thread():
+        computed = compute_statistics(results, settings, config)
     if key is not None:
         store_result(cache, key, computed, kind="statistics")
     return computed
 
 
 def evaluation_tables(
-    results: Results, evalset, settings: StatisticsSettings, cache: NullCache | None = None
+    results: Results, evalset, settings: StatisticsSettings, cache: NullCache | None = None,
+    config: EvalConfig | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Every table of a run beside the result's own, by file name: the statistics (:func:`statistics_tables`;
     ``results.correlations`` gets their intervals), per-domain tables, the ratings and the human ceiling, and with
@@ -131,7 +176,7 @@ def evaluation_tables(
     from korean_eval.exports.csv_zip import domain_tables, rating_tables
 
     extra: dict[str, pd.DataFrame] = {}
-    found = statistics_tables(results, settings, cache)
+    found = statistics_tables(results, settings, cache, config)
     if found is not None:
         results.correlations = found.correlations
         extra.update(found.tables)

@@ -36,6 +36,7 @@ from multiprocessing.connection import Connection
 
 import numpy as np
 
+from korean_eval.engine.blas_threads import pin_blas_threads
 from korean_eval.engine.packed_texts import PackedTexts, packable
 from korean_eval.levels.registry import get_level
 from korean_eval.metrics import make_metric
@@ -59,8 +60,9 @@ def _parallel_min_pairs(default: int = 2000) -> int:
 
 PARALLEL_MIN_PAIRS = _parallel_min_pairs()  # a level with fewer pairs to compute runs in the calling process
 
-_POOL: ProcessPoolExecutor | None = None
-_POOL_WORKERS = 0
+#: The shared pools by role: ``"main"`` (every task but the Kiwi analyser's) and ``"kiwi"`` (one process that loads
+#: Kiwi's model once and analyses on Kiwi's own native threads): role → (pool, workers).
+_POOLS: dict[str, tuple[ProcessPoolExecutor, int]] = {}
 _POOL_LOCK = threading.Lock()
 _LIFELINES: dict[ProcessPoolExecutor, tuple[Connection, Connection]] = {}  # each pool's lifeline (read, write ends)
 
@@ -72,11 +74,10 @@ def worker_count(jobs: int | None) -> int:
 
 def _end_all_pools() -> None:
     """Cancel what is queued and end every worker now (their lifelines close); runs at the start of exit."""
-    global _POOL, _POOL_WORKERS
     with _POOL_LOCK:
         pools = list(_LIFELINES.items())
         _LIFELINES.clear()
-        _POOL, _POOL_WORKERS = None, 0
+        _POOLS.clear()
     for pool, lifeline in pools:
         pool.shutdown(wait=False, cancel_futures=True)
         _close(lifeline)
@@ -104,8 +105,10 @@ def _watch_parent(lifeline: Connection, parent_pid: int) -> None:
 
 
 def _start_worker(lifeline: Connection, parent_pid: int) -> None:
-    """Initializer of every worker process: ignore Ctrl+C and watch the parent (module docstring)."""
+    """Initializer of every worker process: ignore Ctrl+C, watch the parent (module docstring) and compute with one
+    BLAS thread (:func:`korean_eval.engine.blas_threads.pin_blas_threads`: the same bits on any machine)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    pin_blas_threads()
     if hasattr(signal, "pthread_sigmask"):  # blocked since the spawn (_ctrl_c_blocked); a pending Ctrl+C is dropped
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     threading.Thread(target=_watch_parent, args=(lifeline, parent_pid), name="watch-parent", daemon=True).start()
@@ -118,26 +121,27 @@ def _warm_up() -> int:
     return os.getpid()
 
 
-def _executor(workers: int) -> ProcessPoolExecutor | None:
-    """The shared pool of ``workers`` processes ("spawn": safe beside a JVM and threads); None if unavailable.
+def _executor(workers: int, role: str = "main") -> ProcessPoolExecutor | None:
+    """The shared pool of ``workers`` processes for ``role`` ("spawn": safe beside a JVM and threads); None if
+    unavailable.
 
     The pool lives as long as the process (a dashboard reuses it across evaluations) and is ended at exit.
     """
-    global _POOL, _POOL_WORKERS
-    if workers <= 1 or multiprocessing.parent_process() is not None:
+    if multiprocessing.parent_process() is not None:
         return None  # never from inside a worker (e.g. a script without a __main__ guard being re-imported)
     with _POOL_LOCK:
-        if _POOL is not None and _POOL_WORKERS == workers:
-            return _POOL
-        if _POOL is not None:  # another worker count: the old pool finishes the work it has, then ends
-            _POOL.shutdown(wait=False, cancel_futures=False)
-            _POOL, _POOL_WORKERS = None, 0
+        current = _POOLS.get(role)
+        if current is not None and current[1] == workers:
+            return current[0]
+        if current is not None:  # another worker count: the old pool finishes the work it has, then ends
+            current[0].shutdown(wait=False, cancel_futures=False)
+            del _POOLS[role]
         try:
-            _POOL = _start_pool(workers)
+            pool = _start_pool(workers)
         except (OSError, ValueError, NotImplementedError, RuntimeError):
             return None
-        _POOL_WORKERS = workers
-        return _POOL
+        _POOLS[role] = (pool, workers)
+        return pool
 
 
 def _start_pool(workers: int) -> ProcessPoolExecutor:
@@ -181,31 +185,41 @@ def _ctrl_c_blocked() -> Iterator[None]:
 
 
 def _discard_pool(pool: ProcessPoolExecutor) -> None:
-    global _POOL, _POOL_WORKERS
     with _POOL_LOCK:
-        if _POOL is pool:
-            _POOL, _POOL_WORKERS = None, 0
+        for role in [r for r, (p, _) in _POOLS.items() if p is pool]:
+            del _POOLS[role]
         lifeline = _LIFELINES.pop(pool, None)
     pool.shutdown(wait=False, cancel_futures=True)
     if lifeline is not None:
         _close(lifeline)  # a broken pool's remaining workers end too
 
 
-# Levels the worker processes tokenise. SentencePiece's model is trained or loaded in the calling process; Kiwi
-# analyses there too, on its own native threads (``Kiwi()`` starts one per core): its model and working memory,
-# ≈ 450 MB, would otherwise be loaded again by every worker, for no gain in speed (docs/design.md §7, Memory).
-POOL_LEVELS = ("word", "mecab", "okt", "komoran", "kkma", "hannanum", "char", "jamo")
-TOKENISE_CHUNK_CHARS = 200_000  # characters per tokenising task, at most
+#: The role of Kiwi's tasks: one worker process (one Dask worker on a cluster) loads Kiwi's model (≈ 0.45 GB) once
+#: and analyses on Kiwi's own native threads, so that the model's memory does not grow with the worker count.
+KIWI_ROLE = "kiwi"
+TOKENISE_CHUNK_CHARS = 50_000  # characters per tokenising task, at most (unless a single text is longer)
 
 
-def text_chunks(texts: Sequence[str], workers: int) -> list[list[str]]:
-    """``texts`` cut into consecutive chunks of about equal length in characters: at least ``4 × workers`` chunks
-    when there are that many texts (so the workers finish together), each at most :data:`TOKENISE_CHUNK_CHARS`
-    characters unless a single text is longer."""
+def tokenised_in_workers(name: str) -> bool:
+    """Whether level ``name`` is tokenised by the worker processes in a large run (its declared
+    :attr:`~korean_eval.levels.base.TokenLevel.in_workers`; Kiwi in a worker of its own, :data:`KIWI_ROLE`)."""
+    from korean_eval.levels.registry import LEVEL_CLASSES
+
+    return LEVEL_CLASSES[name].in_workers
+
+
+def level_role(name: str) -> str:
+    """The pool role whose workers tokenise level ``name``."""
+    return KIWI_ROLE if name == "kiwi" else "main"
+
+
+def text_chunks(texts: Sequence[str], max_chars: int | None = None) -> list[list[str]]:
+    """``texts`` cut into consecutive chunks of at most ``max_chars`` characters (default
+    :data:`TOKENISE_CHUNK_CHARS`; a single longer text is a chunk of its own). The boundaries depend on the texts
+    only, never on the number of workers."""
     if not texts:
         return []
-    total = sum(len(t) for t in texts)
-    target = min(TOKENISE_CHUNK_CHARS, max(1, total // (4 * max(1, workers))))
+    target = max(1, TOKENISE_CHUNK_CHARS if max_chars is None else max_chars)
     out: list[list[str]] = [[]]
     size = 0
     for text in texts:
@@ -341,12 +355,15 @@ class Scheduler:
     char_rows: Rows = field(default_factory=Rows)  # chrF character blocks, shared across levels
     executor: object | None = None
 
-    def pool(self, n_pairs: int):
-        if n_pairs < PARALLEL_MIN_PAIRS:
+    def pool(self, n_pairs: int, role: str = "main"):
+        """The executor of a stage with ``n_pairs`` pairs to compute: None (this process) below
+        :data:`PARALLEL_MIN_PAIRS` or with one worker; else the Dask cluster, or the local pool of ``role`` (Kiwi's
+        role: one process)."""
+        if n_pairs < PARALLEL_MIN_PAIRS or (self.workers <= 1 and self.executor is None):
             return None
         if self.executor is not None:
-            return self.executor
-        return _executor(self.workers) if self.workers > 1 else None
+            return self.executor.for_role(role) if hasattr(self.executor, "for_role") else self.executor
+        return _executor(1 if role == KIWI_ROLE else self.workers, role)
 
     def submit(self, fn: Callable, args: tuple, owner: tuple[str, str], pool) -> Job:
         return Job(fn, args, owner, self, pool)
@@ -369,3 +386,14 @@ def local_refs(chunk: np.ndarray, ref_ids: np.ndarray, unique_refs: Sequence[tup
     return ref_index, [unique_refs[g] for g in local]
 
 
+
+
+def make_scheduler(config) -> Scheduler:
+    """The task scheduler of a run: the local worker processes (``config.jobs``), or the Dask cluster at
+    ``config.scheduler`` (:mod:`korean_eval.engine.dask_executor`, imported only then)."""
+    if config.scheduler is None:
+        return Scheduler(worker_count(config.jobs))
+    from korean_eval.engine.dask_executor import connect
+
+    executor = connect(config.scheduler)
+    return Scheduler(executor.workers, executor=executor)

@@ -1,4 +1,4 @@
-"""One self-contained HTML report of an evaluation (docs/design.md §2).
+"""One self-contained HTML report of an evaluation (docs/design.md §2, "Exports").
 
 A single file that opens offline from ``file://``: Plotly's JavaScript is included once (one ``<script>`` with
 :func:`plotly.offline.get_plotlyjs`; every figure with ``include_plotlyjs=False``), no external style sheet, font,

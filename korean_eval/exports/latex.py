@@ -1,4 +1,4 @@
-"""Paper-ready LaTeX tables (booktabs) of one evaluation (docs/design.md §2; issue 16 §2).
+"""Paper-ready LaTeX tables (booktabs) of one evaluation (docs/design.md §2, "Exports").
 
 Files (:func:`latex_tables`): ``correlations_segment.tex`` and ``correlations_system.tex`` (the correlation with
 the humans per token level × metric; the top significance cluster in bold; 95 % bootstrap interval on a second

@@ -1,4 +1,4 @@
-"""The Korean category of a character span of a hypothesis, e.g. an MQM error span (docs/design.md §8, issue #20 §3).
+"""The Korean category of a character span of a hypothesis, e.g. an MQM error span (docs/design.md §8, "Span categories").
 
 :func:`korean_category` maps the span ``[start, end)`` of ``text`` (Python string indices, as MQM/ESA spans and
 :class:`korean_eval.lens.analysis.Morpheme` use them) onto the text's Kiwi morphemes and returns one of

@@ -1,5 +1,5 @@
-"""Which kinds of errors each configuration notices (issue 20 §3; docs/design.md §8, "Error spans and Korean
-categories").
+"""Which kinds of errors each configuration notices (docs/design.md §5, "Which errors each configuration
+notices").
 
 * :func:`with_korean_categories` — every target span whose offsets fit its hypothesis gets the Korean category of
   the characters it covers (:func:`korean_eval.lens.span_category.korean_category`, on Kiwi's morphemes); source

@@ -61,6 +61,12 @@ class TokenLevel:
     label: str = ""
     library: str = ""
     description: str = ""
+    #: Tokenised by the worker processes in a large run (False: in the calling process, e.g. a model trained on
+    #: the evaluation's references).
+    in_workers: bool = True
+    #: Tokenised and scored before the other levels: its token sequences are the longest (characters, jamo), so
+    #: its statistics take longest and the workers should start on them first. Lower goes first; 0 = in order.
+    work_priority: int = 0
 
     def availability(self) -> tuple[bool, str]:
         """(available?, human-readable reason when not). Cheap enough to list every level: a level whose analyzer

@@ -63,9 +63,8 @@ def leave_jvm() -> None:
 
     JPype attaches every thread that calls Java, and the thread that starts the JVM stays attached; at the
     interpreter's exit JPype destroys the JVM, which waits for every attached thread to leave — forever for a
-    thread that has ended (a Streamlit script thread, a worker thread), so the process never ended (measured: a
-    script analysing with Okt on a thread, and tests/test_app_scale.py, hung at exit in ``DestroyJavaVM``). A
-    detached thread is attached again by its next call."""
+    thread that has ended (a Streamlit script thread, a worker thread), so the process would hang at exit in
+    ``DestroyJavaVM``. A detached thread is attached again by its next call."""
     import jpype
 
     if threading.current_thread() is not threading.main_thread() and jpype.isJVMStarted():

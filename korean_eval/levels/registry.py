@@ -60,6 +60,7 @@ def _tokenizer_13a():
 
 
 class CharLevel(TokenLevel):
+    work_priority = -1
     name, family, label = "char", "character", "Character"
     description = "every non-whitespace character (syllable blocks for Hangul)"
 
@@ -74,6 +75,7 @@ class CharLevel(TokenLevel):
 
 
 class JamoLevel(TokenLevel):
+    work_priority = -2
     """``jamo.j2hcj(jamo.h2j(text))`` without whitespace, one token per character.
 
     Both functions of the ``jamo`` package map a string character by character, so their composition is a
@@ -93,7 +95,7 @@ class JamoLevel(TokenLevel):
 
 
 # Code points where jamo.h2j or jamo.j2hcj may change a character: conjoining jamo, compatibility jamo, Jamo
-# Extended-A, Hangul syllables, Jamo Extended-B (tests/test_tokenize_parallel.py checks that no other code point
+# Extended-A, Hangul syllables, Jamo Extended-B (tests/unit/levels/test_fast_tokenisation.py checks that no other code point
 # changes).
 _JAMO_RANGES: tuple[tuple[int, int], ...] = ((0x1100, 0x11FF), (0x3130, 0x318F), (0xA960, 0xA97F), (0xAC00, 0xD7FF))
 
@@ -166,7 +168,7 @@ def mecab_morphs(text: str) -> list[str]:
     """``MeCab().morphs(text)`` (python-mecab-ko 1.3.7: ``[m.surface for m in self.parse(text)]``, where ``parse``
     runs the tagger on a lattice and builds a ``Morpheme(surface=node.surface, feature=…)`` per node) without
     parsing each node's feature string, which ``morphs`` does not use: the surfaces of the same lattice's nodes.
-    tests/test_tokenize_parallel.py checks the equality with ``morphs``."""
+    tests/unit/levels/test_fast_tokenisation.py checks the equality with ``morphs``."""
     from mecab.mecab import MeCabError
     from mecab.utils import create_lattice
 

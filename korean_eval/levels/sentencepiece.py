@@ -11,6 +11,7 @@ from korean_eval.levels.base import TokenLevel, package_version
 
 
 class SpmLevel(TokenLevel):
+    in_workers = False  # its model is trained on the evaluation's references in the calling process
     """SentencePiece unigram pieces, ``▁`` stripped, empty pieces dropped.
 
     The model is trained on the evaluation's references (:meth:`fit`) with ``vocab_size`` as an upper bound

@@ -33,7 +33,7 @@ __all__ = [
 
 # Registry name → (module of korean_eval.metrics, class). A metric's module is imported when the metric is first
 # used, so that nltk and numba are loaded only for the metrics that need them (the whole-result and statistics
-# caches make a warm run import none of them). tests/test_metric_declarations.py checks that the names are the
+# caches make a warm run import none of them). tests/unit/metrics/test_metric_declarations.py checks that the names are the
 # classes' declared ones, in this order.
 _LOCATIONS: dict[str, tuple[str, str]] = {
     "bleu": ("sacre", "BleuMetric"),

@@ -35,11 +35,9 @@ scores 100 (the cap). Corpus score: the mean of the sentence scores (the referen
 statistics ``[100 · score, 1]``.
 
 Length guard (option ``max_tokens``, default 1,500, 0 = off; not part of the reference, whose search costs
-``Θ(n · m)`` per shift round: seconds per pair at 1,000 jamo tokens, hours at megabytes): a (hypothesis, reference)
-pair with a side of more than ``max_tokens`` tokens is not searched. A reference that is too long is skipped (the
-minimum is over the others); a segment left without any pair (its hypothesis too long, or every reference) has the
-statistics row ``[NaN, NaN]``: the pipeline treats it as a missing segment (left out of the system score and the
-correlations) and the run's notes count it (``docs/design.md §3``).
+``Θ(n · m)`` per shift round): a (hypothesis, reference) pair with a side of more than ``max_tokens`` tokens is not
+searched; a segment left without any pair gets the statistics row ``[NaN, NaN]``, a missing segment
+(:class:`CharacTER`, ``docs/design.md §3``).
 
 The exact and fast computation of this search is described in :mod:`korean_eval.metrics.kernels.character`;
 segments can be scored on several threads (``n_jobs``). The tests compare the kernels with a direct Python port of
@@ -194,8 +192,8 @@ class CharacTER(SentenceMeanMetric):
             than ``max_tokens`` tokens is not searched (the shift search costs ``Θ(n · m)`` per round); a segment
             left without any pair (its hypothesis too long, or every reference) gets the statistics row
             ``[NaN, NaN]``, which the pipeline treats as a missing segment and counts in the run's notes
-            (:meth:`unscored_reason`). 0 = no limit. Default 1,500 (:data:`DEFAULT_MAX_TOKENS`: ≈ 13 s per
-            MT-like jamo pair at that length).
+            (:meth:`unscored_reason`). 0 = no limit. Default 1,500 (:data:`DEFAULT_MAX_TOKENS`; its cost per
+            pair: benchmarks/README.md).
         n_jobs: worker threads for :meth:`segment_statistics` (``None`` = all usable cores); the statistics do not
             depend on it.
     """

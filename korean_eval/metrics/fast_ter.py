@@ -1,65 +1,33 @@
-"""Exact, fast sentence-level TER statistics (a numba re-implementation of sacrebleu 2.6.0's TER).
+"""Exact, fast sentence-level TER statistics: a numba re-implementation of sacrebleu 2.6.0's TER (Snover et al.
+2006, "A Study of Translation Edit Rate with Targeted Human Annotation", as ``sacrebleu/metrics/lib_ter.py`` and
+``sacrebleu/metrics/ter.py`` compute it; docs/design.md §3).
 
-:func:`ter_statistics` returns, per segment, the same two statistics sacrebleu's ``TER`` metric computes in
-``_extract_corpus_statistics`` -- ``num_edits`` (the fewest edits over the references) and ``ref_length`` (the
-*average* reference length) -- bit-for-bit identical, for every option combination (``case_sensitive``,
-``normalized``, ``no_punct``, ``asian_support``). :func:`ter_statistics_sacrebleu` computes the same array with
-sacrebleu itself and is kept as the reference implementation.
+:func:`ter_statistics` returns, per segment, sacrebleu's two TER statistics of ``_extract_corpus_statistics`` --
+``num_edits`` (the fewest edits over the references) and ``ref_length`` (the *average* reference length) --
+bit-for-bit identical for every option (``case_sensitive``, ``normalized``, ``no_punct``, ``asian_support``).
+:func:`ter_statistics_sacrebleu` computes the same array with sacrebleu itself (the reference implementation).
 
-What is reproduced exactly (``sacrebleu/metrics/lib_ter.py`` and ``sacrebleu/metrics/ter.py``):
+Reproduced exactly:
 
-* Pre-processing: sacrebleu's own ``TercomTokenizer`` is called (so lower-casing, normalisation and punctuation
-  removal are identical by construction), on ``hyp.rstrip()`` for hypotheses and -- as sacrebleu does, because
-  ``_cache_references`` and ``_extract_reference_info`` both pre-process -- twice on references. ``None``
-  references are dropped (variable number of references per segment).
+* Pre-processing by sacrebleu's own ``TercomTokenizer``, on ``hyp.rstrip()`` and -- as sacrebleu does
+  (``_cache_references`` and ``_extract_reference_info`` both pre-process) -- twice on references. ``None``
+  references are dropped (a variable number of references per segment).
 * The greedy shift search: beam edit distance around the pseudo-diagonal (beam width 25, widened to
   ``ceil(ratio / 2 + 25)`` for very unequal lengths, last row unbounded on the right), shift sizes 1..10,
-  ``|start_r - start_h| <= 50``, the Tercom filters (hypothesis span and reference span must both contain
-  errors, target not inside the span), target positions from the flipped trace's alignment (including
-  ``align == -1`` for leading deletions), skipping repeated targets, sacrebleu's ``_perform_shift`` slicing
-  (including its clamping when the target lies inside the shifted span), the ranking key
-  ``(gain, length, -start_h, -target)`` with strict ``>`` (first one wins ties), the global budget of 1000
-  evaluated candidates (cumulative over all shift rounds; when it is reached the best shift of that round is
-  *discarded*, exactly like sacrebleu), and the back-trace tie-breaking (substitution/match, then deletion,
-  then insertion).
-* Multi-reference: ``num_edits`` is the minimum over the references, ``ref_length`` is
-  ``sum(ref lengths) / n_refs`` (Python true division); an empty reference scores ``(len(hyp), 0)``.
+  ``|start_r - start_h| <= 50``, the Tercom filters (hypothesis and reference span both contain errors, target
+  not inside the span), targets from the flipped trace's alignment (``align == -1`` for leading deletions
+  included), repeated targets skipped, ``_perform_shift``'s slicing and clamping, the ranking key
+  ``(gain, length, -start_h, -target)`` with strict ``>`` (the first wins ties), the budget of 1000 evaluated
+  candidates over all rounds (the round that reaches it discards its best shift, as sacrebleu does), and the
+  back-trace's tie-breaks (substitution/match, then deletion, then insertion).
+* Several references: ``num_edits`` is the minimum, ``ref_length`` is ``sum(ref lengths) / n_refs``; an empty
+  reference scores ``(len(hyp), 0)``.
 
-Why it is fast, and why it is still exact:
-
-1. Numba (``@njit(cache=True, nogil=True)``) on integer arrays. Tokens are mapped to ``int32`` ids per segment in
-   Python (string equality == id equality), so the inner loops are plain integer code.
-2. sacrebleu's edit-distance cache only memoises matrix rows by hypothesis prefix; because every shift preserves
-   the hypothesis length, a row depends only on the prefix, so memoisation never changes a value. We exploit the
-   same fact more aggressively: per shift round we compute the beam-restricted forward matrix ``F`` *and* the
-   backward matrix ``B`` (cost from a cell to the end through the same allowed beam cells) of the current
-   hypothesis. A candidate shift only changes positions ``[p, q)``; its edit distance is the min-cost monotone
-   path through the allowed cells, i.e. ``min_j F'[q, j] + B[q, j]`` where ``F'`` is recomputed only for rows
-   ``p+1..q`` starting from ``F[p]``. Only the distance (not the trace) of a candidate is needed, so this is
-   exact, and the cost per candidate is ``O((q - p) * beam)`` instead of ``O(n * beam)``. Only band cells are
-   stored, and of ``F`` and ``B`` only checkpoint rows once the band is large (rows recomputed from them are the
-   same numbers), so memory is ``O(n * beam + m)``: :mod:`korean_eval.metrics.kernels.ter_shift` gives the layout.
-3. Whether a round exhausts the 1000-candidate budget depends only on the enumeration (hypothesis, reference,
-   alignment), not on candidate scores. Candidates are therefore enumerated first; if the budget runs out in
-   this round its result is discarded by sacrebleu anyway, so no candidate is scored at all. This matters most
-   for character and jamo tokens, where the budget is typically exhausted. The enumeration skips start
-   positions with no error in the next ``_MAX_SHIFT_SIZE`` tokens (the Tercom filters reject all their
-   candidates), so on a long, nearly identical pair it costs ``O(n)`` plus the error regions.
-4. Segments are independent; ``n_jobs > 1`` runs chunks of (segment, reference) pairs on a thread pool (the
-   kernel releases the GIL). Threads are used instead of numba's ``prange`` so that concurrent callers (e.g. a
-   dashboard serving several sessions from threads) are safe regardless of numba's threading layer. Every pair
-   is computed by the same serial kernel, so results do not depend on ``n_jobs``.
-
-Compilation: the kernels are compiled on first use and cached on disk (``cache=True``) in the ``numba``
-subdirectory of the korean-eval cache directory (:func:`korean_eval.engine.cache.configure_numba_cache`), never in the
-package. Measured on a shared, heavily loaded 2-core machine: the first call with an empty
-cache took 13.5 s (compilation), the first call of a later process 0.5 s (loading the cache).
-
-Measured speed (``benchmarks/bench_ter.py``, 50 pairs, ~53-character references, one thread, warm): word level
-0.025 ms/segment (sacrebleu 5.2 ms, ~200x), char 0.12 ms (sacrebleu 132 ms, ~1100x), jamo 0.59 ms (sacrebleu
-1350 ms, ~2300x), identical statistics.
-
-The kernels are in :mod:`korean_eval.metrics.kernels.ter_shift`.
+Why the fast computation is still exact (forward and backward band matrices per shift round, candidates
+enumerated before any is scored, one serial kernel per pair on threads): docs/design.md §3, "The fast TER". The
+kernels are in :mod:`korean_eval.metrics.kernels.ter_shift` and :mod:`korean_eval.metrics.kernels.ter_band`; they
+are compiled once into numba's cache (:func:`korean_eval.engine.cache.configure_numba_cache`), never into the
+package. Speed: benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -106,9 +74,9 @@ class _EncodedPairs:
     """Every (hypothesis, reference) pair as slices of one flat array of token ids (ids per segment, so that string
     equality is id equality), after sacrebleu's Tercom pre-processing, and each segment's average reference length.
 
-    The pre-processing is ``TercomTokenizer.__call__`` itself, called past its ``lru_cache`` (65,536 entries):
-    the cache would keep that many paragraphs alive after the run (≈ 0.3 GB at the jamo level of a WMT-sized set),
-    and here every distinct text is pre-processed once anyway. Ids are stored as 32-bit integers as they come."""
+    The pre-processing is ``TercomTokenizer.__call__`` itself, called past its ``lru_cache`` (65,536 entries),
+    which would keep that many paragraphs alive after the run; here every distinct text is pre-processed once
+    anyway. Ids are stored as 32-bit integers as they come."""
 
     def __init__(self, hyps: Sequence[str], refs: Sequence[Sequence[str | None]], tok: TercomTokenizer,
                  ref_words: dict[str, list[str]]):

@@ -1,10 +1,10 @@
 """BLEU's and chrF's sufficient statistics, counted by :mod:`korean_eval.metrics.kernels.ngram`: the same numbers
-as sacrebleu's ``_extract_corpus_statistics``, 10-40× faster on long segments (``benchmarks/README.md``).
+as sacrebleu's ``_extract_corpus_statistics`` (which counts n-grams in Python ``Counter``s), computed faster
+(``benchmarks/README.md``).
 
-sacrebleu counts n-grams in Python ``Counter``s of token tuples and strings: at the jamo level of a paragraph that
-is most of a run's time. Here sacrebleu's own objects still pre-process every segment (``_preprocess_segment``:
+sacrebleu's own objects still pre-process every segment (``_preprocess_segment``:
 lower-casing, BLEU's ``rstrip`` and tokenizer, chrF's ``_remove_punctuation``), and still turn the statistics into
-scores; only the counting is compiled. Tests (``tests/test_ngram_statistics.py``) prove the arrays equal to
+scores; only the counting is compiled. Tests (``tests/unit/metrics/test_ngram_statistics.py``) prove the arrays equal to
 sacrebleu's on the study's data at every token level and on generated edge cases.
 
 Statistics, per segment, as sacrebleu 2.x defines them:

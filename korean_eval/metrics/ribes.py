@@ -9,9 +9,9 @@ Segment and corpus scores are on a 0-100 scale (nltk's value × 100).
 with nltk's ``word_rank_alignment``, normalised Kendall tau over all increasing pairs, ``p1 = |worder| / |hyp|`` and
 ``BP = min(1, exp(1 - |ref| / |hyp|))``. nltk guards its own corner cases (empty hypothesis or no reference → 0;
 fewer than two aligned tokens → NKT = 0), so no exception can occur. The alignment is a numba port of nltk's
-``word_rank_alignment`` (identical results, proven by the tests; nltk's Python version takes ~6 ms per jamo-level
-segment) without nltk's ``MAX_ALIGNMENT_LEN = 2000`` guard (nltk raises beyond it). Statistics ``[100 · RIBES, 1]``;
-corpus score = mean of the sentence scores, which is exactly ``corpus_ribes``.
+``word_rank_alignment`` (identical results, proven by the tests) without nltk's ``MAX_ALIGNMENT_LEN = 2000`` guard
+(nltk raises beyond it). Statistics ``[100 · RIBES, 1]``; corpus score = mean of the sentence scores, which is
+exactly ``corpus_ribes``.
 """
 
 from __future__ import annotations

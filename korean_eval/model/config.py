@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from korean_eval.levels.registry import LEVEL_NAMES, SpmLevel
 from korean_eval.metrics import METRIC_NAMES, make_metric
+from korean_eval.model import defaults
 from korean_eval.model.defaults import RESAMPLES, SEED
 from korean_eval.model.vocabulary import GROUPINGS, STATISTICS, check_choice
 
@@ -36,8 +37,8 @@ class EvalConfig:
             every system got the same score) as 0 instead of leaving them out (mt-metrics-eval's option).
     """
 
-    levels: tuple[str, ...] = ("word", "mecab", "kiwi", "char", "jamo")
-    metrics: tuple[str, ...] = ("bleu", "chrf", "chrf+", "chrf++", "ter")
+    levels: tuple[str, ...] = defaults.LEVELS
+    metrics: tuple[str, ...] = defaults.METRICS
     overrides: Mapping[str, Mapping[str, Mapping[str, int]]] = field(default_factory=dict)
     ter_cap: bool = False
     statistics: tuple[str, ...] = STATISTICS

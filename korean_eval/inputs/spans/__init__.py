@@ -1,4 +1,4 @@
-"""Error-span annotations (MQM, ESA), several raters and the human ceiling (docs/design.md §4, §5; issue 20).
+"""Error-span annotations (MQM, ESA), several raters and the human ceiling (docs/design.md §4, §5).
 
 * :mod:`~korean_eval.inputs.spans.records` — :class:`ErrorSpan`, :class:`Judgment`, :class:`RatingsRead`;
 * readers: :mod:`~korean_eval.inputs.spans.rating_file` (mt-metrics-eval ``.seg.rating``), :mod:`~korean_eval.inputs.spans.mqm_tsv`

@@ -1,4 +1,4 @@
-"""The seg_id offset of a ratings file (docs/design.md §4, "Error spans"; issue 20).
+"""The seg_id offset of a ratings file (docs/design.md §4, "Error spans").
 
 Google's MQM TSV numbers the segments of a document set from 1 (its ``seg_id``), while the ids of an evaluation
 set read from text files are the 0-based line numbers. Nothing is guessed: the user gives the offset

@@ -18,7 +18,7 @@ are functions of the two rows' orderings only, computed here the way scipy compu
   sign(Δy)``, ties where a sign is 0) for all rows at once, and τ_b from the same float64 operations on them, so the
   value is scipy's bit for bit.
 
-tests/test_pipeline_perf_features.py checks both against scipy per row (``==``, ties, constant rows, NaN-free input
+tests/unit/engine/test_speed_features.py checks both against scipy per row (``==``, ties, constant rows, NaN-free input
 as the callers give it).
 """
 

@@ -142,6 +142,18 @@ def add_confidence_intervals(
     if out.empty or n_items == 0:
         return out
     values = bootstrap_correlations(results, bootstrap_counts(n_items, n_resamples, seed), jobs)
+    return confidence_interval_table(results, values, n_resamples, seed, alpha)
+
+
+def confidence_interval_table(
+    results: Results, values: np.ndarray, n_resamples: int = RESAMPLES, seed: int = SEED, alpha: float = ALPHA
+) -> pd.DataFrame:
+    """A copy of ``results.correlations`` with the percentile intervals of ``values`` (one row of resampled values
+    per correlation row, :func:`bootstrap_correlations`) as ``ci_low``/``ci_high``, and their settings in
+    ``attrs["confidence_intervals"]``."""
+    out = results.correlations.copy()
+    if out.empty or len(results.seg_ids) == 0:
+        return out
     bounds = np.array([percentile_ci(v, alpha) for v in values]).reshape(-1, 2)
     out["ci_low"] = bounds[:, 0]
     out["ci_high"] = bounds[:, 1]

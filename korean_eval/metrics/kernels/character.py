@@ -284,7 +284,7 @@ def shift_search(h: np.ndarray, r: np.ndarray, n_symbols: int) -> np.ndarray:
     """The reference's greedy word-shift search (``cer``'s ``while True: shifter(...)`` loop); returns the final
     shifted hypothesis (word ids). :func:`shift_search_bounded` with :data:`STATE_BYTES` and :data:`ROW_BYTES`,
     passed as plain ``int64`` values: a module constant would be typed as a literal and compile a specialisation of
-    its own, so a direct call with other budgets (tests/test_character_bounded.py) would compile the search again
+    its own, so a direct call with other budgets (tests/unit/metrics/kernels/test_character_bounded_search.py) would compile the search again
     instead of loading the one ``korean-eval compile`` cached."""
     return shift_search_bounded(h, r, n_symbols, np.int64(STATE_BYTES), np.int64(ROW_BYTES))
 

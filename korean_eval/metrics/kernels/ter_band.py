@@ -1,6 +1,6 @@
-"""The beam edit distance of the fast TER (:mod:`korean_eval.metrics.fast_ter`, whose docstring states what it
-reproduces of sacrebleu 2.6.0's ``lib_ter`` and why it is exact): forward and backward costs, back-pointers, the
-back-trace and the distance of a candidate shift, as numba kernels on token-id arrays.
+"""The beam edit distance of the fast TER: forward and backward costs, back-pointers, the back-trace and the
+distance of a candidate shift, as numba kernels on token-id arrays (what they reproduce of sacrebleu 2.6.0's
+``lib_ter``: :mod:`korean_eval.metrics.fast_ter`; why it is exact: docs/design.md §3, "The fast TER").
 
 Memory is linear in the band, never ``(n + 1) × (m + 1)`` (``docs/design.md §3``). Row ``i`` of the beam matrix
 only has the columns ``[lo[i], hi[i])`` (sacrebleu's ``BeamEditDistance``: ``2 · beam`` columns around the

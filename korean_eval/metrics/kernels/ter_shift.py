@@ -1,6 +1,6 @@
-"""The shift search of the fast TER (:mod:`korean_eval.metrics.fast_ter`, whose docstring states what it
-reproduces of sacrebleu 2.6.0's ``lib_ter`` and why it is exact): candidate enumeration, the choice of the best
-shift and the number of edits of one (hypothesis, reference) pair of token-id arrays, as numba kernels; the beam
+"""The shift search of the fast TER: candidate enumeration, the choice of the best shift and the number of edits
+of one (hypothesis, reference) pair of token-id arrays, as numba kernels (what they reproduce of sacrebleu 2.6.0's
+``lib_ter``: :mod:`korean_eval.metrics.fast_ter`; why it is exact: docs/design.md §3, "The fast TER"); the beam
 edit distance they use is :mod:`korean_eval.metrics.kernels.ter_band`.
 
 Two exact savings over scoring every candidate of every round from scratch (``docs/design.md §3``):
@@ -231,7 +231,7 @@ def ter_batch(tokens: np.ndarray, hyp_start: np.ndarray, hyp_end: np.ndarray, re
                ref_end: np.ndarray, out: np.ndarray) -> None:
     """``out[k]`` = TER edits of pair ``k`` (token-id slices of ``tokens``). :data:`CHECKPOINT_CELLS` is passed as
     a plain ``int64``: a module constant would be typed as a literal and compile a specialisation of its own, so a
-    direct call with another budget (tests/test_fast_ter.py) would compile the kernel again instead of loading the
+    direct call with another budget (tests/unit/metrics/test_fast_ter.py) would compile the kernel again instead of loading the
     one ``korean-eval compile`` cached."""
     cells = np.int64(CHECKPOINT_CELLS)
     for k in range(out.shape[0]):
