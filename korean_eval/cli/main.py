@@ -25,6 +25,7 @@ import korean_eval
 from korean_eval.cli.app import register_app_command
 from korean_eval.cli.checks import (
     check_input_files,
+    check_level_names,
     check_mqm_weights,
     check_names,
     check_option_combinations,
@@ -45,11 +46,11 @@ from korean_eval.engine.cache import ENV_VAR, open_cache, use_cache_dir
 from korean_eval.engine.result_store import stored_evaluation
 from korean_eval.engine.statistics import StatisticsSettings, evaluation_tables
 from korean_eval.inputs.text_files import read_input_file
-from korean_eval.levels.registry import LEVEL_NAMES, available_levels, level_table
+from korean_eval.levels.registry import choose_levels, level_table
 from korean_eval.metrics import METRIC_NAMES, validate_options
 from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
 from korean_eval.model.config import EvalConfig
-from korean_eval.model.defaults import RESAMPLES, SEED
+from korean_eval.model.defaults import LEVELS, RESAMPLES, SEED
 from korean_eval.model.evalset import EvalSet, InputError
 from korean_eval.model.results import Results
 from korean_eval.model.vocabulary import STATISTICS, headline_grouping
@@ -153,7 +154,7 @@ def check_run_args(args: argparse.Namespace) -> None:
         raise InputError("--jobs", "is ignored with --scheduler (the Dask cluster's workers do the work); give one of them")
     check_run_numbers(args)
     check_mqm_weights(args)
-    check_names("--levels", split_names(args.levels), LEVEL_NAMES, "token level")
+    check_level_names(args.levels)
     check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
     check_input_files(args)
     check_export_args(args)
@@ -169,7 +170,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"note: lower is better (read from the scores): {', '.join(given_lower)}; --lower-is-better "
               "NAMES replaces this choice", file=sys.stderr)
     overrides = parse_overrides(args.override or [])  # a bad value ends the run before any analyzer is loaded
-    levels = split_names(args.levels) or _default_levels(evalset)
+    levels = _chosen_levels(args.levels, evalset)
     metrics = split_names(args.metrics) or list(SACREBLEU_METRIC_NAMES)
     config = EvalConfig(
         levels=tuple(levels),
@@ -211,13 +212,16 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _default_levels(evalset: EvalSet) -> list[str]:
-    """Without ``--levels``: every level this machine can run but khaiii (not in the study's set), found by starting
-    each analyzer (:func:`~korean_eval.levels.registry.available_levels`: Kiwi's model load takes seconds); none when the
-    input has no texts (given metric scores alone), where no level could be used."""
+def _chosen_levels(option: str | None, evalset: EvalSet) -> list[str]:
+    """The levels of ``--levels`` (:func:`~korean_eval.levels.registry.choose_levels`: without it the dashboard's five
+    defaults, ``all`` the study's grid, each leaving out a level unavailable here with a note in the validation
+    report, hence on stderr and in ``run.json``); none when the input has no texts (given metric scores alone), where
+    no level could be used."""
     if not evalset.refs:
         return []
-    return [level for level in available_levels() if level != "khaiii"]
+    choice = choose_levels(split_names(option))
+    evalset.report.notes.extend(choice.notes)
+    return list(choice.levels)
 
 
 def _summary(results: Results, extra: dict[str, pd.DataFrame], statistic: str) -> str:
@@ -280,7 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
     given.add_argument("--scores-cols", metavar="MAP", help="column mapping for --scores (system=…,seg_id=…)")
     add_mtme_options(run)
     cfg = run.add_argument_group("levels and metrics")
-    cfg.add_argument("--levels", help="comma-separated token levels (default: all available)")
+    cfg.add_argument("--levels", help=f"comma-separated token levels (default: {','.join(LEVELS)}; all: the study's "
+                     "grid, every level but khaiii; a level of either that cannot run here is left out with a note)")
     cfg.add_argument("--metrics", help=f"comma-separated metrics (default: {','.join(SACREBLEU_METRIC_NAMES)}); all: {','.join(METRIC_NAMES)}")
     cfg.add_argument("--override", action="append", metavar="LEVEL:METRIC:OPTION=N", help="per-level option, e.g. char:bleu:max_ngram_order=6 (LEVEL * = all)")
     cfg.add_argument("--ter-cap", action="store_true", help="cap segment TER at 100 before correlating")
