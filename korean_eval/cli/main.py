@@ -36,6 +36,7 @@ from korean_eval.cli.inputs import (
     ProgressBar,
     add_input_options,
     build_evalset,
+    print_kernel_notice,
     print_validation_report,
     split_names,
 )
@@ -196,6 +197,7 @@ def run_command(args: argparse.Namespace) -> int:
     if results is None:  # the pipeline (scipy, numba, the metrics) is imported only when something is computed
         from korean_eval.engine.pipeline import evaluate
 
+        print_kernel_notice(config.metrics, config.ter_implementation, evalset)
         results = evaluate(evalset, config, progress=progress, cache=cache)
     elif progress is not None:
         progress(1.0, "done (stored result of an identical evaluation)")

@@ -35,6 +35,7 @@ from korean_eval.cli.inputs import (
     ProgressBar,
     add_input_options,
     build_evalset,
+    print_kernel_notice,
     print_validation_report,
     split_names,
 )
@@ -93,6 +94,8 @@ def profile_command(args: argparse.Namespace) -> int:
     print_validation_report(evalset)
     from korean_eval.lens.run import run_lens
 
+    if not args.no_probe:
+        print_kernel_notice(config.metrics, config.ter_implementation, evalset)
     result = run_lens(
         evalset, config, with_probe=not args.no_probe, kinds=tuple(split_names(args.kinds)) or tuple(KINDS),
         seed=args.seed, n_resamples=args.bootstrap, cache=cache, progress=None if args.quiet else ProgressBar(),
