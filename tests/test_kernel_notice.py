@@ -13,6 +13,7 @@ import sys
 
 from korean_eval.engine.kernel_warmup import (
     KERNEL_COMPILE_SECONDS,
+    RESAMPLING_KERNELS,
     STATISTICS_KERNELS,
     first_run_notice,
     kernels_needed,
@@ -41,12 +42,21 @@ def test_a_bleu_and_chrf_run_compiles_their_kernels_and_the_statistics_only_and_
     args += ["--levels", "word,char", "--metrics", "bleu,chrf", "--bootstrap", "20", "--spa-permutations", "0"]
     first = _run(args, tmp_path)
     expected = round(KERNEL_COMPILE_SECONDS["korean_eval.metrics.kernels.ngram"]
-                     + sum(KERNEL_COMPILE_SECONDS[m] for m in STATISTICS_KERNELS))
+                     + sum(KERNEL_COMPILE_SECONDS[m] for m in (*STATISTICS_KERNELS, *RESAMPLING_KERNELS)))
     said = [line for line in first.stderr.splitlines() if "numba" in line]
     assert said == [NOTICE.format(expected)]
     assert _compiled_modules(tmp_path) == {"ngram", "kernels", "tie_calibrated"}  # no TER, CharacTER, EED, RIBES
     again = _run([*args, "--no-cache"], tmp_path)  # everything computed again but the kernels
     assert "numba" not in again.stderr
+
+
+def test_a_run_without_resamples_compiles_the_tie_calibrated_accuracy_only_of_the_statistics(tmp_path):
+    args = write_head_of_sample(tmp_path / "data", 3, ("sys_strong",))
+    args += ["--levels", "char", "--metrics", "bleu", "--bootstrap", "0"]
+    first = _run(args, tmp_path)
+    assert [line for line in first.stderr.splitlines() if "numba" in line] == [NOTICE.format(2)]
+    assert _compiled_modules(tmp_path) == {"ngram", "tie_calibrated"}
+    assert "numba" not in _run([*args, "--no-cache"], tmp_path).stderr
 
 
 def test_a_run_without_human_scores_compiles_no_statistics_kernel(tmp_path):
@@ -58,9 +68,10 @@ def test_a_run_without_human_scores_compiles_no_statistics_kernel(tmp_path):
 
 
 def test_kernels_needed():
-    ngram, stats = "korean_eval.metrics.kernels.ngram", STATISTICS_KERNELS
+    ngram, stats = "korean_eval.metrics.kernels.ngram", (*STATISTICS_KERNELS, *RESAMPLING_KERNELS)
     assert kernels_needed(["bleu", "chrf", "chrf++"], statistics=False) == (ngram,)
     assert kernels_needed(["bleu", "ter"], "sacrebleu", statistics=True) == (ngram, *stats)
+    assert kernels_needed(["bleu"], statistics=True, resampling=False) == (ngram, *STATISTICS_KERNELS)
     assert kernels_needed(["nltk-bleu", "gleu", "nist"], statistics=False) == ()
     ter = kernels_needed(["ter"], statistics=False)
     assert ter[0] == "korean_eval.metrics.kernels.ter_shift" and "korean_eval.metrics.kernels.levenshtein" in ter
@@ -71,7 +82,7 @@ def test_every_declared_kernel_module_has_a_measured_compile_time():
     for name in METRIC_NAMES:
         kernels = declaration(name).kernels
         assert not kernels or kernels[0] in KERNEL_COMPILE_SECONDS, name
-    assert all(m in KERNEL_COMPILE_SECONDS for m in STATISTICS_KERNELS)
+    assert all(m in KERNEL_COMPILE_SECONDS for m in (*STATISTICS_KERNELS, *RESAMPLING_KERNELS))
 
 
 def test_no_notice_when_the_kernels_are_cached():

@@ -146,14 +146,17 @@ def print_validation_report(evalset: EvalSet) -> None:
         print(evalset.report.excluded_summary().to_string(index=False), file=sys.stderr)
 
 
-def print_kernel_notice(metrics: Sequence[str], ter_implementation: str, evalset: EvalSet) -> None:
+def print_kernel_notice(
+    metrics: Sequence[str], ter_implementation: str, evalset: EvalSet, resamples: int, statistics: bool = True
+) -> None:
     """One line on stderr when the run is about to compile numba kernels that are not cached yet
     (:func:`korean_eval.engine.kernel_warmup.first_run_notice`: with the seconds it takes; only the kernels of these
-    metrics, and of the statistics when there are human scores)."""
+    metrics, and with ``statistics`` those of the statistics when there are human scores, with ``resamples`` > 0
+    those of their resampling too)."""
     from korean_eval.engine.kernel_warmup import first_run_notice
 
-    with_humans = evalset.human is not None or evalset.human_system is not None
-    notice = first_run_notice(metrics, ter_implementation, statistics=with_humans)
+    with_humans = statistics and (evalset.human is not None or evalset.human_system is not None)
+    notice = first_run_notice(metrics, ter_implementation, statistics=with_humans, resampling=resamples > 0)
     if notice:
         print(notice, file=sys.stderr)
 

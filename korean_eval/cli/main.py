@@ -197,7 +197,7 @@ def run_command(args: argparse.Namespace) -> int:
     if results is None:  # the pipeline (scipy, numba, the metrics) is imported only when something is computed
         from korean_eval.engine.pipeline import evaluate
 
-        print_kernel_notice(config.metrics, config.ter_implementation, evalset)
+        print_kernel_notice(config.metrics, config.ter_implementation, evalset, args.bootstrap)
         results = evaluate(evalset, config, progress=progress, cache=cache)
     elif progress is not None:
         progress(1.0, "done (stored result of an identical evaluation)")
@@ -280,8 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     given.add_argument(
         "--lower-is-better",
         metavar="NAMES",
-        help="comma-separated --scores/--mtme-metrics metrics where lower is better (e.g. MetricX); the others: "
-        "higher is better (with --mtme-metrics, replaces the choice read from the scores)",
+        help="comma-separated --scores/--mtme metric scores where lower is better (e.g. MetricX); the others: "
+        "higher is better (with --mtme, replaces the choice read from the scores)",
     )
     given.add_argument("--scores-cols", metavar="MAP", help="column mapping for --scores (system=…,seg_id=…)")
     add_mtme_options(run)

@@ -95,7 +95,7 @@ def profile_command(args: argparse.Namespace) -> int:
     from korean_eval.lens.run import run_lens
 
     if not args.no_probe:
-        print_kernel_notice(config.metrics, config.ter_implementation, evalset)
+        print_kernel_notice(config.metrics, config.ter_implementation, evalset, 0, statistics=False)
     result = run_lens(
         evalset, config, with_probe=not args.no_probe, kinds=tuple(split_names(args.kinds)) or tuple(KINDS),
         seed=args.seed, n_resamples=args.bootstrap, cache=cache, progress=None if args.quiet else ProgressBar(),

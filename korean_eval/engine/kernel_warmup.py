@@ -39,9 +39,11 @@ WARMUP_SEGMENTS = 24
 WARMUP_RESAMPLES = 20
 
 
-#: The modules of the statistics stage's kernels (correlations, their resampling, the tie-calibrated accuracy): every
-#: run with human scores calls them.
-STATISTICS_KERNELS = ("korean_eval.metaeval.stats.kernels", "korean_eval.metaeval.stats.tie_calibrated")
+#: The module of the statistics stage's kernel every run with human scores calls (the tie-calibrated accuracy).
+STATISTICS_KERNELS = ("korean_eval.metaeval.stats.tie_calibrated",)
+#: The module of the kernels of the bootstrap intervals and permutation tests (weighted correlations): called when
+#: the statistics resample (``--bootstrap`` > 0).
+RESAMPLING_KERNELS = ("korean_eval.metaeval.stats.kernels",)
 #: CPU seconds numba took to compile each module's kernels into an empty cache, measured by
 #: ``python benchmarks/bench_first_run.py --kernels`` (the warm-up of :func:`compile_kernels`; a kernel compiled while
 #: another one is, such as the Levenshtein kernels TER's shift search calls, is counted with the outermost one; 2
@@ -58,11 +60,14 @@ KERNEL_COMPILE_SECONDS: dict[str, float] = {
 }
 
 
-def kernels_needed(metrics: Sequence[str], ter_implementation: str = "fast", statistics: bool = True) -> tuple[str, ...]:
+def kernels_needed(
+    metrics: Sequence[str], ter_implementation: str = "fast", statistics: bool = True, resampling: bool = True
+) -> tuple[str, ...]:
     """The modules whose numba kernels an evaluation with ``metrics`` calls: those the metrics declare
-    (:attr:`~korean_eval.metrics.declaration.MetricDeclaration.kernels`; TER's only with its fast implementation) and,
-    with ``statistics`` (human scores to correlate with), :data:`STATISTICS_KERNELS`. Nothing else is compiled:
-    numba compiles a kernel when it is first called."""
+    (:attr:`~korean_eval.metrics.declaration.MetricDeclaration.kernels`; TER's only with its fast implementation),
+    with ``statistics`` (human scores to correlate with) :data:`STATISTICS_KERNELS`, and with ``resampling`` too
+    (bootstrap resamples) :data:`RESAMPLING_KERNELS`. Nothing else is compiled: numba compiles a kernel when it is
+    first called (tests/test_kernel_notice.py reads back what runs compiled)."""
     from korean_eval.metrics import declaration
 
     modules: list[str] = []
@@ -72,6 +77,8 @@ def kernels_needed(metrics: Sequence[str], ter_implementation: str = "fast", sta
         modules += declaration(name).kernels
     if statistics:
         modules += STATISTICS_KERNELS
+        if resampling:
+            modules += RESAMPLING_KERNELS
     return tuple(dict.fromkeys(modules))
 
 
@@ -102,11 +109,13 @@ def uncached_kernels(modules: Sequence[str]) -> tuple[str, ...]:
     return tuple(missing)
 
 
-def first_run_notice(metrics: Sequence[str], ter_implementation: str = "fast", statistics: bool = True) -> str | None:
+def first_run_notice(
+    metrics: Sequence[str], ter_implementation: str = "fast", statistics: bool = True, resampling: bool = True
+) -> str | None:
     """The line a run prints before numba compiles kernels that are not cached yet (None when every module it needs
     has cached kernels): ``compiling the numba kernels once (about N s); later runs load them``, with N the
     :data:`KERNEL_COMPILE_SECONDS` of the modules missing."""
-    missing = uncached_kernels(kernels_needed(metrics, ter_implementation, statistics))
+    missing = uncached_kernels(kernels_needed(metrics, ter_implementation, statistics, resampling))
     if not missing:
         return None
     seconds = max(1, round(sum(KERNEL_COMPILE_SECONDS.get(m, 0.0) for m in missing)))
