@@ -41,6 +41,8 @@ CONFLICTING_OPTIONS: tuple[tuple[str, str], ...] = (
     *(("ratings", other) for other in ("human", "human_from_table", "judgments")),
     *(("mtme", other) for other in ("table", "ref", "sys", "sys_dir", "human", "human_from_table", "judgments", "scores",
                                     "ratings")),
+    ("no_mtme_metrics", "mtme_metrics"),
+    ("no_mtme_metrics", "lower_is_better"),
 )
 """Pairs of ``run`` options (argparse destinations) that cannot be given together: one would be ignored."""
 
@@ -51,7 +53,7 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("human_from_table", "table"),
     ("human_cols", "human"),
     ("scores_cols", "scores"),
-    ("lower_is_better", "scores|mtme_metrics"),
+    ("lower_is_better", "scores|mtme"),
     ("human_direction", "human|human_from_table|judgments|mtme|ratings"),
     ("mqm_weights", "ratings|mtme"),
     ("ratings_seg_offset", "ratings"),
@@ -61,6 +63,7 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("mtme_human", "mtme"),
     ("mtme_refs_as_systems", "mtme"),
     ("mtme_metrics", "mtme"),
+    ("no_mtme_metrics", "mtme"),
     ("rater_col", "judgments"),
     ("system_col", "judgments"),
     ("item_cols", "judgments"),

@@ -141,7 +141,7 @@ def ceiling_summary(ceiling: pd.DataFrame, statistic: str) -> list[str]:
     rows = reference_rows(ceiling)
     rows = rows[rows["statistic"].isin([statistic, "acc_eq", "pairwise_accuracy", "spa"])]
     if rows.empty:
-        return ["human ceiling: none (no two raters or rater groups share an item)"]
+        return []  # the run's notes say why (korean_eval.metaeval.tables.human_ceiling.no_ceiling_note)
     shown = rows[["comparison", "granularity", "grouping", "statistic", "value", "ci_low", "ci_high", "n"]]
     return ["Human ceiling (agreement between raters, the same statistics as the metrics; a metric above it: check "
             "the data):", shown.round(4).to_string(index=False), ""]
