@@ -30,7 +30,7 @@ from korean_eval.inputs.tables import (
     evalset_from_table,
     given_only_evalset,
 )
-from korean_eval.inputs.text_files import read_input_file
+from korean_eval.inputs.text_files import read_input_file, system_identifier
 from korean_eval.model.evalset import EvalSet, InputError, evalset_from_texts
 
 
@@ -96,6 +96,8 @@ def _read_inputs(args: argparse.Namespace) -> EvalSet:
         names: list[str] = []
         for spec in args.sys or []:
             name, sep, _ = spec.partition("=")
+            if sep:  # named on the command line: refused there when it holds a control character
+                system_identifier(name, "--sys")
             systems.append(read_input_file(system_spec_path(spec), "system"))
             names.append(name if sep else Path(spec).stem)
         if args.sys_dir:
