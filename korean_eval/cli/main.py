@@ -45,6 +45,7 @@ from korean_eval.cli.profile import register_profile_command
 from korean_eval.cli.qc import register_qc_command
 from korean_eval.engine.cache import ENV_VAR, open_cache, use_cache_dir
 from korean_eval.engine.result_store import stored_evaluation
+from korean_eval.engine.small_samples import small_sample_notes
 from korean_eval.engine.statistics import StatisticsSettings, evaluation_tables
 from korean_eval.inputs.text_files import read_input_file
 from korean_eval.levels.registry import choose_levels, level_table
@@ -105,11 +106,13 @@ def summary_text(results: Results, statistic: str = "pearson") -> str:
         wanted = corr["granularity"].map({"segment": headline_grouping(statistic), "system": "none"})
         corr = corr[(corr["statistic"] == statistic) & (corr["grouping"] == wanted)]
         if not corr.empty:
-            table = corr.pivot_table(index=["level", "metric"], columns="granularity", values="value", sort=False)
+            order = pd.MultiIndex.from_frame(corr[["level", "metric"]].drop_duplicates())
+            table = corr.pivot(index=["level", "metric"], columns="granularity", values="value").reindex(order)
+            table = table[list(dict.fromkeys(corr["granularity"]))]  # undefined values kept, shown as n/a
             name = "PDP (segment level: grouping item)" if statistic == "pdp" else statistic.title()
             lines += [
                 f"{name} correlation with humans (error rates TER, CharacTER, EED: negative = agreement):",
-                table.round(3).to_string(),
+                table.round(3).to_string(na_rep="n/a"),
                 "",
             ]
         lines += _pairwise_summary(results.correlations)
@@ -130,7 +133,7 @@ def _pairwise_summary(corr: pd.DataFrame) -> list[str]:
         if not rows.empty:
             table[statistic] = rows["value"]
     return ["WMT statistics (acc_eq: tie-calibrated pairwise accuracy over items, with its ε; pairwise accuracy "
-            "and soft pairwise accuracy of the system scores):", table.round(4).to_string(), ""]
+            "and soft pairwise accuracy of the system scores):", table.round(4).to_string(na_rep="n/a"), ""]
 
 
 def ceiling_summary(ceiling: pd.DataFrame, statistic: str) -> list[str]:
@@ -203,7 +206,12 @@ def run_command(args: argparse.Namespace) -> int:
         progress(1.0, "done (stored result of an identical evaluation)")
     settings = StatisticsSettings(resamples=args.bootstrap, seed=args.seed, statistic=args.statistic)
     extra = evaluation_tables(results, evalset, settings, cache)
-    extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
+    extra_meta: dict[str, object] = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
+    few = small_sample_notes(results)
+    for note in few:
+        print(f"note: {note}", file=sys.stderr)
+    if few:
+        extra_meta["statistics_notes"] = few
     if args.out:
         from korean_eval.exports.csv_zip import write_tables
 
