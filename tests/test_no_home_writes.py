@@ -55,7 +55,7 @@ def test_a_pipeline_with_the_test_settings_writes_nothing_under_home(tmp_path) -
     assert _files_under(home) == []
     # where the writes went instead (tests/conftest.py)
     assert (Path(os.environ["KOREAN_EVAL_CACHE_DIR"]) / "cache-v1.sqlite").is_file()
-    assert any(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("ter_kernels.*.nbi"))
+    assert any(Path(os.environ["NUMBA_CACHE_DIR"]).rglob("ter_shift.*.nbi"))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="platformdirs follows HOME/XDG_CACHE_HOME on Linux")
