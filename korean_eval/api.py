@@ -22,7 +22,7 @@ from korean_eval.inputs.mtme.load import MtmeLoaded, MtmeOptions
 from korean_eval.inputs.mtme.load import load_mtme as load_mtme_tree
 from korean_eval.inputs.tables import attach_human
 from korean_eval.inputs.text_files import InputError
-from korean_eval.levels.registry import LEVEL_NAMES
+from korean_eval.levels.registry import LevelChoice, choose_levels
 from korean_eval.model import defaults
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet, evalset_from_texts
@@ -110,7 +110,8 @@ def evaluate(
         systems: see :func:`load_texts`.
         human: per-item human scores, ``system, seg_id, score`` (+ ``rater``): a DataFrame or a CSV/TSV/JSONL
             path. Several rows of one item are averaged.
-        levels: token levels (``korean_eval.levels.registry.LEVEL_NAMES``), or ``"all"`` for every level.
+        levels: token levels (``korean_eval.levels.registry.LEVEL_NAMES``), or ``"all"`` for the study's grid
+            (every level but khaiii; one that cannot run here is left out with a note in ``Results.notes``).
         metrics: metric names (``korean_eval.metrics.METRIC_NAMES``).
         resamples: bootstrap resamples and permutations of the statistics (0: no intervals or tests).
         seed: seed of every resampling.
@@ -136,14 +137,14 @@ def evaluate(
     if human is not None:
         name, data = _human_bytes(human)
         attach_human(evalset, data, name)
-    chosen = tuple(LEVEL_NAMES if levels == "all" else [levels] if isinstance(levels, str) else levels)
-    if levels == "all":
-        chosen = tuple(level for level in chosen if level != "khaiii")
-    config = EvalConfig(levels=chosen, metrics=tuple(metrics), seed=seed, **settings)
+    names = [levels] if isinstance(levels, str) else list(levels)
+    choice = choose_levels(names) if names else LevelChoice(())
+    config = EvalConfig(levels=choice.levels, metrics=tuple(metrics), seed=seed, **settings)
     store = open_cache(None if cache is True else cache, enabled=cache is not False)
     from korean_eval.engine.pipeline import evaluate as run_pipeline
 
     results = run_pipeline(evalset, config, progress=progress, cache=store)
+    results.notes.extend(choice.notes)
     results.statistics = evaluation_tables(results, evalset, StatisticsSettings(resamples, seed, statistic), store,
                                            config)
     results.statistics_meta = {"bootstrap": {"resamples": resamples, "seed": seed}}

@@ -1,9 +1,10 @@
 """The Data page's panel for a ``.zip`` of a folder in mt-metrics-eval's layout: upload, choices, load.
 
 Choices (docs/design.md §4): the test set × language pair, the reference(s) to score against (several =
-multi-reference), the segment-level human scores (several = rater groups) and their direction, the MQM weights
-of rating files, whether reference copies are systems, and
-the segment-level metric files to meta-evaluate as your own metrics. Loading is :func:`ui.inputs.build_from_mtme`;
+multi-reference), the segment-level human scores (several = rater groups; by default every rater group of the first
+method, :func:`korean_eval.inputs.mtme.load.default_human_names`) and their direction, the MQM weights of rating
+files, whether reference copies are systems, and the folder's segment-level metric files meta-evaluated as your own
+metrics (by default all that fit the references). Loading is :func:`ui.inputs.build_from_mtme`;
 the metric files read as lower-is-better go to the sidebar's "Your metrics where lower is better".
 """
 
@@ -15,7 +16,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from korean_eval.inputs.mtme.layout import LanguagePair, MtmeContents, describe, metric_references
-from korean_eval.inputs.mtme.load import HUMAN_DIRECTIONS, MtmeOptions
+from korean_eval.inputs.mtme.load import ALL_METRICS, HUMAN_DIRECTIONS, MtmeOptions, default_human_names
 from korean_eval.inputs.spans.seg_offset import OFFSET_LABEL
 from korean_eval.inputs.spans.weights import DEFAULT_WEIGHTS
 from korean_eval.model.evalset import EvalSet, InputError
@@ -46,11 +47,12 @@ def _choices(pair: LanguagePair, key: str) -> MtmeOptions:
     refs = c1.multiselect("Reference(s) to score against", refs_known, default=refs_known[:1], key=key + "refs",
                           help="Several references = a multi-reference evaluation (nrefs in every signature).")
     humans = pair.human_names("seg")
-    chosen = c2.multiselect("Human scores (segment level)", humans, default=humans[:1], key=key + "human",
-                            disabled=not humans, help="A .seg.score file or a .seg.rating file (error spans, MQM "
-                            "weights below). Several names = rater groups (e.g. esa-human1, esa-human2): merged per "
-                            "item, and their agreement is the human ceiling. The system-level file of a single score "
-                            "name is used at system level.")
+    chosen = c2.multiselect("Human scores (segment level)", humans, default=list(default_human_names(pair)),
+                            key=key + "human", disabled=not humans, help="A .seg.score file or a .seg.rating file "
+                            "(error spans, MQM weights below). Several names = rater groups (e.g. esa-human1, "
+                            "esa-human2): merged per item, and their agreement is the human ceiling; by default every "
+                            "rater group of the first method in sorted order (mqm.rater1, mqm.rater2 of mqm). The "
+                            "system-level file of a single score name is used at system level.")
     weights = st.text_input("MQM weights (rating files)", value=DEFAULT_WEIGHTS, key=key + "weights",
                             disabled=not pair.ratings, help=WEIGHTS_HELP)
     c3, c4 = st.columns(2)
@@ -61,12 +63,19 @@ def _choices(pair: LanguagePair, key: str) -> MtmeOptions:
         disabled=not copies, help="mt-metrics-eval's human systems; a reference scored against is never a system.",
     )
     usable = [f.name for f in pair.metrics if f.level == "seg" and metric_references(f.name, refs_known) <= set(refs)]
-    metrics = st.multiselect("Metric scores to meta-evaluate as your own metrics (level given)", usable,
-                             key=key + "metrics", help="Segment-level files computed with the chosen references "
-                             "(or none). MetricX-like penalties ≥ 0 are read as lower-is-better.")
+    c5, c6 = st.columns(2)
+    with_metrics = c5.checkbox("Meta-evaluate the folder's metric scores next to ours", value=True,
+                               key=key + "with_metrics", disabled=not pair.metrics,
+                               help="Its segment-level metric files (COMET, MetricX, …) as your own metrics (level "
+                               "given), meta-evaluated like ours: every one computed with the chosen references (or "
+                               "none), or those chosen beside.")
+    metrics = c6.multiselect("Only these (empty: all)", usable, key=key + "metrics", disabled=not with_metrics,
+                             help="Segment-level files computed with the chosen references (or none). MetricX-like "
+                             "penalties ≥ 0 are read as lower-is-better.")
+    chosen_metrics = (tuple(metrics) or ALL_METRICS) if with_metrics else ()
     return MtmeOptions(lp=pair.lp, test_set=pair.test_set, references=tuple(refs),
                        human=chosen[0] if len(chosen) == 1 else None, human_groups=tuple(chosen) if len(chosen) > 1 else (),
-                       human_direction=str(direction), refs_as_systems=bool(as_systems), metrics=tuple(metrics),
+                       human_direction=str(direction), refs_as_systems=bool(as_systems), metrics=chosen_metrics,
                        mqm_weights=weights)
 
 

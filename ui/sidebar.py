@@ -6,9 +6,10 @@ from collections import defaultdict
 
 import streamlit as st
 
-from korean_eval.levels.registry import FAMILIES, SpmLevel, level_table
+from korean_eval.levels.registry import FAMILIES, STUDY_LEVELS, SpmLevel, level_table
 from korean_eval.metrics import METRIC_NAMES, declaration, metric_group
 from korean_eval.model.config import EvalConfig
+from korean_eval.model.defaults import LEVELS
 from ui import directions, state
 from ui.state import Settings
 from ui.views import (
@@ -21,7 +22,7 @@ from ui.views import (
 )
 from ui.widgets import md_escape
 
-DEFAULT_LEVELS: tuple[str, ...] = EvalConfig().levels
+DEFAULT_LEVELS: tuple[str, ...] = LEVELS
 GROUP_LABELS = {"sacrebleu": "sacrebleu metrics", "extended": "extended"}
 LEVEL_PREFIX = "level|"
 METRIC_PREFIX = "metrics|"
@@ -52,6 +53,12 @@ def _levels() -> tuple[tuple[str, ...], bytes | None]:
     """The chosen token levels, and the uploaded SentencePiece model (if spm is chosen and one was uploaded)."""
     st.markdown("**Token levels**")
     rows = levels_info()
+    with st.container(horizontal=True, gap="small"):
+        st.button("all", key="levels_all", on_click=_tick_levels, args=(rows, STUDY_LEVELS),
+                  help="Every level of the study's grid that can run here (all but khaiii). The levels with a JVM "
+                  "(KoNLPy) and SentencePiece take longer.")
+        st.button("defaults", key="levels_defaults", on_click=_tick_levels, args=(rows, DEFAULT_LEVELS),
+                  help=f"The default levels: {', '.join(DEFAULT_LEVELS)}.")
     chosen: list[str] = []
     unavailable: list[dict[str, str]] = []
     for family in FAMILIES:
@@ -76,6 +83,12 @@ def _levels() -> tuple[tuple[str, ...], bytes | None]:
         st.caption(f"⊘ {r['level']} is unavailable: {r['reason']}")
     spm_model = _spm_settings() if "spm" in chosen else None
     return tuple(chosen), spm_model
+
+
+def _tick_levels(rows: list[dict[str, str]], wanted: tuple[str, ...]) -> None:
+    """Tick exactly the levels of ``wanted`` that are available here (the "all" and "defaults" buttons)."""
+    for r in rows:
+        st.session_state[LEVEL_PREFIX + r["level"]] = r["available"] == "yes" and r["level"] in wanted
 
 
 def _spm_settings() -> bytes | None:

@@ -9,7 +9,8 @@ Each check raises :class:`InputError` whose "file" part is the option at fault, 
 - :func:`check_mqm_weights`: ``--mqm-weights`` parsed (:func:`korean_eval.inputs.spans.weights.parse_weights`).
 - :func:`check_run_numbers`: numeric options out of range (``--bootstrap`` < 0, ``--jobs`` < 1, ``--seed`` outside
   0 … 2**32−1, …).
-- :func:`check_names`: ``--levels``/``--metrics`` entries unknown or named twice.
+- :func:`check_names`: ``--levels``/``--metrics`` entries unknown or named twice; :func:`check_level_names`:
+  ``--levels``, where ``all`` (the study's grid) must stand alone.
 - :func:`check_regular_file` / :func:`check_input_files`: an input path that exists but is not a regular file (named
   pipe, socket, device, directory) is refused by name with ``os.stat`` — never opened, so a FIFO cannot block.
 - :func:`sys_dir_files`: the ``*.txt`` files of ``--sys-dir`` (checked as above) and a note naming the skipped ones.
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from korean_eval.inputs.spans.weights import parse_weights
 from korean_eval.inputs.text_files import InputError
+from korean_eval.levels.registry import ALL_LEVELS, LEVEL_NAMES, check_all_alone
 
 SEED_MAX = 2**32 - 1
 """The largest seed numpy's legacy ``RandomState`` accepts (seeds are 0 … 2**32−1)."""
@@ -39,6 +41,8 @@ CONFLICTING_OPTIONS: tuple[tuple[str, str], ...] = (
     *(("ratings", other) for other in ("human", "human_from_table", "judgments")),
     *(("mtme", other) for other in ("table", "ref", "sys", "sys_dir", "human", "human_from_table", "judgments", "scores",
                                     "ratings")),
+    ("no_mtme_metrics", "mtme_metrics"),
+    ("no_mtme_metrics", "lower_is_better"),
 )
 """Pairs of ``run`` options (argparse destinations) that cannot be given together: one would be ignored."""
 
@@ -49,7 +53,7 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("human_from_table", "table"),
     ("human_cols", "human"),
     ("scores_cols", "scores"),
-    ("lower_is_better", "scores|mtme_metrics"),
+    ("lower_is_better", "scores|mtme"),
     ("human_direction", "human|human_from_table|judgments|mtme|ratings"),
     ("mqm_weights", "ratings|mtme"),
     ("ratings_seg_offset", "ratings"),
@@ -59,6 +63,7 @@ REQUIRED_WITH: tuple[tuple[str, str], ...] = (
     ("mtme_human", "mtme"),
     ("mtme_refs_as_systems", "mtme"),
     ("mtme_metrics", "mtme"),
+    ("no_mtme_metrics", "mtme"),
     ("rater_col", "judgments"),
     ("system_col", "judgments"),
     ("item_cols", "judgments"),
@@ -131,6 +136,16 @@ def check_names(option: str, names: Sequence[str], known: Sequence[str], what: s
         if name in seen:
             raise InputError(option, f"{what} {name!r} is named twice; name each {what} once")
         seen.add(name)
+
+
+def check_level_names(option: str | None) -> None:
+    """``--levels``: known level names, each once, or ``all`` alone (InputError naming the option)."""
+    names = [t.strip() for t in (option or "").split(",") if t.strip()]
+    check_names("--levels", names, (*LEVEL_NAMES, ALL_LEVELS), "token level")
+    try:
+        check_all_alone(names)
+    except ValueError as err:
+        raise InputError("--levels", str(err)) from None
 
 
 def _file_kind(mode: int) -> str:

@@ -1,6 +1,7 @@
 """The command line's inputs, shared by ``run`` and ``profile`` (docs/design.md §4): the options that name them
 (:func:`add_input_options`), reading and validating them into an :class:`~korean_eval.model.evalset.EvalSet`
-(:func:`build_evalset`), and the progress bar both commands draw on stderr (:class:`ProgressBar`).
+(:func:`build_evalset`), the line both commands say before numba compiles kernels (:func:`print_kernel_notice`) and
+the progress bar they draw on stderr (:class:`ProgressBar`).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from korean_eval.cli.checks import sys_dir_files, system_spec_path
@@ -28,7 +30,7 @@ from korean_eval.inputs.tables import (
     evalset_from_table,
     given_only_evalset,
 )
-from korean_eval.inputs.text_files import read_input_file
+from korean_eval.inputs.text_files import read_input_file, system_identifier
 from korean_eval.model.evalset import EvalSet, InputError, evalset_from_texts
 
 
@@ -94,6 +96,8 @@ def _read_inputs(args: argparse.Namespace) -> EvalSet:
         names: list[str] = []
         for spec in args.sys or []:
             name, sep, _ = spec.partition("=")
+            if sep:  # named on the command line: refused there when it holds a control character
+                system_identifier(name, "--sys")
             systems.append(read_input_file(system_spec_path(spec), "system"))
             names.append(name if sep else Path(spec).stem)
         if args.sys_dir:
@@ -142,6 +146,21 @@ def print_validation_report(evalset: EvalSet) -> None:
     if evalset.report.excluded:
         print(f"note: {len(evalset.report.excluded)} input row(s) excluded:", file=sys.stderr)
         print(evalset.report.excluded_summary().to_string(index=False), file=sys.stderr)
+
+
+def print_kernel_notice(
+    metrics: Sequence[str], ter_implementation: str, evalset: EvalSet, resamples: int, statistics: bool = True
+) -> None:
+    """One line on stderr when the run is about to compile numba kernels that are not cached yet
+    (:func:`korean_eval.engine.kernel_warmup.first_run_notice`: with the seconds it takes; only the kernels of these
+    metrics, and with ``statistics`` those of the statistics when there are human scores, with ``resamples`` > 0
+    those of their resampling too)."""
+    from korean_eval.engine.kernel_warmup import first_run_notice
+
+    with_humans = statistics and (evalset.human is not None or evalset.human_system is not None)
+    notice = first_run_notice(metrics, ter_implementation, statistics=with_humans, resampling=resamples > 0)
+    if notice:
+        print(notice, file=sys.stderr)
 
 
 class ProgressBar:

@@ -25,6 +25,7 @@ import korean_eval
 from korean_eval.cli.app import register_app_command
 from korean_eval.cli.checks import (
     check_input_files,
+    check_level_names,
     check_mqm_weights,
     check_names,
     check_option_combinations,
@@ -35,6 +36,7 @@ from korean_eval.cli.inputs import (
     ProgressBar,
     add_input_options,
     build_evalset,
+    print_kernel_notice,
     print_validation_report,
     split_names,
 )
@@ -43,13 +45,14 @@ from korean_eval.cli.profile import register_profile_command
 from korean_eval.cli.qc import register_qc_command
 from korean_eval.engine.cache import ENV_VAR, open_cache, use_cache_dir
 from korean_eval.engine.result_store import stored_evaluation
+from korean_eval.engine.small_samples import small_sample_notes
 from korean_eval.engine.statistics import StatisticsSettings, evaluation_tables
 from korean_eval.inputs.text_files import read_input_file
-from korean_eval.levels.registry import LEVEL_NAMES, available_levels, level_table
+from korean_eval.levels.registry import choose_levels, level_table
 from korean_eval.metrics import METRIC_NAMES, validate_options
 from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
 from korean_eval.model.config import EvalConfig
-from korean_eval.model.defaults import RESAMPLES, SEED
+from korean_eval.model.defaults import LEVELS, RESAMPLES, SEED
 from korean_eval.model.evalset import EvalSet, InputError
 from korean_eval.model.results import Results
 from korean_eval.model.vocabulary import STATISTICS, headline_grouping
@@ -103,11 +106,13 @@ def summary_text(results: Results, statistic: str = "pearson") -> str:
         wanted = corr["granularity"].map({"segment": headline_grouping(statistic), "system": "none"})
         corr = corr[(corr["statistic"] == statistic) & (corr["grouping"] == wanted)]
         if not corr.empty:
-            table = corr.pivot_table(index=["level", "metric"], columns="granularity", values="value", sort=False)
+            order = pd.MultiIndex.from_frame(corr[["level", "metric"]].drop_duplicates())
+            table = corr.pivot(index=["level", "metric"], columns="granularity", values="value").reindex(order)
+            table = table[list(dict.fromkeys(corr["granularity"]))]  # undefined values kept, shown as n/a
             name = "PDP (segment level: grouping item)" if statistic == "pdp" else statistic.title()
             lines += [
                 f"{name} correlation with humans (error rates TER, CharacTER, EED: negative = agreement):",
-                table.round(3).to_string(),
+                table.round(3).to_string(na_rep="n/a"),
                 "",
             ]
         lines += _pairwise_summary(results.correlations)
@@ -128,7 +133,7 @@ def _pairwise_summary(corr: pd.DataFrame) -> list[str]:
         if not rows.empty:
             table[statistic] = rows["value"]
     return ["WMT statistics (acc_eq: tie-calibrated pairwise accuracy over items, with its ε; pairwise accuracy "
-            "and soft pairwise accuracy of the system scores):", table.round(4).to_string(), ""]
+            "and soft pairwise accuracy of the system scores):", table.round(4).to_string(na_rep="n/a"), ""]
 
 
 def ceiling_summary(ceiling: pd.DataFrame, statistic: str) -> list[str]:
@@ -139,7 +144,7 @@ def ceiling_summary(ceiling: pd.DataFrame, statistic: str) -> list[str]:
     rows = reference_rows(ceiling)
     rows = rows[rows["statistic"].isin([statistic, "acc_eq", "pairwise_accuracy", "spa"])]
     if rows.empty:
-        return ["human ceiling: none (no two raters or rater groups share an item)"]
+        return []  # the run's notes say why (korean_eval.metaeval.tables.human_ceiling.no_ceiling_note)
     shown = rows[["comparison", "granularity", "grouping", "statistic", "value", "ci_low", "ci_high", "n"]]
     return ["Human ceiling (agreement between raters, the same statistics as the metrics; a metric above it: check "
             "the data):", shown.round(4).to_string(index=False), ""]
@@ -153,7 +158,7 @@ def check_run_args(args: argparse.Namespace) -> None:
         raise InputError("--jobs", "is ignored with --scheduler (the Dask cluster's workers do the work); give one of them")
     check_run_numbers(args)
     check_mqm_weights(args)
-    check_names("--levels", split_names(args.levels), LEVEL_NAMES, "token level")
+    check_level_names(args.levels)
     check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
     check_input_files(args)
     check_export_args(args)
@@ -169,7 +174,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"note: lower is better (read from the scores): {', '.join(given_lower)}; --lower-is-better "
               "NAMES replaces this choice", file=sys.stderr)
     overrides = parse_overrides(args.override or [])  # a bad value ends the run before any analyzer is loaded
-    levels = split_names(args.levels) or _default_levels(evalset)
+    levels = _chosen_levels(args.levels, evalset)
     metrics = split_names(args.metrics) or list(SACREBLEU_METRIC_NAMES)
     config = EvalConfig(
         levels=tuple(levels),
@@ -195,12 +200,18 @@ def run_command(args: argparse.Namespace) -> int:
     if results is None:  # the pipeline (scipy, numba, the metrics) is imported only when something is computed
         from korean_eval.engine.pipeline import evaluate
 
+        print_kernel_notice(config.metrics, config.ter_implementation, evalset, args.bootstrap)
         results = evaluate(evalset, config, progress=progress, cache=cache)
     elif progress is not None:
         progress(1.0, "done (stored result of an identical evaluation)")
     settings = StatisticsSettings(resamples=args.bootstrap, seed=args.seed, statistic=args.statistic)
     extra = evaluation_tables(results, evalset, settings, cache, config)
-    extra_meta = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
+    extra_meta: dict[str, object] = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
+    few = small_sample_notes(results)
+    for note in few:
+        print(f"note: {note}", file=sys.stderr)
+    if few:
+        extra_meta["statistics_notes"] = few
     if args.out:
         from korean_eval.exports.csv_zip import write_tables
 
@@ -211,13 +222,16 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _default_levels(evalset: EvalSet) -> list[str]:
-    """Without ``--levels``: every level this machine can run but khaiii (not in the study's set), found by starting
-    each analyzer (:func:`~korean_eval.levels.registry.available_levels`: Kiwi's model load takes seconds); none when the
-    input has no texts (given metric scores alone), where no level could be used."""
+def _chosen_levels(option: str | None, evalset: EvalSet) -> list[str]:
+    """The levels of ``--levels`` (:func:`~korean_eval.levels.registry.choose_levels`: without it the dashboard's five
+    defaults, ``all`` the study's grid, each leaving out a level unavailable here with a note in the validation
+    report, hence on stderr and in ``run.json``); none when the input has no texts (given metric scores alone), where
+    no level could be used."""
     if not evalset.refs:
         return []
-    return [level for level in available_levels() if level != "khaiii"]
+    choice = choose_levels(split_names(option))
+    evalset.report.notes.extend(choice.notes)
+    return list(choice.levels)
 
 
 def _summary(results: Results, extra: dict[str, pd.DataFrame], statistic: str) -> str:
@@ -279,13 +293,14 @@ def build_parser() -> argparse.ArgumentParser:
     given.add_argument(
         "--lower-is-better",
         metavar="NAMES",
-        help="comma-separated --scores/--mtme-metrics metrics where lower is better (e.g. MetricX); the others: "
-        "higher is better (with --mtme-metrics, replaces the choice read from the scores)",
+        help="comma-separated --scores/--mtme metric scores where lower is better (e.g. MetricX); the others: "
+        "higher is better (with --mtme, replaces the choice read from the scores)",
     )
     given.add_argument("--scores-cols", metavar="MAP", help="column mapping for --scores (system=…,seg_id=…)")
     add_mtme_options(run)
     cfg = run.add_argument_group("levels and metrics")
-    cfg.add_argument("--levels", help="comma-separated token levels (default: all available)")
+    cfg.add_argument("--levels", help=f"comma-separated token levels (default: {','.join(LEVELS)}; all: the study's "
+                     "grid, every level but khaiii; a level of either that cannot run here is left out with a note)")
     cfg.add_argument("--metrics", help=f"comma-separated metrics (default: {','.join(SACREBLEU_METRIC_NAMES)}); all: {','.join(METRIC_NAMES)}")
     cfg.add_argument("--override", action="append", metavar="LEVEL:METRIC:OPTION=N", help="per-level option, e.g. char:bleu:max_ngram_order=6 (LEVEL * = all)")
     cfg.add_argument("--ter-cap", action="store_true", help="cap segment TER at 100 before correlating")

@@ -3,8 +3,8 @@
 ``run`` options (:func:`add_mtme_options`)::
 
     --mtme DIR|ZIP --lp en-ko [--mtme-set wmt24] [--mtme-ref refA[,refB]] [--mtme-human mqm|FILE|NAME,NAME]
-        [--human-direction auto|higher|lower] [--mtme-refs-as-systems] [--mtme-metrics [NAME-REF,...]]
-        [--mqm-weights SPEC]
+        [--human-direction auto|higher|lower] [--mtme-refs-as-systems] [--mtme-metrics NAME-REF,... |
+        --no-mtme-metrics] [--mqm-weights SPEC]
 
 load one language pair (:func:`korean_eval.inputs.mtme.load.load_mtme`); their conflicts with the other inputs are
 checked in :mod:`korean_eval.cli.checks`. ``python -m korean_eval mtme-list DIR|ZIP`` prints what a folder holds
@@ -41,13 +41,16 @@ def add_mtme_options(run: argparse.ArgumentParser) -> None:
     g.add_argument("--mtme-ref", metavar="NAME[,NAME]", help="reference(s) to score against (default: the first "
                    "name in sorted order; several = multi-reference)")
     g.add_argument("--mtme-human", metavar="NAME|FILE[,…]", help="human scores: a name such as mqm or esa, or its "
-                   "SRC-TGT.NAME.seg.score or .seg.rating file (default: the only one, or the first in sorted order); "
-                   "several names = rater groups (e.g. esa-human1,esa-human2): merged per item, their agreement is "
-                   "the human ceiling")
+                   "SRC-TGT.NAME.seg.score or .seg.rating file; several names = rater groups (e.g. "
+                   "esa-human1,esa-human2): merged per item, their agreement is the human ceiling; a method whose "
+                   "scores are rater groups (mqm for mqm.rater1, mqm.rater2): all of them. Default: the first method "
+                   "in sorted order, with all its rater groups")
     g.add_argument("--mtme-refs-as-systems", action="store_true", default=None, help="evaluate the other references copied into "
                    "system-outputs/ as systems (mt-metrics-eval's human systems; default: left out)")
-    g.add_argument("--mtme-metrics", nargs="?", const="*", metavar="NAME-REF,...", help="meta-evaluate the folder's "
-                   "segment-level metric scores (e.g. COMET, MetricX) as your own metrics: all of them, or these")
+    g.add_argument("--mtme-metrics", nargs="?", const="*", metavar="NAME-REF,...", help="which of the folder's "
+                   "segment-level metric scores (e.g. COMET, MetricX) to meta-evaluate next to ours, as your own "
+                   "metrics (default: every one computed with the references scored against)")
+    g.add_argument("--no-mtme-metrics", action="store_true", default=None, help="leave the folder's metric scores out")
 
 
 def add_human_direction_option(group: Any) -> None:
@@ -66,7 +69,7 @@ def add_mqm_weights_option(group: Any) -> None:
 
 def mtme_options(args: argparse.Namespace) -> MtmeOptions:
     """The loader's options from the parsed ``run`` arguments (``--mtme-human a,b``: rater groups)."""
-    metrics = ALL_METRICS if args.mtme_metrics == "*" else _names(args.mtme_metrics)
+    metrics = () if args.no_mtme_metrics else _names(args.mtme_metrics) if args.mtme_metrics not in (None, "*") else ALL_METRICS
     humans = _names(args.mtme_human)
     return MtmeOptions(
         lp=args.lp,
@@ -82,8 +85,26 @@ def mtme_options(args: argparse.Namespace) -> MtmeOptions:
 
 
 def load_from_args(args: argparse.Namespace) -> MtmeLoaded:
-    """Load the language pair named on the command line (InputError naming file and line for bad input)."""
-    return load_mtme(open_tree(args.mtme), mtme_options(args))
+    """Load the language pair named on the command line (InputError naming file and line for bad input), with a
+    note in the validation report on the folder's metric scores: which are meta-evaluated and how to choose."""
+    loaded = load_mtme(open_tree(args.mtme), mtme_options(args))
+    note = _metrics_note(loaded, args)
+    if note:
+        loaded.evalset.report.note(f"metric-scores/{loaded.pair.lp}", note)
+    return loaded
+
+
+def _metrics_note(loaded: MtmeLoaded, args: argparse.Namespace) -> str:
+    """How the folder's metric scores were chosen and how to choose others ("" when the folder has none)."""
+    available = loaded.pair.metric_names("seg")
+    if not available:
+        return ""
+    if args.no_mtme_metrics:
+        return (f"the folder's metric scores ({', '.join(available)}) are left out (--no-mtme-metrics); without it, "
+                "every one computed with the references scored against is meta-evaluated next to ours")
+    chosen = "as named" if args.mtme_metrics not in (None, "*") else "every one computed with the references scored against"
+    return (f"meta-evaluated next to ours ({chosen}): {', '.join(loaded.metrics) or 'none'}; --mtme-metrics NAME,… "
+            "chooses some, --no-mtme-metrics leaves them out")
 
 
 def domain_summary(correlations: pd.DataFrame, statistic: str) -> list[str]:

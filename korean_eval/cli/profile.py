@@ -26,6 +26,7 @@ import pandas as pd
 
 from korean_eval.cli.checks import (
     check_input_files,
+    check_level_names,
     check_names,
     check_option_combinations,
     check_run_numbers,
@@ -34,6 +35,7 @@ from korean_eval.cli.inputs import (
     ProgressBar,
     add_input_options,
     build_evalset,
+    print_kernel_notice,
     print_validation_report,
     split_names,
 )
@@ -42,11 +44,11 @@ from korean_eval.exports.csv_zip import to_csv_bytes
 from korean_eval.lens.perturb import KINDS
 from korean_eval.lens.pos_categories import CATEGORIES
 from korean_eval.lens.profile import ALL
-from korean_eval.levels.registry import LEVEL_NAMES
+from korean_eval.levels.registry import choose_levels
 from korean_eval.metrics import METRIC_NAMES
 from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
 from korean_eval.model.config import EvalConfig
-from korean_eval.model.defaults import RESAMPLES, SEED
+from korean_eval.model.defaults import LEVELS, RESAMPLES, SEED
 from korean_eval.model.evalset import InputError
 
 if TYPE_CHECKING:  # the lens (scipy, Kiwi) is imported only when `profile` runs
@@ -64,7 +66,7 @@ def check_profile_args(args: argparse.Namespace) -> None:
         for dest in ("levels", "metrics", "kinds"):
             if getattr(args, dest):
                 raise InputError(f"--{dest}", "cannot be combined with --no-probe (it would be ignored)")
-    check_names("--levels", split_names(args.levels), LEVEL_NAMES, "token level")
+    check_level_names(args.levels)
     check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
     check_names("--kinds", split_names(args.kinds), tuple(KINDS), "perturbation kind")
     check_input_files(args)
@@ -74,8 +76,13 @@ def profile_command(args: argparse.Namespace) -> int:
     """Read, run the lens, write the tables, print the summary (status 0; bad input raises InputError)."""
     check_profile_args(args)
     evalset = build_evalset(args)
+    levels = LEVELS
+    if not args.no_probe:  # the probe's levels: by default the dashboard's five; all: the study's grid
+        choice = choose_levels(split_names(args.levels))
+        evalset.report.notes.extend(choice.notes)
+        levels = choice.levels
     config = EvalConfig(
-        levels=tuple(split_names(args.levels)) or EvalConfig().levels,
+        levels=levels,
         metrics=tuple(split_names(args.metrics)) or DEFAULT_METRICS,
         spm_vocab=args.spm_vocab,
         jobs=args.jobs,
@@ -87,6 +94,8 @@ def profile_command(args: argparse.Namespace) -> int:
     print_validation_report(evalset)
     from korean_eval.lens.run import run_lens
 
+    if not args.no_probe:
+        print_kernel_notice(config.metrics, config.ter_implementation, evalset, 0, statistics=False)
     result = run_lens(
         evalset, config, with_probe=not args.no_probe, kinds=tuple(split_names(args.kinds)) or tuple(KINDS),
         seed=args.seed, n_resamples=args.bootstrap, cache=cache, progress=None if args.quiet else ProgressBar(),
@@ -150,7 +159,8 @@ def register_profile_command(subparsers: Any) -> None:
     )
     add_input_options(p)
     g = p.add_argument_group("probe")
-    g.add_argument("--levels", help="comma-separated token levels of the probe (default: word,mecab,kiwi,char,jamo)")
+    g.add_argument("--levels", help=f"comma-separated token levels of the probe (default: {','.join(LEVELS)}; all: every "
+                   "level but khaiii; a level of either that cannot run here is left out with a note)")
     g.add_argument("--metrics", help=f"comma-separated metrics of the probe (default: {','.join(DEFAULT_METRICS)})")
     g.add_argument("--kinds", help=f"comma-separated perturbation kinds (default: all: {','.join(KINDS)})")
     g.add_argument("--no-probe", action="store_true", help="skip the perturbation probe")

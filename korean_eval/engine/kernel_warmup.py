@@ -18,7 +18,7 @@ call it; the tests copy its cache into their temporary directory (tests/conftest
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +36,89 @@ WARMUP_LEVELS = ("word", "char", "jamo")
 WARMUP_SEGMENTS = 24
 #: Resamples of the warm-up's bootstrap and permutation tests: the kernels' argument types do not depend on the count.
 WARMUP_RESAMPLES = 20
+
+
+#: The module of the statistics stage's kernel every run with human scores calls (the tie-calibrated accuracy).
+STATISTICS_KERNELS = ("korean_eval.metaeval.stats.tie_calibrated",)
+#: The module of the kernels of the bootstrap intervals and permutation tests (weighted correlations): called when
+#: the statistics resample (``--bootstrap`` > 0).
+RESAMPLING_KERNELS = ("korean_eval.metaeval.stats.kernels",)
+#: CPU seconds numba took to compile each module's kernels into an empty cache, measured by
+#: ``python benchmarks/bench_first_run.py --kernels`` (the warm-up of :func:`compile_kernels`; a kernel compiled while
+#: another one is, such as the Levenshtein kernels TER's shift search calls, is counted with the outermost one; 2
+#: shared cores, benchmarks/README.md). A run compiles about this much per module it needs that is not cached yet
+#: (:func:`first_run_notice`); a module not listed is compiled only inside the listed ones.
+KERNEL_COMPILE_SECONDS: dict[str, float] = {
+    "korean_eval.metrics.kernels.ngram": 1.5,
+    "korean_eval.metrics.kernels.ter_shift": 15.0,
+    "korean_eval.metrics.kernels.character": 19.0,
+    "korean_eval.metrics.eed": 0.5,
+    "korean_eval.metrics.ribes": 1.0,
+    "korean_eval.metaeval.stats.kernels": 5.0,
+    "korean_eval.metaeval.stats.tie_calibrated": 0.5,
+}
+
+
+def kernels_needed(
+    metrics: Sequence[str], ter_implementation: str = "fast", statistics: bool = True, resampling: bool = True
+) -> tuple[str, ...]:
+    """The modules whose numba kernels an evaluation with ``metrics`` calls: those the metrics declare
+    (:attr:`~korean_eval.metrics.declaration.MetricDeclaration.kernels`; TER's only with its fast implementation),
+    with ``statistics`` (human scores to correlate with) :data:`STATISTICS_KERNELS`, and with ``resampling`` too
+    (bootstrap resamples) :data:`RESAMPLING_KERNELS`. Nothing else is compiled: numba compiles a kernel when it is
+    first called (tests/test_kernel_notice.py reads back what runs compiled)."""
+    from korean_eval.metrics import declaration
+
+    modules: list[str] = []
+    for name in metrics:
+        if name == "ter" and ter_implementation != "fast":
+            continue
+        modules += declaration(name).kernels
+    if statistics:
+        modules += STATISTICS_KERNELS
+        if resampling:
+            modules += RESAMPLING_KERNELS
+    return tuple(dict.fromkeys(modules))
+
+
+def uncached_kernels(modules: Sequence[str]) -> tuple[str, ...]:
+    """The modules of ``modules`` none of whose kernels numba's cache holds for their current source (imports them).
+
+    A kernel counts as cached when its index file in numba's cache directory is there and matches the source file
+    and numba version (numba's ``IndexDataCacheFile._load_index``, which returns nothing otherwise). A module with one
+    cached kernel counts as compiled: the run may still compile a kernel or an argument type no earlier run used,
+    which takes a fraction of the module's time. Where numba's internals differ from the pinned version's, every
+    module counts as cached (no notice rather than a wrong one).
+    """
+    import importlib
+
+    from numba.core.dispatcher import Dispatcher
+
+    missing = []
+    for module_name in modules:
+        module = importlib.import_module(module_name)
+        kernels = [obj for obj in vars(module).values()
+                   if isinstance(obj, Dispatcher) and getattr(obj.py_func, "__module__", None) == module_name]
+        try:
+            cached = any(k._cache._cache_file._load_index() for k in kernels)
+        except (AttributeError, OSError, EOFError, ValueError):
+            cached = True
+        if kernels and not cached:
+            missing.append(module_name)
+    return tuple(missing)
+
+
+def first_run_notice(
+    metrics: Sequence[str], ter_implementation: str = "fast", statistics: bool = True, resampling: bool = True
+) -> str | None:
+    """The line a run prints before numba compiles kernels that are not cached yet (None when every module it needs
+    has cached kernels): ``compiling the numba kernels once (about N s); later runs load them``, with N the
+    :data:`KERNEL_COMPILE_SECONDS` of the modules missing."""
+    missing = uncached_kernels(kernels_needed(metrics, ter_implementation, statistics, resampling))
+    if not missing:
+        return None
+    seconds = max(1, round(sum(KERNEL_COMPILE_SECONDS.get(m, 0.0) for m in missing)))
+    return f"compiling the numba kernels once (about {seconds} s); later runs load them"
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,10 @@ def evaluation_tables(
 ) -> dict[str, pd.DataFrame]:
     """Every table of a run beside the result's own, by file name: the statistics (:func:`statistics_tables`;
     ``results.correlations`` gets their intervals), per-domain tables, the ratings and the human ceiling, and with
-    error spans the span tables. The one entry point of the CLI's ``run`` and of :func:`korean_eval.evaluate`."""
+    error spans the span tables; on few systems or segments, notes beside the values
+    (:func:`korean_eval.engine.small_samples.annotate_small_samples`). The one entry point of the CLI's ``run`` and
+    of :func:`korean_eval.evaluate`."""
+    from korean_eval.engine.small_samples import annotate_small_samples
     from korean_eval.exports.csv_zip import domain_tables, rating_tables
 
     extra: dict[str, pd.DataFrame] = {}
@@ -187,4 +190,5 @@ def evaluation_tables(
 
         extra.update(span_tables(results, evalset.systems, settings.statistic, settings.resamples, settings.seed,
                                  cache))
+    annotate_small_samples(results, extra)
     return extra

@@ -26,7 +26,13 @@ import pandas as pd
 
 from korean_eval.inputs.columns import ColumnMap, resolve_columns, seg_key
 from korean_eval.inputs.table_reader import DECIMAL_COMMA_RULE, Table, read_number, read_table
-from korean_eval.inputs.text_files import InputError, clean_segment, identifier, invisible_note
+from korean_eval.inputs.text_files import (
+    InputError,
+    clean_segment,
+    identifier,
+    invisible_note,
+    system_identifier,
+)
 from korean_eval.model.evalset import EvalSet, ValidationReport
 
 __all__ = [
@@ -118,7 +124,7 @@ def _read_long_rows(
     first_line: dict[tuple[str, str], int] = {}
     nfc = invisible = 0
     for row, line in zip(table.rows, table.lines, strict=True):
-        system = identifier(row[sys_col])
+        system = system_identifier(row[sys_col], name, line)
         seg = seg_key(row, seg_cols)
         if not system or not seg.replace("-", ""):
             report.exclude(name, line, "empty system or seg_id")
@@ -162,7 +168,7 @@ def _score_rows(
     out = []
     decimal_commas = 0
     for row, line in zip(table.rows, table.lines, strict=True):
-        system = identifier(row[sys_col])
+        system = system_identifier(row[sys_col], table.name, line)
         seg = seg_key(row, seg_cols)
         problem = evalset.pair_problem(system, seg)
         if problem:
@@ -189,7 +195,8 @@ def _score_rows(
 
 def _unusable(report: ValidationReport, table: Table, sys_col: str, evalset: EvalSet) -> str:
     """Why no row of a score table was usable: the excluded rows by reason, and the system names on both sides when
-    none matches (names are compared as :func:`korean_eval.inputs.text_files.identifier`: NFC, invisible characters removed)."""
+    none matches (names are compared as :func:`korean_eval.inputs.text_files.system_identifier`: NFC, surrounding
+    spaces stripped; a control or invisible character refused)."""
     brief = report.excluded_brief(table.name)
     names = sorted({identifier(row[sys_col]) for row in table.rows} - {""})
     if names and not set(names) & set(evalset.systems):
@@ -345,8 +352,8 @@ def given_only_evalset(
     seg_cols = resolve_columns(table.columns, mapping, "seg_id", scores[0], True)
     systems: list[str] = []
     segs: list[str] = []
-    for row in table.rows:
-        s, g = identifier(row[sys_col]), seg_key(row, seg_cols)
+    for row, line in zip(table.rows, table.lines, strict=True):
+        s, g = system_identifier(row[sys_col], scores[0], line), seg_key(row, seg_cols)
         if s and s not in systems:
             systems.append(s)
         if g and g not in segs:

@@ -269,6 +269,36 @@ def identifier(text: str) -> str:
     return clean_segment(text)[0].strip()
 
 
+#: Unicode categories refused in a system name: controls (tab, line breaks, …), format characters (zero-width
+#: spaces, bidi marks, soft hyphens) and the line and paragraph separators.
+REFUSED_IN_NAMES: tuple[str, ...] = ("Cc", "Cf", "Zl", "Zp")
+_CONTROL_NAMES = {"\t": "a tab", "\n": "a line break", "\r": "a carriage return"}
+
+
+def system_name_problem(name: str) -> str:
+    """Why ``name`` cannot be a system name, or ``""``: the first control or invisible character it holds
+    (:data:`REFUSED_IN_NAMES`), named, with the name itself as Python writes it (``'A\\tB'``)."""
+    for char in name:
+        if unicodedata.category(char) in REFUSED_IN_NAMES:
+            label = unicodedata.name(char, "")
+            what = _CONTROL_NAMES.get(char) or (f"U+{ord(char):04X} {label}" if label else
+                                                f"a control character (U+{ord(char):04X})")
+            return (f"system name {name!r} holds {what}; a system name is kept exactly as given in every table, "
+                    "chart and export, so control and invisible characters are refused: rename the system")
+    return ""
+
+
+def system_identifier(name: str, where: str, line: int | None = None) -> str:
+    """A system name from any input (an option, a file name, a table cell, a score file): refused with
+    :class:`InputError` naming ``where`` (and ``line``) when it holds a control or invisible character
+    (:func:`system_name_problem`: kept exactly or refused, never changed silently); else compared as every
+    identifier is (:func:`identifier`: NFC, surrounding spaces stripped)."""
+    problem = system_name_problem(name)
+    if problem:
+        raise InputError(where if not system_name_problem(where) else repr(where), problem, line=line)
+    return identifier(name)
+
+
 def invisible_note(removed: int) -> str:
     """The note on ``removed`` invisible characters taken out by :func:`clean_segment`."""
     return (

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from korean_eval.daemon_threads import exit_safe
@@ -36,6 +37,7 @@ from korean_eval.levels.konlpy import (
     OktLevel,
 )
 from korean_eval.levels.sentencepiece import SpmLevel
+from korean_eval.model.defaults import LEVELS
 
 FAMILIES: tuple[str, ...] = ("word", "morpheme", "subword", "character", "jamo")
 
@@ -286,6 +288,60 @@ def level_availability(name: str) -> tuple[bool, str]:
 
 def available_levels() -> list[str]:
     return [n for n in LEVEL_NAMES if level_availability(n)[0]]
+
+
+#: The choice of every level of the study's grid (``--levels all``, the dashboard's "all" button).
+ALL_LEVELS = "all"
+#: The study's full grid: every level but khaiii (listed, never installable from the package registries).
+STUDY_LEVELS: tuple[str, ...] = tuple(n for n in LEVEL_NAMES if n != "khaiii")
+
+
+@dataclass(frozen=True)
+class LevelChoice:
+    """The token levels a run evaluates for a user's choice, and a note for each level of it left out.
+
+    Attributes:
+        levels: the levels to evaluate, in registry order for a default or ``all``, else as named.
+        notes: one sentence per level left out because it cannot run here, naming it, the reason and how to change
+            the choice.
+    """
+
+    levels: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+def check_all_alone(names: Sequence[str]) -> None:
+    """Refuse ``all`` among other level names (``ValueError``): it stands for the whole grid."""
+    if ALL_LEVELS in names and len(names) > 1:
+        raise ValueError(f"{ALL_LEVELS!r} stands for every level of the study's grid; give it alone or name the "
+                         "levels one by one")
+
+
+def choose_levels(names: Sequence[str]) -> LevelChoice:
+    """The levels of ``names``: none named → :data:`korean_eval.model.defaults.LEVELS`; ``["all"]`` →
+    :data:`STUDY_LEVELS`; otherwise the names as given.
+
+    A default or ``all`` leaves out each level unavailable here, with a note naming it and the reason (the run goes on
+    with the others, as the dashboard's unticked unavailable levels do); a level named explicitly is kept, so that an
+    unavailable one stops the run with its reason. ``all`` among other names raises ``ValueError``.
+    """
+    names = list(names)
+    check_all_alone(names)
+    if ALL_LEVELS in names:
+        wanted, which = STUDY_LEVELS, "--levels all"
+    elif not names:
+        wanted, which = LEVELS, "the default levels"
+    else:
+        return LevelChoice(tuple(names))
+    chosen, notes = [], []
+    for name in wanted:
+        ok, reason = level_availability(name)
+        if ok:
+            chosen.append(name)
+        else:
+            notes.append(f"level {name} of {which} is unavailable here ({reason}); evaluated without it "
+                         "(`korean-eval levels` lists every level and why one is unavailable)")
+    return LevelChoice(tuple(chosen), tuple(notes))
 
 
 def level_table() -> list[dict[str, str]]:

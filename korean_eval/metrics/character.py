@@ -78,6 +78,7 @@ CHARACTER_DECLARATION = MetricDeclaration(
         ),
     ),
     runtime=(RuntimeSetting("n_jobs", None, "worker threads (None = all usable cores); no effect on the statistics"),),
+    kernels=("korean_eval.metrics.kernels.character", "korean_eval.metrics.kernels.levenshtein"),
 )
 
 

@@ -87,6 +87,8 @@ class MetricDeclaration:
         arguments: the constructor's options (:class:`IntOption`, overridable per token level) and parameters
             (:class:`Parameter`, fixed at their defaults by the registry), in the constructor's order.
         runtime: the runtime settings the constructor accepts.
+        kernels: the modules of the numba kernels its statistics call (compiled on first use, then loaded from numba's
+            cache; :mod:`korean_eval.engine.kernel_warmup` tells a run which of them it will compile).
     """
 
     name: str
@@ -96,6 +98,7 @@ class MetricDeclaration:
     corpus_definition: str = SUMMED_STATISTICS
     arguments: tuple[IntOption | Parameter, ...] = ()
     runtime: tuple[RuntimeSetting, ...] = ()
+    kernels: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.lower():

@@ -56,6 +56,7 @@ EED_DECLARATION = MetricDeclaration(
         Parameter("deletion", 0.2, "cost of skipping a hypothesis character"),
         Parameter("insertion", 1.0, "cost of a reference character without hypothesis character"),
     ),
+    kernels=("korean_eval.metrics.eed",),
 )
 
 _SPACE = 32

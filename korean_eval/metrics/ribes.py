@@ -36,6 +36,7 @@ RIBES_DECLARATION = MetricDeclaration(
         Parameter("alpha", 0.25, "exponent of the unigram precision (nltk's default)"),
         Parameter("beta", 0.10, "exponent of the brevity penalty (nltk's default)"),
     ),
+    kernels=("korean_eval.metrics.ribes",),
 )
 
 

@@ -31,7 +31,8 @@ from korean_eval.metrics.base import Metric, MetricInfo
 from korean_eval.metrics.declaration import IntOption, MetricDeclaration, RuntimeSetting
 
 BLEU_DECLARATION = MetricDeclaration(
-    "bleu", "BLEU", "sacrebleu", True, arguments=(IntOption("max_ngram_order", 4, 1, 9, "maximum n-gram order"),)
+    "bleu", "BLEU", "sacrebleu", True, arguments=(IntOption("max_ngram_order", 4, 1, 9, "maximum n-gram order"),),
+    kernels=("korean_eval.metrics.kernels.ngram",),
 )
 
 
@@ -47,6 +48,7 @@ def _chrf_declaration(name: str, label: str, word_order: int) -> MetricDeclarati
             IntOption("word_order", word_order, 0, 4, "word (token) n-gram order"),
             IntOption("beta", 2, 1, 5, "recall weight β of the F-score"),
         ),
+        kernels=("korean_eval.metrics.kernels.ngram",),
     )
 
 
@@ -67,6 +69,8 @@ TER_DECLARATION = MetricDeclaration(
         RuntimeSetting("implementation", "fast", "'fast' (korean_eval.metrics.fast_ter) or 'sacrebleu'"),
         RuntimeSetting("n_jobs", None, "worker threads of the fast implementation (None = all usable cores)"),
     ),
+    kernels=("korean_eval.metrics.kernels.ter_shift", "korean_eval.metrics.kernels.ter_band",
+             "korean_eval.metrics.kernels.levenshtein"),  # the fast implementation's
 )
 
 # The registry names of the metrics above: the "sacrebleu" group, the command line's default metrics.

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from korean_eval.inputs.text_files import InputError, identifier, line_list, read_text_lines
+from korean_eval.inputs.text_files import InputError, line_list, read_text_lines, system_identifier
 
 __all__ = ["EvalSet", "ExcludedRow", "InputError", "ValidationReport", "evalset_from_texts", "system_name"]
 
@@ -260,7 +260,7 @@ def _read_systems(
     seen: dict[str, str] = {}
     hyps: dict[str, list[str]] = {}
     for (fname, data), sys_name in zip(systems, names, strict=True):
-        sys_name = identifier(sys_name)
+        sys_name = system_identifier(sys_name, fname)
         if not sys_name:
             raise InputError(fname, "system name is empty")
         if sys_name in seen:

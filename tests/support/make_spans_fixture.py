@@ -61,3 +61,15 @@ def write_rating_fixture(root: Path) -> Path:
     for rater in RATERS:
         (base / "human-scores" / f"{LP}.mqm.{rater}.seg.rating").write_text(rating_lines(rater), encoding="utf-8")
     return base
+
+
+def write_rater_groups(base: Path, rated_by_both: bool = True) -> None:
+    """``mqm.rater1`` and ``mqm.rater2`` rating files in ``base`` (every item rated by both), no other human score."""
+    refs = texts()[1]["refA"]
+    for path in (base / "human-scores").iterdir():
+        path.unlink()
+    for rater in RATERS:
+        lines = [f"{name}\t{json.dumps({'errors': errors(rater, hyp, refs[i])}, ensure_ascii=False)}\t{rater}"
+                 if rated_by_both or rater == "rater1" else f"{name}\tNone"
+                 for name, hyps in all_outputs().items() for i, hyp in enumerate(hyps)]
+        (base / "human-scores" / f"{LP}.mqm.{rater}.seg.rating").write_text("\n".join(lines) + "\n", encoding="utf-8")

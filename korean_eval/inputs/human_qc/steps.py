@@ -19,7 +19,7 @@ import pandas as pd
 
 from korean_eval.inputs.human_qc.options import QCOptions
 from korean_eval.inputs.table_reader import NumberCell, read_number
-from korean_eval.inputs.text_files import identifier
+from korean_eval.inputs.text_files import identifier, system_name_problem
 
 #: Column names of ``QCResult.item_scores`` that a score column's own mean columns must not collide with.
 ITEM_SCORE_BASE_COLUMNS: tuple[str, ...] = ("system", "seg_id", "score", "score_raw", "n_judgments")
@@ -138,6 +138,9 @@ def unusable_rows(df: pd.DataFrame, opts: QCOptions, lines: np.ndarray) -> Rows:
     assert opts.rater_col and opts.system_col and opts.item_cols and opts.score_cols
     n = len(df)
     rater, rater_missing = key_text(df[opts.rater_col])
+    for value, line in zip(df[opts.system_col], lines, strict=True):  # before key_text removes such characters
+        if isinstance(value, str) and system_name_problem(value):
+            raise ValueError(f"line {line}: {system_name_problem(value)}")
     system, system_missing = key_text(df[opts.system_col])
     item_parts = [key_text(df[c]) for c in opts.item_cols]
     invalid = np.zeros(n, dtype=bool)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from korean_eval.inputs.mtme.files import FileTree
-from korean_eval.inputs.text_files import InputError, identifier
+from korean_eval.inputs.text_files import InputError, system_identifier
 
 __all__ = [
     "LEVELS",
@@ -185,7 +185,7 @@ def _system(rel: str, pair: LanguagePair, path: str) -> None:
         raise _Skip(f"in a subfolder of system-outputs/{pair.lp}/")
     if ext != "txt" or not dot or not name:
         raise _Skip("only .txt system outputs are read")
-    pair.systems[identifier(name)] = path  # compared as every system name is (NFC, no invisible characters)
+    pair.systems[system_identifier(name, path)] = path  # a control character in the file name is refused
 
 
 def _human_file(rel: str, pair: LanguagePair, path: str) -> None:

@@ -94,14 +94,13 @@ def load_mtme(tree: FileTree, options: MtmeOptions) -> MtmeLoaded:
         raise ValueError(f"human_direction must be one of {', '.join(HUMAN_DIRECTIONS)}, got {options.human_direction!r}")
     pair = scan(tree).find(options.lp, options.test_set)
     refs = choose_references(pair, options.references)
-    groups = tuple(choose_human(pair, g) for g in options.human_groups)
+    groups = chosen_rater_groups(pair, options)
     human = ",".join(groups) if groups else choose_human(pair, options.human)
     evalset = _texts(tree, pair, refs, options.refs_as_systems)
     _documents(tree, pair, evalset)
-    names = pair.human_names("seg")
-    if not groups and options.human is None and len(names) > 1:
-        evalset.report.note(f"human-scores/{pair.lp}", f"segment-level human scores {', '.join(names)}: using "
-                            f"{human} (the first in sorted order); choose another by name")
+    note = human_choice_note(pair, groups or ((human,) if human else ()), options)
+    if note:
+        evalset.report.note(f"human-scores/{pair.lp}", note)
     if groups or (human is not None and pair.rating_file(human) is not None):
         _attach_groups(tree, pair, evalset, groups or (human,), options, refs)
     elif human is None:
@@ -123,6 +122,71 @@ def choose_references(pair: LanguagePair, wanted: Sequence[str]) -> tuple[str, .
     if len(set(wanted)) != len(wanted):
         raise InputError(f"references/{pair.lp}", "a reference is named twice")
     return tuple(wanted) or (known[0],)
+
+
+#: A human score name that is one rater group of a method: ``METHOD.GROUP`` or ``METHOD-GROUP`` with GROUP ending in
+#: a digit (``mqm.rater1``, ``esa-human2``); ``mqm.merged`` or ``wmt-z`` are scores of their own.
+RATER_GROUP_NAME = re.compile(r"^(?P<method>[^.-]+)[.-](?P<group>[^.]*[0-9])$")
+#: How a person chooses other human scores, ending every note on the choice.
+CHOOSE_HUMAN = ("choose with --mtme-human NAME (one score or rater group), --mtme-human A,B (these rater groups) or "
+                "--mtme-human METHOD (e.g. mqm: all its rater groups); in the dashboard, 'Human scores'")
+
+
+def rater_groups(pair: LanguagePair, method: str) -> tuple[str, ...]:
+    """The segment-level human score names that are rater groups of ``method`` (:data:`RATER_GROUP_NAME`), sorted."""
+    return tuple(n for n in pair.human_names("seg")
+                 if (m := RATER_GROUP_NAME.match(n)) is not None and m["method"] == method)
+
+
+def human_method(name: str) -> str:
+    """The method a human score name belongs to: ``mqm.rater1`` → ``mqm``; a name of no rater group → itself."""
+    match = RATER_GROUP_NAME.match(name)
+    return match["method"] if match else name
+
+
+def chosen_rater_groups(pair: LanguagePair, options: MtmeOptions) -> tuple[str, ...]:
+    """The rater groups to merge: those named (``human_groups``, each checked); else every rater group of the
+    method named as ``human`` when no score of that very name exists (``mqm`` → ``mqm.rater1``, ``mqm.rater2``);
+    else, with no human score named, every rater group of the first method in sorted order. Fewer than two: none
+    (a single score is used, :func:`choose_human`)."""
+    if options.human_groups:
+        return tuple(choose_human(pair, g) for g in options.human_groups)
+    names = pair.human_names("seg")
+    if options.human is not None:
+        named = options.human
+        found = () if named in names or "/" in named or named.endswith((".score", ".rating")) else rater_groups(pair, named)
+    else:
+        found = rater_groups(pair, min(human_method(n) for n in names)) if names else ()
+    return found if len(found) >= 2 else ()
+
+
+def default_human_names(pair: LanguagePair) -> tuple[str, ...]:
+    """The human scores used when none is named: every rater group of the first method in sorted order, or the first
+    name in sorted order (:func:`chosen_rater_groups`, :func:`choose_human`); none when the folder has none."""
+    groups = chosen_rater_groups(pair, MtmeOptions())
+    first = choose_human(pair, None)
+    return groups or ((first,) if first else ())
+
+
+def human_choice_note(pair: LanguagePair, used: tuple[str, ...], options: MtmeOptions) -> str:
+    """Which human scores are used, why, which others the folder holds and how to choose them ("" when the folder
+    has only the one used)."""
+    names = pair.human_names("seg")
+    others = [n for n in names if n not in used]
+    if not used or (not others and len(used) == 1):
+        return ""
+    if len(used) >= 2:
+        how = "as named" if options.human_groups else (
+            f"every rater group of {options.human!r}" if options.human else
+            f"every rater group of {human_method(used[0])!r}, the first method in sorted order")
+        text = (f"human scores: the {len(used)} rater groups {', '.join(used)} ({how}), merged per item; their "
+                "agreement is the human ceiling")
+    else:
+        how = "as named" if options.human else "the first in sorted order"
+        text = f"human scores: {used[0]} ({how})"
+    if others:
+        text += f"; not used: {', '.join(others)}"
+    return f"{text}; {CHOOSE_HUMAN}"
 
 
 def choose_human(pair: LanguagePair, wanted: str | None) -> str | None:
@@ -294,7 +358,7 @@ def _attach_human(tree: FileTree, pair: LanguagePair, evalset: EvalSet, name: st
     seg = _read(tree, pair, pair.human_file(name, "seg"), evalset, evalset.n_segments)
     rows = _segment_rows(seg, evalset)
     if not rows:
-        raise InputError(seg.name, "no usable human score (see the excluded rows)")
+        raise InputError(seg.name, f"no usable human score: {evalset.report.excluded_brief(seg.name)}")
     attach_human_frame(evalset, pd.DataFrame(rows, columns=["system", "seg_id", "score"]), seg.name)
     missing = [s for s in evalset.systems if s not in seg.entries]
     if missing:

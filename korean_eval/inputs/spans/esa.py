@@ -25,7 +25,7 @@ import math
 from korean_eval.inputs.spans.rating_file import BadRating, RatingLine, error_from_json
 from korean_eval.inputs.spans.records import Judgment, RatingsRead, ratings_table
 from korean_eval.inputs.table_reader import read_number
-from korean_eval.inputs.text_files import identifier
+from korean_eval.inputs.text_files import identifier, system_identifier
 
 __all__ = ["ESA_COLUMNS", "read_esa_table"]
 
@@ -33,7 +33,7 @@ ESA_COLUMNS: tuple[str, ...] = ("system", "seg_id", "score")
 
 
 def _judgment(row: dict[str, str], line: int, name: str, group: str) -> Judgment:
-    system, seg_id = identifier(row["system"]), identifier(row["seg_id"])
+    system, seg_id = system_identifier(row["system"], name, line), identifier(row["seg_id"])
     if not system or not seg_id:
         raise BadRating("empty system or seg_id")
     cell = read_number(row["score"])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from korean_eval.inputs.spans.records import ErrorSpan, Judgment, RatingsRead, ratings_table
 from korean_eval.inputs.spans.weights import NO_ERROR
-from korean_eval.inputs.text_files import identifier
+from korean_eval.inputs.text_files import identifier, system_identifier
 
 __all__ = ["REQUIRED_COLUMNS", "read_mqm_tsv", "strip_markers"]
 
@@ -75,7 +75,7 @@ def read_mqm_tsv(data: bytes, name: str, group: str = "mqm") -> RatingsRead:
     judgments: dict[tuple[str, str, str], Judgment] = {}
     bad: dict[tuple[str, str, str], int] = {}
     for row, line in zip(table.rows, table.lines, strict=True):
-        key = (identifier(row["system"]), identifier(row["seg_id"]), identifier(row["rater"]))
+        key = (system_identifier(row["system"], name, line), identifier(row["seg_id"]), identifier(row["rater"]))
         try:
             error, source, target = _row_error(row, key, name, line)
             judgment = judgments.get(key)

@@ -22,7 +22,14 @@ import math
 from dataclasses import dataclass
 
 from korean_eval.inputs.spans.records import ErrorSpan, Judgment, RatingsRead
-from korean_eval.inputs.text_files import InputError, clean_segment, decode_bytes, identifier, split_lines
+from korean_eval.inputs.text_files import (
+    InputError,
+    clean_segment,
+    decode_bytes,
+    identifier,
+    split_lines,
+    system_identifier,
+)
 
 __all__ = ["BadRating", "RatingLine", "error_from_json", "parse_rating", "read_rating_file"]
 
@@ -102,6 +109,7 @@ def read_rating_file(data: bytes, name: str, group: str) -> tuple[RatingsRead, d
     counts: dict[str, list[int]] = {}
     unrated = 0
     for number, raw in enumerate(lines, start=1):
+        system_identifier(raw.strip().split("\t")[0], name, number)  # a control character in the name: refused
         cols = [clean_segment(c)[0] for c in raw.strip().split("\t")]  # NFC, invisible characters out (as texts)
         if not raw.strip():
             raise InputError(name, "blank line; every line is SYSNAME<TAB>RATING[<TAB>RATER]", line=number)

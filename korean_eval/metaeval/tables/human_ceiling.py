@@ -44,14 +44,27 @@ from korean_eval.metaeval.tables.tidy import (
 from korean_eval.model.defaults import RESAMPLES, SEED
 from korean_eval.model.vocabulary import GROUPINGS, STATISTICS
 
-__all__ = ["CEILING_COLUMNS", "MEAN_ROW", "NO_CEILING_NOTE", "ceiling_units", "human_ceiling", "reference_rows",
-           "run_ceiling"]
+__all__ = ["CEILING_COLUMNS", "MEAN_ROW", "NO_CEILING_NOTE", "ceiling_units", "human_ceiling", "no_ceiling_note",
+           "reference_rows", "run_ceiling"]
 
 CEILING_COLUMNS = ["comparison", "unit", "versus", *[c for c in CORRELATION_COLUMNS if c not in ("level", "metric")]]
 #: The ``comparison`` of the rows averaging the leave-one-out comparisons.
 MEAN_ROW = "mean over units"
-#: The run's note when there are ratings but no ceiling.
-NO_CEILING_NOTE = "no human ceiling: no two raters (or rater groups) rated a shared item"
+#: The start of the run's note when there are ratings but no ceiling (:func:`no_ceiling_note` says why).
+NO_CEILING_NOTE = "no human ceiling"
+
+
+def no_ceiling_note(ratings: pd.DataFrame) -> str:
+    """Why ``ratings`` give no ceiling: the rater groups share no item; or, with one group, it has one rater, or its
+    raters share no item (the units of :func:`ceiling_units`)."""
+    groups = list(dict.fromkeys(ratings["group"]))
+    if len(groups) >= 2:
+        return f"{NO_CEILING_NOTE}: the rater groups {', '.join(groups)} rated no item in common"
+    raters = ratings["rater"].nunique()
+    if raters < 2:
+        return (f"{NO_CEILING_NOTE}: one rater group ({groups[0]}) with one rater; the agreement between raters needs "
+                "two raters or rater groups who rated the same items")
+    return f"{NO_CEILING_NOTE}: in the one rater group {groups[0]}, no two of its {raters} raters rated the same item"
 
 
 def ceiling_units(ratings: pd.DataFrame) -> tuple[str, dict[str, pd.DataFrame]]:
@@ -151,7 +164,7 @@ def run_ceiling(
         return None, []
     table = human_ceiling(ratings, systems, seg_ids, settings["statistics"], settings["groupings"], resamples=resamples,
                           seed=seed, spa_permutations=settings["spa_permutations"], spa_seed=settings["seed"])
-    return table, [NO_CEILING_NOTE] if table.empty else []
+    return table, [no_ceiling_note(ratings)] if table.empty and not ratings.empty else []
 
 
 def _mean_rows(table: pd.DataFrame) -> pd.DataFrame:

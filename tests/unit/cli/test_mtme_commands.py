@@ -82,7 +82,7 @@ def test_conflicting_inputs_are_refused(folder: Path, capsys, extra, message):
         (["--mtme-metrics"], "error: --mtme-metrics: needs --mtme"),
         (["--mtme-refs-as-systems"], "error: --mtme-refs-as-systems: needs --mtme"),
         (["--human-direction", "lower"], "error: --human-direction: needs --human or --human-from-table or --judgments or --mtme"),
-        (["--lower-is-better", "X"], "error: --lower-is-better: needs --scores or --mtme-metrics"),
+        (["--lower-is-better", "X"], "error: --lower-is-better: needs --scores or --mtme"),
     ],
 )
 def test_options_without_their_input_are_refused(capsys, args, message):

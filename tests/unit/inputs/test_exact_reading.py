@@ -175,10 +175,10 @@ def test_system_names_differing_only_in_normalisation_match() -> None:
     human = "".join(f"{nfd}\t{i}\t{50 + i}\n" for i in range(3))
     attach_human(ev, ("system\tseg_id\tscore\n" + human).encode(), "human.tsv")
     assert list(ev.human["system"].unique()) == ["한국어시스템"] and not ev.report.excluded
-    # a zero-width space in a name is invisible: removed, so the name still matches
+    # a zero-width space in a name is invisible: refused (a name is kept exactly or refused, never changed)
     ev = texts_evalset()
-    attach_human(ev, "system\tseg_id\tscore\n한국어\u200b시스템\t0\t1\n한국어시스템\t1\t2\n".encode(), "h.tsv")
-    assert len(ev.human) == 2
+    with pytest.raises(InputError, match=r"^h\.tsv, line 2: system name '한국어\\u200b시스템' holds U\+200B"):
+        attach_human(ev, "system\tseg_id\tscore\n한국어\u200b시스템\t0\t1\n한국어시스템\t1\t2\n".encode(), "h.tsv")
 
 
 def test_two_file_names_that_normalise_alike_are_one_name_refused_as_duplicate() -> None:

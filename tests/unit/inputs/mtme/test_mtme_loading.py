@@ -96,7 +96,7 @@ def test_default_load_counts_and_attributes(folder: Path):
     assert list(info.columns) == ["seg_id", "document", "domain"] and info["document"].nunique() == len(DOCUMENTS)
     assert info.groupby("domain").size().to_dict() == {"news": 18, "speech": 18}
     assert loaded.human == "esa" and not ev.human_lower_is_better  # the first seg-level name in sorted order
-    assert any("segment-level human scores esa, mqm: using esa" in n for n in ev.report.notes)
+    assert any("human scores: esa (the first in sorted order); not used: mqm; choose with" in n for n in ev.report.notes)
     assert loaded.metrics == () and ev.given is None
 
 
