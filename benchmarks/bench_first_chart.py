@@ -13,7 +13,8 @@ drawn its bars in the page (a Plotly bar or heatmap cell in the DOM). Then a sec
 nothing cached in the browser) opens the page on the same, now warm, server.
 
 Printed per run: the server's start (spawn → healthy), the first visitor's first chart counted from the server's
-start (healthy) and from the spawn, and the second visitor's. Target (issue: first chart ≤ 3 s after the server
+start (healthy) and from the spawn, and the second visitor's; and the CPU seconds the server's processes and
+Chromium's used (``/proc``), which, unlike the wall-clock seconds, do not grow with other work on the machine. Target (issue: first chart ≤ 3 s after the server
 starts): the median of "first chart after start". Needs /usr/bin/chromium; Linux.
 """
 
@@ -34,25 +35,51 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-try:  # the tests' server and browser helpers (tests/support/ in the newer layout)
-    from tests.support.app_server import CHROMIUM, CHROMIUM_ARGS, free_port, wait_healthy
-except ImportError:
-    from tests.app_server import CHROMIUM, CHROMIUM_ARGS, free_port, wait_healthy
+from tests.support.app_server import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    command_line,
+    descendants,
+    free_port,
+    group_members,
+    wait_healthy,
+)
 
 #: A drawn chart: a bar of a bar chart or a heatmap's image (the correlation grid).
 DRAWN = ".js-plotly-plot .barlayer .point path, .js-plotly-plot .heatmaplayer image"
 KERNELS = ROOT / ".venv" / "numba-kernels"
 
 
-def _first_chart(browser, url: str, seconds: float) -> float:
-    """Open ``url`` in a new context of ``browser``; seconds until a chart is drawn (:data:`DRAWN`)."""
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds the processes ``pids`` have used so far (``/proc/<pid>/stat``; ended ones: 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _chromium_pids() -> list[int]:
+    """Chromium's processes started by this benchmark (through Playwright's driver)."""
+    return [p for p in descendants(os.getpid()) if "chromium" in command_line(p)]
+
+
+def _first_chart(browser, url: str, seconds: float, server_group: int) -> tuple[float, float, float]:
+    """Open ``url`` in a new context of ``browser``: seconds until a chart is drawn (:data:`DRAWN`), and the CPU
+    seconds the server (its process group) and Chromium used meanwhile."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
+        server_cpu, browser_cpu = cpu_seconds(group_members(server_group)), cpu_seconds(_chromium_pids())
         start = time.monotonic()
         page.goto(url, wait_until="commit")
         page.locator(DRAWN).first.wait_for(state="attached", timeout=seconds * 1000)
-        return time.monotonic() - start
+        wall = time.monotonic() - start
+        return (wall, cpu_seconds(group_members(server_group)) - server_cpu,
+                cpu_seconds(_chromium_pids()) - browser_cpu)
     finally:
         context.close()
 
@@ -100,12 +127,15 @@ def one_run(browser, cold: bool, seconds: float) -> dict[str, float]:
         spawn = time.monotonic()
         with Dashboard(tmp_path, env) as server:
             healthy = time.monotonic()
-            first = _first_chart(browser, server.url, seconds)
+            server_start_cpu = cpu_seconds(group_members(server.proc.pid))
+            first, first_server, first_browser = _first_chart(browser, server.url, seconds, server.proc.pid)
             drawn = time.monotonic()
-            second = _first_chart(browser, server.url, seconds)
+            second, second_server, second_browser = _first_chart(browser, server.url, seconds, server.proc.pid)
     return {"compile": prepared, "server start": healthy - spawn, "first chart after start": drawn - healthy,
             "first chart after spawn": drawn - spawn, "first visit (page open → chart)": first,
-            "second visitor": second}
+            "second visitor": second, "CPU-s: server until healthy": server_start_cpu,
+            "CPU-s: server, first visit": first_server, "CPU-s: Chromium, first visit": first_browser,
+            "CPU-s: server, second visit": second_server, "CPU-s: Chromium, second visit": second_browser}
 
 
 def main() -> None:
