@@ -14,9 +14,6 @@ from ui import display_tables, lens_charts, lens_spans, lens_state, lens_views, 
 from ui.formats import duration
 from ui.widgets import chart, csv_button, fit_table, human_note, md_escape, text_pairs
 
-#: Lens work estimated at up to this many seconds runs when the page opens; longer work waits for its button.
-AUTO_SECONDS = 15
-
 state.enter_page("pages/lens.py")
 data = state.evalset()
 if data is None:
@@ -43,8 +40,8 @@ result = (lens_state.cached_lens(data, config, True) if want_probe else None) or
     data, config, False)
 # slow work runs on request: the probe over many levels (or a large set's analysis) waits for its button
 need_probe = want_probe and (result is None or result.probe is None) and (
-    estimate.total <= AUTO_SECONDS or lens_state.asked(probe_key))
-if result is None and not need_probe and estimate.analysis > AUTO_SECONDS and not lens_state.asked(base_key):
+    estimate.total <= lens_state.AUTO_SECONDS or lens_state.asked(probe_key))
+if result is None and not need_probe and estimate.analysis > lens_state.AUTO_SECONDS and not lens_state.asked(base_key):
     st.button("Run the Korean lens", key="lens_run", icon=":material/play_arrow:", on_click=lens_state.ask,
               args=(base_key,))
     st.caption(f"Kiwi's analysis of {len(data.systems)} systems' outputs and their references: "

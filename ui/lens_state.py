@@ -25,6 +25,9 @@ from ui.state import _Store
 from ui.widgets import input_error
 
 MAX_RESULTS = 3
+#: Lens work estimated (:func:`korean_eval.lens.costs.lens_estimate`) at up to this many seconds runs when the page
+#: opens; longer work waits for its button.
+AUTO_SECONDS = 20
 #: Session-state key of the lens keys (:func:`lens_key`) the user asked for with a button.
 ASKED_KEY = "ke_lens_asked"
 
