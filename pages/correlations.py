@@ -73,8 +73,8 @@ if numbers_box.open:
         fit_table(numbers.drop(columns="signature"), height=560 if len(numbers) > 14 else None)
         if not ci:
             st.caption("Switch on the 95% confidence intervals above to add them to this table.")
-        st.markdown("**Signatures** — each configuration's is its metric's signature followed by its level's "
-                    "`level:` part (also in every chart's hover box)")
+        st.markdown("**Signatures** — a configuration's signature is its metric's (left) followed by `|level:` "
+                    "and its level's part (right); every chart's hover box shows it whole")
         by_metric, by_level = views.signature_tables(res)
         m_col, l_col = st.columns([3, 1], gap="medium")
         with m_col:

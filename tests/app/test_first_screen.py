@@ -24,11 +24,16 @@ pytestmark = pytest.mark.usefixtures("streamlit_navigation")
 @pytest.fixture(scope="module")
 def stored_cache(tmp_path_factory):
     """A korean-eval cache directory holding the sample's stored result, as ``compile`` leaves it."""
+    from ui import state
+
     directory = tmp_path_factory.mktemp("compiled-cache")
     store_sample_result(open_cache(directory))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KOREAN_EVAL_CACHE_DIR", str(directory))
+        state.disk_cache.clear()  # the dashboard's cache, opened once per process: here, in this directory
+        state._store.clear()  # no result kept in memory by an earlier module  # noqa: SLF001
         yield directory
+    state.disk_cache.clear()
 
 
 def test_compile_stores_the_result_the_dashboard_opens_with(stored_cache, monkeypatch):

@@ -228,7 +228,7 @@ def test_extended_metric_group_draws_all_six_at_every_level():
 
 
 def test_confidence_intervals_draw_error_bars_and_compare_two():
-    at = run_app(corr_ci=True)
+    at = run_app(corr_ci=True, corr_compare=True)  # the comparison: tested once its expander is open
     fig = figures(at)[0]
     bars = [t for t in fig["data"] if t.get("error_y")]
     assert bars and all(np.isfinite(values(t["error_y"]["array"])).all() for t in bars)

@@ -60,6 +60,9 @@ def test_significance_matrix_waits_for_its_button_then_is_kept(monkeypatch):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(significance, "significance_table", counting)
+    from ui import state
+
+    state._stats_store.clear()  # no matrix kept from an earlier module of this process  # noqa: SLF001
     at = _app()
     assert not _matrix_drawn(at) and calls == []  # nothing computed before the click
     estimate = [c.value for c in at.caption if "pairs of configurations" in c.value]
