@@ -32,6 +32,7 @@ from numba import njit
 from korean_eval.metaeval.stats.tie_calibrated import MAX_PAIRS
 
 _REL_TOL = 1e-12  # as korean_eval.metaeval.stats.soft_pairwise: a permuted difference this close counts as equal
+_RESAMPLE_CHUNK = 16  # resamples per matrix product of resampled_p_values
 
 
 # ---- acc_eq over items, ε chosen in every resample ------------------------------------------------------------------
@@ -222,16 +223,18 @@ def resampled_p_values(scores: np.ndarray, signs: np.ndarray, indices: np.ndarra
     n_groups, n_sys, n_items = scores.shape
     first, second = np.triu_indices(n_sys, 1)
     flat = np.ascontiguousarray(scores.reshape(-1, n_items).T)  # (n_items, groups · systems)
-    signs_t = np.ascontiguousarray(np.asarray(signs, dtype=np.float64))
+    signs = np.ascontiguousarray(np.asarray(signs, dtype=np.float64))
+    indices = np.asarray(indices)
     out = np.empty((len(indices), n_groups, first.size))
-    for r, drawn in enumerate(np.asarray(indices)):
-        picked = flat[drawn]
-        projected = (signs_t @ picked).reshape(-1, n_groups, n_sys)  # (permutations, groups, systems)
-        totals = picked.sum(axis=0).reshape(n_groups, n_sys)
-        observed = totals[:, first] - totals[:, second]
-        null = projected[..., first] - projected[..., second]
+    for start in range(0, len(indices), _RESAMPLE_CHUNK):  # one matrix product for a chunk of resamples
+        picked = flat[indices[start:start + _RESAMPLE_CHUNK]]  # (chunk, positions, groups · systems)
+        chunk = len(picked)
+        projected = (signs @ picked.transpose(1, 0, 2).reshape(n_items, -1)).reshape(-1, chunk, n_groups, n_sys)
+        totals = picked.sum(axis=1).reshape(chunk, n_groups, n_sys)
+        observed = totals[..., first] - totals[..., second]
+        null = projected[..., first] - projected[..., second]  # (permutations, chunk, groups, pairs)
         bar = observed - _REL_TOL * np.maximum(1.0, np.abs(observed))
-        out[r] = np.mean(null >= bar, axis=0)
+        out[start:start + chunk] = np.mean(null >= bar[None], axis=0)
     return out
 
 
