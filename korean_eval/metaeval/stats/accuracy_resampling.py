@@ -18,7 +18,7 @@ blocks can run as separate tasks and be concatenated in order.
   quadratic form of the item counts (one matrix product).
 * Pairwise accuracy (:func:`pairwise_accuracy_resamples`): of the resampled system scores.
 * SPA (:func:`resampled_p_values`, :func:`spa_from_p_values`): the permutation p-values of every system pair
-  recomputed on the resample, the full set's sign patterns applied to the drawn positions.
+  recomputed on the resample with the run's seed, as on any data set.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sparse
 from numba import njit
 
+from korean_eval.metaeval.stats.soft_pairwise import sign_patterns
 from korean_eval.metaeval.stats.tie_calibrated import MAX_PAIRS
 
 _REL_TOL = 1e-12  # as korean_eval.metaeval.stats.soft_pairwise: a permuted difference this close counts as equal
@@ -199,42 +200,52 @@ def pairwise_accuracy_resamples(metric_sys: np.ndarray, human_sys: np.ndarray, h
 # ---- SPA ------------------------------------------------------------------------------------------------------------
 
 
-def usable_scores(scores: np.ndarray, usable: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
-    """``scores`` ``(..., n_systems, n_items)`` with 0 at every item that is not ``usable`` (not scored for every
-    system on both sides) and negated for an error rate: what :func:`resampled_p_values` sums."""
-    sign = 1.0 if higher_is_better else -1.0
-    return np.where(np.asarray(usable, dtype=bool), sign * np.asarray(scores, dtype=np.float64), 0.0)
-
-
-def resampled_p_values(scores: np.ndarray, signs: np.ndarray, indices: np.ndarray) -> np.ndarray:
+def resampled_p_values(
+    scores: np.ndarray, usable: np.ndarray, n_permutations: int, seed: int, indices: np.ndarray
+) -> np.ndarray:
     """One-sided permutation p-values of every system pair ``a < b`` (``triu`` order) in every resample of a block:
     ``(n_resamples, n_groups, n_pairs)``.
 
-    ``scores``: ``(n_groups, n_systems, n_items)`` — several score matrices at once (:func:`usable_scores`: higher
-    is better, 0 where unusable); ``signs``: the sign patterns ``(n_permutations, n_items)``
-    (:func:`korean_eval.metaeval.stats.soft_pairwise.sign_patterns`); ``indices``: a block of the index matrix. In
-    resample ``r`` the drawn position ``k`` holds item ``indices[r, k]`` and pattern ``p`` flips it with
-    ``signs[p, k]``: ``p_ab = #{p : σ_p·x_a − σ_p·x_b ≥ Σ_k (x_a − x_b)} / n_permutations`` over the drawn
-    positions (a permuted difference within 1e-12 of the observed one, relative, counts as equal) — as
-    :func:`korean_eval.metaeval.stats.soft_pairwise.pairwise_permutation_p_values` computes it on the resample, its
-    unusable items contributing nothing.
+    ``scores``: ``(n_groups, n_systems, n_items)`` — several score matrices at once, higher is better (an error rate
+    negated); ``usable``: ``(n_items,)`` the items every matrix scores for every system; ``indices``: a block of the
+    index matrix. Resample ``r`` is ``scores[..., indices[r]]`` with its unusable positions left out (``m_r``
+    positions stay, in draw order), as :func:`korean_eval.metaeval.stats.soft_pairwise.spa_of_segment_scores` sees
+    the resampled data: pattern ``p`` of ``sign_patterns(n_permutations, m_r, seed)`` flips position ``k`` with
+    ``σ[p, k]`` and ``p_ab = #{p : σ_p·x_a − σ_p·x_b ≥ Σ_k (x_a − x_b)} / n_permutations`` (a permuted difference
+    within 1e-12 of the observed one, relative, counts as equal;
+    :func:`korean_eval.metaeval.stats.soft_pairwise.pairwise_permutation_p_values`). NaN where ``m_r = 0``. When every
+    item is usable all resamples share one pattern matrix and a chunk of resamples is one matrix product.
     """
     scores = np.asarray(scores, dtype=np.float64)
     n_groups, n_sys, n_items = scores.shape
     first, second = np.triu_indices(n_sys, 1)
     flat = np.ascontiguousarray(scores.reshape(-1, n_items).T)  # (n_items, groups · systems)
-    signs = np.ascontiguousarray(np.asarray(signs, dtype=np.float64))
     indices = np.asarray(indices)
-    out = np.empty((len(indices), n_groups, first.size))
-    for start in range(0, len(indices), _RESAMPLE_CHUNK):  # one matrix product for a chunk of resamples
-        picked = flat[indices[start:start + _RESAMPLE_CHUNK]]  # (chunk, positions, groups · systems)
-        chunk = len(picked)
-        projected = (signs @ picked.transpose(1, 0, 2).reshape(n_items, -1)).reshape(-1, chunk, n_groups, n_sys)
+    usable = np.asarray(usable, dtype=bool)
+    out = np.full((len(indices), n_groups, first.size), np.nan)
+
+    def p_values(picked: np.ndarray, signs: np.ndarray) -> np.ndarray:
+        """``picked`` ``(chunk, positions, groups · systems)`` → ``(chunk, groups, pairs)``."""
+        chunk, n_pos = picked.shape[:2]
+        projected = (signs @ picked.transpose(1, 0, 2).reshape(n_pos, -1)).reshape(-1, chunk, n_groups, n_sys)
         totals = picked.sum(axis=1).reshape(chunk, n_groups, n_sys)
         observed = totals[..., first] - totals[..., second]
         null = projected[..., first] - projected[..., second]  # (permutations, chunk, groups, pairs)
         bar = observed - _REL_TOL * np.maximum(1.0, np.abs(observed))
-        out[start:start + chunk] = np.mean(null >= bar[None], axis=0)
+        return np.mean(null >= bar[None], axis=0)
+
+    if usable.all():
+        signs = sign_patterns(n_permutations, n_items, seed)
+        for start in range(0, len(indices), _RESAMPLE_CHUNK):  # one matrix product for a chunk of resamples
+            out[start:start + _RESAMPLE_CHUNK] = p_values(flat[indices[start:start + _RESAMPLE_CHUNK]], signs)
+        return out
+    patterns: dict[int, np.ndarray] = {}
+    for r, drawn in enumerate(indices):
+        kept = drawn[usable[drawn]]
+        if kept.size:
+            if kept.size not in patterns:
+                patterns[kept.size] = sign_patterns(n_permutations, kept.size, seed)
+            out[r] = p_values(flat[kept][None], patterns[kept.size])[0]
     return out
 
 

@@ -16,7 +16,7 @@ Intervals keep the raw sign of ``results.correlations``.
 The pairwise accuracies get intervals from the same draw (:mod:`korean_eval.metaeval.stats.accuracy_resampling`):
 ``acc_eq`` over items with ε chosen again in every resample, ``acc_eq`` over all pairs at the full set's ε (kept
 fixed: re-searching it walks every pooled pair in every resample), pairwise accuracy of the resampled system scores,
-and SPA with its permutation p-values recomputed on every resample (the run's SPA permutations and seed).
+and SPA of every resample (its permutation p-values recomputed with the run's SPA permutations and seed).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from korean_eval.metaeval.stats.accuracy_resampling import (
     pooled_agreement,
     resampled_p_values,
     spa_from_p_values,
-    usable_scores,
 )
 from korean_eval.metaeval.stats.resampling import (
     bootstrap_indices,
@@ -43,7 +42,6 @@ from korean_eval.metaeval.stats.resampling import (
     resample_counts,
     system_correlations,
 )
-from korean_eval.metaeval.stats.soft_pairwise import sign_patterns
 from korean_eval.metaeval.tables.configs import has_human
 from korean_eval.metaeval.tables.threads import map_threads
 from korean_eval.model.defaults import ALPHA, RESAMPLES, SEED
@@ -108,17 +106,16 @@ def spa_resamples(results: Results, keys: list[tuple[str, str]], indices: np.nda
     """Resampled SPA of every configuration of ``keys``: key → ``(n_resamples,)``; empty when the run has no SPA
     (``settings["spa_permutations"]`` 0) or fewer than 2 systems.
 
-    Resample ``r`` (row ``r`` of the index matrix ``indices``) recomputes both sides' permutation p-values on its drawn
-    items (:func:`korean_eval.metaeval.stats.accuracy_resampling.resampled_p_values`) with the run's patterns
-    ``sign_patterns(spa_permutations, n_items, seed)`` applied to the drawn positions; an item is used where every
-    system has a human and a metric score (elsewhere it adds nothing). With every item usable the identity resample
-    gives the reported SPA. NaN in a resample that draws no usable item. The configurations that use the same items
-    share one matrix product per resample."""
+    Resample ``r`` (row ``r`` of the index matrix ``indices``) is SPA of the resampled data
+    (:func:`korean_eval.metaeval.stats.soft_pairwise.spa_of_segment_scores` of the drawn items, with the run's
+    permutations and seed; :func:`korean_eval.metaeval.stats.accuracy_resampling.resampled_p_values`): an item is used
+    where every system has a human and a metric score, so the identity resample gives the reported SPA. NaN in a
+    resample that draws no usable item. The configurations that use the same items share their matrix products."""
     n_perm = int(results.settings.get("spa_permutations", 0) or 0)
+    seed = int(results.settings.get("seed", SEED))
     human = np.asarray(results.human_matrix, dtype=np.float64)
     if n_perm <= 0 or human.shape[0] < 2 or not keys:
         return {}
-    signs = sign_patterns(n_perm, human.shape[1], int(results.settings.get("seed", SEED)))
     scored = np.isfinite(human).all(axis=0)
     groups: dict[bytes, list[tuple[str, str]]] = {}
     for key in keys:
@@ -127,17 +124,15 @@ def spa_resamples(results: Results, keys: list[tuple[str, str]], indices: np.nda
     out = {}
     for mask_key, members in groups.items():
         usable = np.frombuffer(mask_key, dtype=bool)
-        stack = np.stack([usable_scores(human, usable)]
-                         + [usable_scores(results.segment_matrices[k], usable, results.higher_is_better(k[1], k[0]))
-                            for k in members])
-        drawn_usable = usable[indices].any(axis=1)
+        stack = np.stack([np.where(usable, human, 0.0)]
+                         + [direction_sign(results.higher_is_better(k[1], k[0]))
+                            * np.where(usable, results.segment_matrices[k], 0.0) for k in members])
 
-        def block_spa(block: np.ndarray, stack: np.ndarray = stack) -> np.ndarray:
-            p = resampled_p_values(stack, signs, block)
+        def block_spa(block: np.ndarray, stack: np.ndarray = stack, usable: np.ndarray = usable) -> np.ndarray:
+            p = resampled_p_values(stack, usable, n_perm, seed, block)
             return spa_from_p_values(p[:, :1], p[:, 1:])
 
         values = _in_blocks(block_spa, indices)  # (n_resamples, members)
-        values[~drawn_usable] = np.nan
         out.update({k: values[:, i] for i, k in enumerate(members)})
     return out
 
