@@ -337,3 +337,33 @@ def accuracy_tables(
     cluster_table = pd.concat(clusters, ignore_index=True) if clusters else pd.DataFrame(
         columns=[*CLUSTER_COLUMNS, "granularity", "statistic"])
     return significance, cluster_table
+
+
+def accuracy_top_cluster(
+    results: Results, statistic: str, n_permutations: int = RESAMPLES, seed: int = SEED, alpha: float = ALPHA,
+    progress: Callable[[float, str], None] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The first rank cluster by ``statistic`` (``acc_eq`` or ``spa``) found with only the tests it needs, as
+    :func:`korean_eval.metaeval.tables.significance.top_cluster_table` finds it for correlations: configurations
+    best first, each candidate tested against the current members (the pairs :func:`accuracy_clusters_table`'s walk
+    reads), stopping at the first one outside cluster 1. Each pair's p-value is the one
+    :func:`accuracy_significance_table` gives it in the full table. Returns ``(table, clusters)``: the tested rows and
+    the clusters of the walked configurations (cluster 1, then the first one below it when there is one)."""
+    check_choice("statistic", statistic, tuple(ACCURACY_TESTS))
+    keys = selected_configs(results, None)
+    if not has_human(results) or not keys:
+        return pd.DataFrame(columns=SIGNIFICANCE_COLUMNS), pd.DataFrame(columns=CLUSTER_COLUMNS)
+    value = {config_name(*k): _table_value(results, k, statistic)[0] for k in keys}
+    order = [n for n in sorted(value, key=lambda n: (-value[n], n)) if np.isfinite(value[n])]
+    walked, tables = order[:1], []
+    for done, candidate in enumerate(order[1:], 1):
+        if progress is not None:
+            progress(done / len(order), f"Testing {candidate} against the {len(walked)} at the top")
+        tables.append(accuracy_significance_table(results, statistic, n_permutations, seed, [*walked, candidate],
+                                                  [(member, candidate) for member in walked]))
+        walked.append(candidate)
+        table = pd.concat(tables, ignore_index=True)
+        if accuracy_clusters_table(results, statistic, table, alpha, walked)["cluster"].max() > 1:
+            break
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=SIGNIFICANCE_COLUMNS)
+    return table, accuracy_clusters_table(results, statistic, table, alpha, walked)
