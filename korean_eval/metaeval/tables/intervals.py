@@ -98,7 +98,7 @@ def accuracy_resamples(results: Results, key: tuple[str, str], row: pd.Series, c
             agreement = pooled_agreement(signed, human, float(row["epsilon"]))
         except ValueError:  # more pairs than the point estimate compares
             return np.full(len(counts), np.nan)
-        return _in_blocks(lambda block: pooled_acc_eq_resamples(agreement, block), counts)
+        return pooled_acc_eq_resamples(agreement, counts)  # (resamples × items) @ (items × items): one product
     return np.full(len(counts), np.nan)
 
 
