@@ -2,8 +2,9 @@
 
 import streamlit as st
 
+from korean_eval.metaeval.tables.degenerate import degenerate_notes
 from korean_eval.model import vocabulary as vocab
-from ui import ceiling, display_tables, grid_charts, state, views
+from ui import ceiling, display_tables, grid_charts, headlines, state, views
 from ui import correlation_sections as sections
 from ui import significance_views as sig_views
 from ui.widgets import fit_table, human_note, md_escape
@@ -35,11 +36,26 @@ agree = st.toggle(
 )
 ci = st.toggle(
     "95% confidence intervals (bootstrap over segments, 1000 resamples)",
-    value=False,
+    value=state.intervals_by_default(ctx),
     key="corr_ci",
     persist_state="session",
     help="Percentile bootstrap: segments are resampled with all their systems; system scores are recomputed from the "
-    "summed statistics of each resample. Takes a few seconds the first time.",
+    "summed statistics of each resample; acc_eq chooses its ε again in every resample (over all pairs: kept at the "
+    "full set's), SPA recomputes its permutation p-values. On from the start when the data are small or the "
+    "intervals were computed already (cached); a few seconds the first time otherwise.",
+)
+follows = st.segmented_control(
+    "Headline follows",
+    list(headlines.HEADLINE_CHOICES),
+    default="chart",
+    required=True,
+    format_func=headlines.HEADLINE_CHOICES.get,
+    key="headline_follows",
+    persist_state="session",
+    help="Which statistic the two headline cards rank the configurations by: the one the charts draw, acc_eq at the "
+    "segment level (tie-calibrated pairwise accuracy over segments), SPA at the system level (soft pairwise "
+    "accuracy), or both — what the WMT25 metrics task ranks by. A card names a best configuration only when its "
+    "significance test separates it from the next; otherwise it says which tie at the top.",
 )
 form = st.segmented_control(
     "Chart",
@@ -60,7 +76,9 @@ view = state.display_table(
 )
 undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in vocab.GRANULARITIES}
 ceilings = ceiling.ceiling_rows(state.human_ceiling(ctx, with_ci=ci), s.statistic, s.grouping)
-tops = sections.headline_cards(ctx, view)
+tops = sections.headline_cards(ctx, view, follows or "chart")
+for note in degenerate_notes(res.correlations):
+    st.warning(md_escape(note[0].upper() + note[1:]), icon=":material/warning:")
 sections.correlation_charts(ctx, view, undefined, form or "auto", tops, ceilings)
 sections.ceiling_notice(view, ceilings)
 # opened on request (drawn only while open: a closed expander's table is still drawn by the browser otherwise)
@@ -89,8 +107,9 @@ if len(partly):
     )
 
 best = state.display_table(ctx, "best_levels",
-                           lambda: views.best_level_sentences(res, s.statistic, s.grouping, agreement=agree),
-                           s.statistic, s.grouping, agree)
+                           lambda: views.best_level_sentences(res, s.statistic, s.grouping, agreement=agree,
+                                                              correlations=with_ci),
+                           s.statistic, s.grouping, agree, ci)
 n_sys = int(res.human_systems["human_mean"].notna().sum())
 b1, b2 = st.columns(2, gap="medium")
 with b1:
@@ -149,18 +168,21 @@ sig_test = g2.radio(
     help="Paired permutation test (Deutsch et al. 2021), swapping a segment's scores for all systems together: valid "
     "for every statistic and grouping, the default. As WMT (mt-metrics-eval): each (system, segment) score swapped "
     "alone. Williams test (Williams 1959): for ungrouped correlations only, and it assumes independent points — at "
-    "the segment level they are clustered by segment, so its p-values are too small there.",
+    "the segment level they are clustered by segment, so its p-values are too small there. With acc_eq chosen in the "
+    "sidebar, the matrix ranks by acc_eq (segment level) and SPA (system level) with WMT's own tests instead.",
 )
 n_configs = len(res.segment_matrices)
-if not views.is_correlation(s.statistic):
-    st.info(
-        "Significance tests and rank clusters here compare *correlations*: choose Pearson, Spearman or Kendall in "
-        "the sidebar. (acc_eq and SPA are accuracies over system pairs; their WMT significance test is not offered "
-        "yet.)",
-        icon=":material/info:",
-    )
-elif n_configs < 2:
+if n_configs < 2:
     st.info("Significance compares configurations: choose at least two (token levels × metrics) in the sidebar.")
+elif not views.is_correlation(s.statistic):
+    accuracy = "acc_eq" if sig_gran == "segment" else "spa"
+    requested = f"accuracy_significance_{accuracy}"  # computed on request, then kept (ui.state caches the tables)
+    if st.session_state.get(requested) or st.button(
+        f"Compute the significance matrix by {views.SYMBOLS[accuracy]}", key=f"sig_compute_{accuracy}",
+        icon=":material/play_arrow:",
+    ):
+        st.session_state[requested] = True
+        sections.accuracy_significance_matrix(ctx, accuracy)
 elif state.cached_significance(ctx, s.statistic, sig_gran, s.grouping, sig_test) is not None:
     sections.significance_matrix(ctx, s.statistic, sig_gran, sig_test)
 elif sections.significance_request(ctx, s.statistic, sig_gran, sig_test):

@@ -17,6 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from korean_eval.model.palette import FAMILY_COLORS, system_colors
+from ui import formats
 from ui.figures import figure, merge
 from ui.views import FAMILY_LABELS, STATISTIC_LABELS, STATISTICS, SYMBOLS
 
@@ -140,8 +141,9 @@ def bar_axis_top(df: pd.DataFrame, bottom: float) -> float:
 
 
 def _correlation_bar(sub: pd.DataFrame, x: list[list[str]], statistic: str, top: frozenset[tuple[str, str]],
-                     family: str) -> dict:
-    """The bar trace of one family's rows ``sub`` of a correlation view (:func:`correlation_bars`)."""
+                     family: str, digits: int = 2) -> dict:
+    """The bar trace of one family's rows ``sub`` of a correlation view (:func:`correlation_bars`), its value labels
+    with ``digits`` decimals."""
     y = sub["shown"].to_numpy(float)
     in_top = [(lv, m) in top for lv, m in zip(sub["level"], sub["metric"], strict=True)]
     has_ci = np.isfinite(sub["shown_low"].to_numpy(float)).any()
@@ -151,7 +153,8 @@ def _correlation_bar(sub: pd.DataFrame, x: list[list[str]], statistic: str, top:
         x=x,
         y=y,
         marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
-        text=[(f"<b>{v:.2f}</b>" if t else f"{v:.2f}") if np.isfinite(v) else "n/a" for v, t in zip(y, in_top, strict=True)],
+        text=[(f"<b>{v:.{digits}f}</b>" if t else f"{v:.{digits}f}") if np.isfinite(v) else "n/a"
+              for v, t in zip(y, in_top, strict=True)],
         textposition="outside",
         textfont=dict(color="#333"),
         cliponaxis=False,
@@ -183,17 +186,20 @@ def correlation_bars(
 
     ``view`` is :func:`ui.views.correlation_view`; bars are grouped by metric (outer axis) and level (inner axis).
     Error bars are drawn where ``shown_low``/``shown_high`` are known (bootstrap CIs). Bars of ``top`` (``(level,
-    metric)`` pairs: the top significance cluster) are outlined and their values bold.
+    metric)`` pairs: the top significance cluster) are outlined and their values bold; the value labels have the
+    decimals that tell the outlined bars from the others (:func:`ui.formats.separating_digits`).
     """
     df = view[view["granularity"] == granularity]
     title = f"{'Segment' if granularity == 'segment' else 'System'} level"
     outer = [esc(x) for x in df["shown_label"]]
     inner = list(df["level"])
     data = []
+    digits = formats.separating_digits(df["shown"], [(lv, m) in top for lv, m in zip(df["level"], df["metric"],
+                                                                                    strict=True)])
     for family in [f for f in FAMILY_COLORS if f in set(df["family"])]:
         mask = (df["family"] == family).to_numpy()
         x = [[o for o, k in zip(outer, mask, strict=True) if k], [i for i, k in zip(inner, mask, strict=True) if k]]
-        data.append(_correlation_bar(df[mask], x, statistic, top, family))
+        data.append(_correlation_bar(df[mask], x, statistic, top, family, digits))
     data += _outline_top(df, top)
     data = [merge(trace, bar_text(len(df))) for trace in data]
     lows = np.append(df["shown_low"].to_numpy(float), df["shown"].to_numpy(float))

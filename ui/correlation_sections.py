@@ -16,7 +16,14 @@ from ui.state import Context
 from ui.widgets import chart, fit_table, md_escape
 
 
-def _test_text(granularity: str) -> str:
+def _test_text(granularity: str, statistic: str = "pearson") -> str:
+    if statistic == "acc_eq":
+        return (f"paired permutation test over the system pairs of each segment, each configuration at its own ε "
+                f"(WMT's, mt-metrics-eval PairwisePermutationSigDiff; {state.N_RESAMPLES:,} permutations, seed "
+                f"{state.SEED}; α = {state.ALPHA:g})")
+    if statistic == "spa":
+        return (f"paired permutation test of z-scored (system, segment) scores, SPA recomputed (WMT's, mt-metrics-eval "
+                f"PermutationSigDiff; {state.N_RESAMPLES:,} permutations, seed {state.SEED}; α = {state.ALPHA:g})")
     unit = "segments" if granularity == "segment" else "systems"
     return (f"paired permutation test ({unit} swapped whole; {state.N_RESAMPLES:,} permutations, seed {state.SEED}; "
             f"α = {state.ALPHA:g})")
@@ -32,39 +39,67 @@ def _draw_card(card: headlines.Card) -> None:
             st.markdown(f":orange[{md_escape(card.caution)}]")
 
 
-def _n_defined(view: pd.DataFrame, granularity: str) -> int:
-    return int(view.loc[view["granularity"] == granularity, "shown"].notna().sum())
+def _n_defined(results, statistic: str, granularity: str, grouping: str) -> int:
+    """Configurations with a defined value of ``statistic`` at ``granularity`` (acc_eq: over items)."""
+    corr = results.correlations
+    if statistic == "acc_eq":
+        grouping = "item"
+    rows = corr[(corr["granularity"] == granularity) & (corr["statistic"] == statistic)
+                & (corr["grouping"] == vocab.grouping_used(granularity, grouping))]
+    return int(rows["value"].notna().sum())
 
 
-def headline_cards(ctx: Context, view: pd.DataFrame) -> dict[str, frozenset[tuple[str, str]]]:
-    """Draw the cards (top significance cluster per granularity, the metric whose level matters most) and return
-    the top cluster's ``(level, metric)`` pairs per granularity (empty for accuracies, which are not tested)."""
+def _card(ctx: Context, view: pd.DataFrame, statistic: str, granularity: str, n_systems: int):
+    """The card of one granularity by ``statistic`` and the ``(level, metric)`` of its top cluster (empty when it
+    names none)."""
+    s = ctx.settings
+    n_defined = _n_defined(ctx.results, statistic, granularity, s.grouping)
+    if n_defined == 0:
+        return None, frozenset()
+    if statistic in ("acc_eq", "spa"):
+        if statistic == "spa" and not int(ctx.results.settings.get("spa_permutations", 0) or 0):
+            return headlines.accuracy_card(view, granularity, statistic, n_systems), frozenset()
+        clusters = state.accuracy_top_cluster(ctx, statistic)
+        test = _test_text(granularity, statistic)
+    elif headlines.has_significance(statistic):
+        clusters = state.top_cluster(ctx, statistic, granularity, s.grouping)
+        test = _test_text(granularity)
+    else:
+        return headlines.accuracy_card(view, granularity, statistic, n_systems), frozenset()
+    card = headlines.cluster_card(clusters, granularity, statistic, n_defined, n_systems, test)
+    return card, headlines.top_configs(clusters)
+
+
+def headline_cards(ctx: Context, view: pd.DataFrame, follows: str = "chart") -> dict[str, frozenset[tuple[str, str]]]:
+    """Draw the cards (top significance cluster per granularity by the statistic the headline ``follows``,
+    :func:`ui.headlines.headline_statistics`; the metric whose level matters most) and return, per granularity, the
+    top cluster's ``(level, metric)`` pairs when the card follows the statistic the charts draw (else empty: an
+    outline by another statistic would mislead)."""
     s = ctx.settings
     n_systems = int(ctx.results.human_systems["human_mean"].notna().sum())
-    tested = headlines.has_significance(s.statistic)
+    chart = {"segment": s.statistic, "system": views.system_statistic(s.statistic)}
+    follow = headlines.headline_statistics(follows, chart["segment"], chart["system"])
     tops: dict[str, frozenset[tuple[str, str]]] = {g: frozenset() for g in vocab.GRANULARITIES}
     cols = st.columns(3)
     for col, gran in zip(cols[:2], vocab.GRANULARITIES, strict=True):
-        shown = views.system_statistic(s.statistic) if gran == "system" else s.statistic
-        n_defined = _n_defined(view, gran)
-        if n_defined == 0:
+        card, top = _card(ctx, view, follow[gran], gran, n_systems)
+        if card is None:
             continue
+        if follow[gran] == chart[gran] and not (gran == "segment" and s.statistic == "acc_eq"
+                                                and views.segment_grouping(s.statistic, s.grouping) != "item"):
+            tops[gran] = top
         with col:
-            if tested:
-                clusters = state.top_cluster(ctx, s.statistic, gran, s.grouping)
-                tops[gran] = headlines.top_configs(clusters)
-                card = headlines.cluster_card(clusters, gran, shown, n_defined, n_systems, _test_text(gran))
-            else:
-                card = headlines.accuracy_card(view, gran, shown, n_systems)
-            if card is not None:
-                _draw_card(card)
+            _draw_card(card)
     spread = headlines.level_spread(view)
     if spread is not None:
         low, high = spread["low"], spread["high"]
-        verdict = state.comparison(
-            ctx, vocab.config_name(high["level"], high["metric"]), vocab.config_name(low["level"], low["metric"]),
-            s.statistic, "segment", s.grouping, (state.HEADLINE_TEST,),
-        ) if tested else None
+        hi_name, lo_name = vocab.config_name(high["level"], high["metric"]), vocab.config_name(low["level"], low["metric"])
+        if views.is_correlation(s.statistic):
+            verdict = state.comparison(ctx, hi_name, lo_name, s.statistic, "segment", s.grouping, (state.HEADLINE_TEST,))
+        elif s.statistic == "acc_eq":
+            verdict = state.accuracy_comparison(ctx, hi_name, lo_name, "acc_eq")
+        else:
+            verdict = None
         with cols[2]:
             _draw_card(headlines.spread_card(spread, s.statistic, verdict))
     return tops
@@ -208,3 +243,35 @@ def significance_request(ctx: Context, statistic: str, granularity: str, test: s
         "and settings, then kept: changing the statistic, level or test asks again."
     )
     return clicked
+
+
+def accuracy_significance_matrix(ctx: Context, statistic: str) -> None:
+    """The significance matrix and rank clusters of every configuration by ``acc_eq`` (segment level) or ``spa``
+    (system level), with WMT's tests (:func:`ui.state.accuracy_significance`)."""
+    from korean_eval.metaeval.tables.accuracy_significance import ACCURACY_TEST_NOTES, ACCURACY_TESTS
+
+    table, clusters = state.accuracy_significance(ctx, statistic)
+    if table.empty or clusters.empty:
+        st.info(f"No significance by {views.SYMBOLS[statistic]} can be computed for these data (no human scores, "
+                "no SPA permutations or fewer than two configurations).")
+        return
+    granularity, grouping, test = ACCURACY_TESTS[statistic]
+    matrix = sig_views.significance_pivot(table, clusters, test)
+    fig = grid_charts.significance_heatmap(
+        matrix, sig_views.cluster_labels(clusters), list(clusters["cluster"].astype(int)),
+        list(clusters["correlation"].astype(float)), None, alpha=state.ALPHA,
+    )
+    where = "segment level, over segments" if granularity == "segment" else "system level"
+    st.caption(f"**{views.STATISTIC_LABELS[statistic]}, {where}**: each cell is p that the row's configuration "
+               "agrees more with the humans than the column's")
+    small = len(clusters) <= grid_charts.MATRIX_BESIDE_LIMIT
+    left, right = st.columns([5, 2], gap="medium") if small else (st.container(), st.container())
+    with left:
+        chart(fig, "significance-matrix")
+    with right:
+        st.markdown("**Rank clusters**")
+        shown = sig_views.cluster_table(clusters)
+        fit_table(shown, height=480 if len(shown) > 12 else None, break_anywhere=["configurations (agreement)"])
+    st.caption(f"{md_escape(ACCURACY_TEST_NOTES[test])}; {table['method'].iloc[0]}, seed {state.SEED}; "
+               f"{int(table['n'].max()):,} segments per comparison; clusters (outlined) at α = {state.ALPHA:g}. "
+               "The full table is on the Downloads page.")

@@ -92,3 +92,17 @@ def duration(seconds: float) -> str:
     if seconds < 90:
         return f"about {max(1, round(seconds / 5) * 5) if seconds >= 10 else round(seconds)} s"
     return f"about {round(seconds / 60)} min"
+
+
+def separating_digits(values: Iterable[object], marked: Iterable[bool], least: int = 2, most: int = 4) -> int:
+    """Decimals (``least`` … ``most``) that tell the ``marked`` values (e.g. a top significance cluster's) apart
+    from the others on a chart: the fewest at which the lowest marked value and the highest unmarked one no longer
+    read the same (the order the outline draws is then visible in the labels); ``least`` when one side is empty,
+    ``most`` when even that many do not separate them."""
+    pairs = [(float(v), bool(m)) for v, m in zip(values, marked, strict=True) if _finite(v)]
+    inside = [v for v, m in pairs if m]
+    outside = [v for v, m in pairs if not m]
+    if not inside or not outside:
+        return least
+    low, high = min(inside), max(outside)
+    return next((d for d in range(least, most + 1) if f"{low:.{d}f}" != f"{high:.{d}f}"), most)

@@ -20,6 +20,7 @@ from korean_eval.metaeval.tables.agreement import AGREEMENT_COLORSCALE, agreemen
 from korean_eval.model.defaults import ALPHA
 from ui.charts import MIN_TEXT, accuracy_bars, base_layout, correlation_bars, esc, labelled_axis
 from ui.figures import figure, merge
+from ui.formats import separating_digits
 from ui.views import STATISTIC_LABELS, SYMBOLS
 
 #: Up to this many configurations (metric × level) a chart is drawn as bars (the default 5 levels × 5 metrics
@@ -56,6 +57,13 @@ def _outline(x0: float, x1: float, y0: float, y1: float, color: str, width: floa
 
 def _interval(low: float, high: float) -> str:
     return f"[{low:.3f}, {high:.3f}]" if np.isfinite(low) and np.isfinite(high) else "n/a (intervals off or undefined)"
+
+
+def _cell_interval(low: float, high: float, digits: int) -> str:
+    """A grid cell's second line: its 95% interval in small type, when there is one."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return ""
+    return f"<br><span style='font-size:{MIN_TEXT}px'>[{low:.{digits}f}, {high:.{digits}f}]</span>"
 
 
 def _grid_cells(df: pd.DataFrame, rows: list[str], cols: list[str], value: str) -> pd.DataFrame:
@@ -103,14 +111,18 @@ def correlation_grid(
     grouping_note: str = "",
 ) -> go.Figure:
     """Metric (rows) × token level (columns) grid of the plotted correlation of one granularity, its value in every
-    cell; cells of ``top`` (``(level, metric)``: the top significance cluster) outlined with bold values. Hover: the
-    value as computed, its 95% CI, n and signature. ``view`` is :func:`ui.views.correlation_view`."""
+    cell (with the decimals that tell the top cluster from the rest, :func:`ui.formats.separating_digits`) and, when
+    intervals were computed, its 95% CI below it; cells of ``top`` (``(level, metric)``: the top significance
+    cluster) outlined with bold values. Hover: the value as computed, its 95% CI, n and signature. ``view`` is
+    :func:`ui.views.correlation_view`."""
     df = view[view["granularity"] == granularity]
     rows, cols = list(dict.fromkeys(df["shown_label"])), list(dict.fromkeys(df["level"]))
     cells = _grid_cells(df, rows, cols, "shown")
     in_top = [(lv, m) in top for lv, m in zip(cells["level"], cells["metric"], strict=True)]
-    text = [("n/a" if not np.isfinite(v) else f"<b>{v:.3f}</b>" if t else f"{v:.3f}")
-            for v, t in zip(cells["cell_value"], in_top, strict=True)]
+    digits = separating_digits(cells["cell_value"], in_top, least=3)
+    text = [("n/a" if not np.isfinite(v) else f"<b>{v:.{digits}f}</b>" if t else f"{v:.{digits}f}")
+            + _cell_interval(lo, hi, digits)
+            for v, t, lo, hi in zip(cells["cell_value"], in_top, cells["shown_low"], cells["shown_high"], strict=True)]
     label = STATISTIC_LABELS[statistic]
     hover = [
         f"<b>{esc(r.shown_label)}</b> at level <b>{esc(r.level)}</b><br>{label} = "

@@ -4,10 +4,13 @@ A card never names a single "best" configuration on its own value. It names the 
 (docs/design.md §5: rank clusters as WMT builds them, mt-metrics-eval ``AssignRanks``; computed by
 :func:`korean_eval.metaeval.tables.significance.top_cluster_table`): walking the configurations best first, each one joins
 the cluster unless a member of it agrees with the humans significantly more (one-sided paired permutation test,
-Deutsch et al. 2021). One member: it is ahead of the next; several: they tie at the top; all: no significant
-difference. Accuracies (acc_eq, SPA) have no significance test here, so their card names the highest value and
-says it is untested. A system-level card says on how many systems it rests and, below
-:data:`MIN_SYSTEMS_FOR_WINNER`, that these are too few to call a winner.
+Deutsch et al. 2021; for acc_eq and SPA, mt-metrics-eval's tests as WMT runs them,
+:mod:`korean_eval.metaeval.tables.accuracy_significance`). One member: it is ahead of the next; several: they tie at
+the top; all: no significant difference. Which statistic each granularity's card follows is the reader's choice
+(:data:`HEADLINE_CHOICES`, :func:`headline_statistics`): the charts' statistic, acc_eq at the segment level, SPA at
+the system level, or WMT25's pair of both. :func:`accuracy_card` (the highest value, said to be untested) remains
+for an accuracy no test can rank (SPA without permutations). A system-level card says on how many systems it
+rests and, below :data:`MIN_SYSTEMS_FOR_WINNER`, that these are too few to call a winner.
 """
 
 from __future__ import annotations
@@ -26,6 +29,22 @@ from ui.views import SYMBOLS, is_correlation, metric_label
 MIN_SYSTEMS_FOR_WINNER = 8
 #: Top-cluster members named in a card's detail line (the rest are counted).
 NAMED_MEMBERS = 8
+#: What the headline cards follow: the charts' statistic at both levels, acc_eq at the segment level, SPA at the
+#: system level, or both of WMT's (WMT25's metrics task ranks by acc_eq over items and by SPA).
+HEADLINE_CHOICES: dict[str, str] = {
+    "chart": "the charts' statistic",
+    "acc_eq": "acc_eq (segment level)",
+    "spa": "SPA (system level)",
+    "wmt25": "WMT25's choice: acc_eq · SPA",
+}
+
+
+def headline_statistics(choice: str, chart_segment: str, chart_system: str) -> dict[str, str]:
+    """The statistic of each granularity's card for a :data:`HEADLINE_CHOICES` key, given the charts' statistics:
+    ``acc_eq`` replaces the segment level's, ``spa`` the system level's, ``wmt25`` both."""
+    segment = "acc_eq" if choice in ("acc_eq", "wmt25") else chart_segment
+    system = "spa" if choice in ("spa", "wmt25") else chart_system
+    return {"segment": segment, "system": system}
 
 
 @dataclass(frozen=True)
@@ -161,5 +180,6 @@ def top_configs(clusters: pd.DataFrame) -> frozenset[tuple[str, str]]:
 
 
 def has_significance(statistic: str) -> bool:
-    """Whether cards of ``statistic`` can state significance (correlations: yes; accuracies: no test here)."""
-    return is_correlation(statistic)
+    """Whether cards of ``statistic`` can state significance: correlations, acc_eq and SPA (pairwise accuracy has
+    no test here)."""
+    return is_correlation(statistic) or statistic in ("acc_eq", "spa")

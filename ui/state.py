@@ -257,7 +257,8 @@ def cached_confidence_intervals(ctx: Context, n_resamples: int = RESAMPLES):
 
 
 def correlations_with_ci(ctx: Context, n_resamples: int = RESAMPLES):
-    """``results.correlations`` with bootstrap 95% intervals (cached per result)."""
+    """``results.correlations`` with bootstrap 95% intervals — the correlations' and the pairwise accuracies'
+    (acc_eq, pairwise accuracy, SPA) — cached per result."""
     from korean_eval.metaeval.tables.intervals import add_confidence_intervals
 
     key = f"{ctx.key}|{n_resamples}"
@@ -268,6 +269,19 @@ def correlations_with_ci(ctx: Context, n_resamples: int = RESAMPLES):
             hit = add_confidence_intervals(ctx.results, n_resamples=n_resamples)
         store.put(key, hit)
     return hit
+
+
+#: Up to this many (item × configuration) cells the bootstrap intervals are on when the page opens (the bundled
+#: sample: 120 × 15 = 1,800): a few seconds at most; beyond, they are on once computed (cached) or asked for.
+CHEAP_INTERVAL_CELLS = 5_000
+
+
+def intervals_by_default(ctx: Context, n_resamples: int = RESAMPLES) -> bool:
+    """Whether the Correlations page opens with its intervals on: already computed for these results (cached), or
+    cheap (at most :data:`CHEAP_INTERVAL_CELLS` item × configuration cells)."""
+    if cached_confidence_intervals(ctx, n_resamples) is not None:
+        return True
+    return len(ctx.results.seg_ids) * len(ctx.results.segment_matrices) <= CHEAP_INTERVAL_CELLS
 
 
 #: Resampling settings of every significance test on the dashboard (shown next to the results, for citing).
@@ -361,6 +375,65 @@ def top_cluster(ctx: Context, statistic: str, granularity: str, grouping: str):
         hit = (f"significance_top_{statistic}_{granularity}_{grouping}_{HEADLINE_TEST}", value)
         store.put(key, hit)
     return hit[1][1]
+
+
+def accuracy_significance(ctx: Context, statistic: str):
+    """``(significance table, rank clusters)`` of every configuration by ``acc_eq`` or ``spa``
+    (:func:`korean_eval.metaeval.tables.accuracy_significance.accuracy_significance_table`), cached by content hash +
+    statistic."""
+    from korean_eval.metaeval.tables import accuracy_significance as acc
+
+    def compute():
+        n = len(ctx.results.segment_matrices)
+        with st.spinner(f"Testing {n * (n - 1) // 2:,} pairs of configurations by {statistic} ({N_RESAMPLES} "
+                        "permutations each)…"):
+            table = acc.accuracy_significance_table(ctx.results, statistic, n_permutations=N_RESAMPLES, seed=SEED)
+            return table, acc.accuracy_clusters_table(ctx.results, statistic, table, alpha=ALPHA)
+
+    granularity, grouping, test = acc.ACCURACY_TESTS[statistic]
+    return _cached_stat(_stats_key(ctx, "significance", statistic, granularity, grouping, test), "Ranking…",
+                        f"significance_{statistic}_{granularity}_{grouping}_{test}", compute)
+
+
+def accuracy_top_cluster(ctx: Context, statistic: str):
+    """The rank clusters a headline by ``acc_eq`` or ``spa`` needs
+    (:func:`korean_eval.metaeval.tables.accuracy_significance.accuracy_top_cluster`): taken from the full table when
+    it was computed already, else computed with a progress bar and cached."""
+    from korean_eval.metaeval.tables import accuracy_significance as acc
+
+    granularity, grouping, test = acc.ACCURACY_TESTS[statistic]
+    full = _stats_store().get(_stats_key(ctx, "significance", statistic, granularity, grouping, test))
+    if full is not None:
+        return full[1][1]
+    key = _stats_key(ctx, "top-cluster", statistic, granularity, grouping, test)
+    store = _stats_store()
+    hit = store.get(key)
+    if hit is None:
+        bar = st.progress(0.0, text=f"Finding the top significance cluster by {statistic}…")
+        value = acc.accuracy_top_cluster(ctx.results, statistic, n_permutations=N_RESAMPLES, seed=SEED, alpha=ALPHA,
+                                         progress=lambda f, m: bar.progress(f, text=f"Top cluster by {statistic}: {m}"))
+        bar.empty()
+        hit = (f"significance_top_{statistic}_{granularity}_{grouping}_{test}", value)
+        store.put(key, hit)
+    return hit[1][1]
+
+
+def accuracy_comparison(ctx: Context, config_a: str, config_b: str, statistic: str) -> dict[str, Any]:
+    """Whether ``config_a`` agrees more than ``config_b`` by ``acc_eq`` or ``spa`` (the test of
+    :func:`accuracy_significance` for this one pair): ``{"p_values": {test: p}, "significant": p < α}``, cached."""
+    from korean_eval.metaeval.tables import accuracy_significance as acc
+
+    key = _stats_key(ctx, "compare-accuracy", config_a, config_b, statistic)
+    store = _comparison_store()
+    hit = store.get(key)
+    if hit is None:
+        table = acc.accuracy_significance_table(ctx.results, statistic, N_RESAMPLES, SEED, [config_a, config_b],
+                                                [(config_a, config_b)])
+        row = table[(table["config_a"] == config_a) & (table["config_b"] == config_b)]
+        p = float(row["p_value"].iloc[0]) if len(row) else float("nan")
+        hit = {"p_values": {acc.ACCURACY_TESTS[statistic][2]: p}, "significant": bool(p < ALPHA)}
+        store.put(key, hit)
+    return hit
 
 
 @st.cache_resource(show_spinner=False)

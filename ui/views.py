@@ -155,18 +155,16 @@ def correlation_view(
 
 def ci_text(low: float, high: float, statistic: str) -> str:
     """A confidence interval as text: ``[low, high]`` (3 decimals); never a blank or "None" — "n/a" says why
-    there is none."""
+    there is none (correlations and the pairwise accuracies alike are bootstrapped)."""
     if np.isfinite(low) and np.isfinite(high):
         return formats.interval(low, high, formats.CORRELATION_DIGITS)
-    if statistic not in STATISTICS:
-        return "n/a (an accuracy: not bootstrapped)"
     return "n/a (intervals off, or undefined)"
 
 
 def numbers_table(view: pd.DataFrame) -> pd.DataFrame:
     """The numbers behind the charts as text, one row per configuration and granularity: the value with 3
-    decimals, CIs by :func:`ci_text` (a column only when some interval was computed), n, acc_eq's ε ("—"
-    elsewhere) and the signature."""
+    decimals, CIs by :func:`ci_text` (a column only when some interval was computed), the degenerate-data flag (a
+    column only when some row has one), n, acc_eq's ε ("—" elsewhere) and the signature."""
     out = view[["granularity", "grouping", "level", "family", "metric_label", "statistic"]].copy()
     out = out.rename(columns={"metric_label": "metric"})
     out["value"] = formats.texts(view["value"], formats.correlation)
@@ -174,6 +172,8 @@ def numbers_table(view: pd.DataFrame) -> pd.DataFrame:
         out["95% CI"] = [
             ci_text(lo, hi, st) for lo, hi, st in zip(view["ci_low"], view["ci_high"], view["statistic"], strict=True)
         ]
+    if "flag" in view and view["flag"].fillna("").astype(str).str.len().gt(0).any():
+        out["degenerate data"] = [str(f) if isinstance(f, str) and f else formats.DASH for f in view["flag"]]
     out["n"] = formats.texts(view["n"], formats.count)
     if "epsilon" in view:
         out["ε (acc_eq)"] = [f"{e:.4g}" if np.isfinite(e) else formats.DASH for e in view["epsilon"]]
@@ -182,30 +182,40 @@ def numbers_table(view: pd.DataFrame) -> pd.DataFrame:
 
 
 def best_level_sentences(
-    results: Results, statistic: str, grouping: str, agreement: bool = False
+    results: Results, statistic: str, grouping: str, agreement: bool = False,
+    correlations: pd.DataFrame | None = None,
 ) -> dict[str, list[str]]:
     """Plain-English statements of the token level with the highest agreement per metric
     (``metaeval.tidy.best_levels``), per granularity. Untested: they say "highest", never "best". With
     ``agreement`` an error rate is written as the charts draw it (:func:`correlation_view`): ``−TER`` and its
-    negated correlation ``−r``; without, its most negative correlation as computed."""
+    negated correlation ``−r`` (and interval); without, its most negative correlation as computed. ``correlations``:
+    the table with bootstrap intervals, whose 95% CI then follows each value."""
     out: dict[str, list[str]] = {}
+    table = results.correlations if correlations is None else correlations
     for granularity in GRANULARITIES:
         shown = system_statistic(statistic) if granularity == "system" else statistic
         symbol = SYMBOLS[shown]
-        best = best_levels(results.correlations, granularity, shown, segment_grouping(shown, grouping))
+        used = segment_grouping(shown, grouping) if granularity == "segment" else "none"
+        best = best_levels(table, granularity, shown, used)
+        rows = table[(table["granularity"] == granularity) & (table["statistic"] == shown)
+                     & (table["grouping"] == used)].set_index(["level", "metric"])
         lines = []
         for row in best.itertuples():
             if row.level == GIVEN_LEVEL:
                 continue
             label = metric_label(row.metric)
             error_rate = is_correlation(statistic) and not results.higher_is_better(row.metric, row.level)
+            low, high = (float(rows.loc[(row.level, row.metric), c]) for c in ("ci_low", "ci_high"))
             if error_rate and agreement:  # as the charts draw it: −TER and its −r
                 label, sym, value, extra = f"−{label}", f"−{symbol}", -row.value, ""
+                low, high = -high, -low
             else:
                 sym, value = symbol, row.value
                 extra = " (an error rate: its most negative correlation)" if error_rate else ""
+            ci = (f", 95% CI [{formats.with_minus_sign(low, 3)}, {formats.with_minus_sign(high, 3)}]"
+                  if np.isfinite(low) and np.isfinite(high) else "")
             lines.append(f"{label}: highest agreement at the {row.level} level "
-                         f"({sym} = {formats.with_minus_sign(value, 3)}){extra}.")
+                         f"({sym} = {formats.with_minus_sign(value, 3)}){ci}{extra}.")
         out[granularity] = lines
     return out
 

@@ -49,6 +49,7 @@ from korean_eval.engine.small_samples import small_sample_notes
 from korean_eval.engine.statistics import StatisticsSettings, evaluation_tables
 from korean_eval.inputs.text_files import read_input_file
 from korean_eval.levels.registry import choose_levels, level_table
+from korean_eval.metaeval.tables.degenerate import degenerate_notes
 from korean_eval.metrics import METRIC_NAMES, validate_options
 from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
 from korean_eval.model.config import EvalConfig
@@ -206,6 +207,8 @@ def run_command(args: argparse.Namespace) -> int:
         progress(1.0, "done (stored result of an identical evaluation)")
     settings = StatisticsSettings(resamples=args.bootstrap, seed=args.seed, statistic=args.statistic)
     extra = evaluation_tables(results, evalset, settings, cache, config)
+    for note in degenerate_notes(results.correlations):
+        print(f"note: {note}", file=sys.stderr)
     extra_meta: dict[str, object] = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
     few = small_sample_notes(results)
     for note in few:

@@ -9,6 +9,8 @@ like the scores (docs/design.md §5).
   (:func:`korean_eval.metaeval.tables.significance.significance_table`; segment level with the statistic's
   :func:`~korean_eval.model.vocabulary.headline_grouping`: ``item`` for PDP, else ``none``);
 * ``clusters.csv``: WMT-style rank clusters from those tables (:func:`~korean_eval.metaeval.tables.significance.rank_clusters_table`);
+* in both, the rows of WMT's pairwise accuracies — ``acc_eq`` over items (test ``perm-pairs``) and SPA (test
+  ``perm-wmt``) — with their ``statistic`` (:func:`korean_eval.metaeval.tables.accuracy_significance.accuracy_tables`);
 * ``system_pairs.csv``: the system-pair tests (:func:`korean_eval.metaeval.tables.system_pairs.system_pairs_table`),
 * ``human_ceiling.csv``, when the human scores come from several raters: the human ceiling with its bootstrap
   intervals on the same resamples (:func:`korean_eval.metaeval.tables.human_ceiling.human_ceiling`),
@@ -36,7 +38,7 @@ from korean_eval.model.defaults import RESAMPLES, SEED
 from korean_eval.model.results import Results
 from korean_eval.model.vocabulary import GRANULARITIES, headline_grouping
 
-STATISTICS_CACHE_VERSION = 2
+STATISTICS_CACHE_VERSION = 3
 CLUSTER_FILE_COLUMNS = ["granularity", "statistic", "level", "metric", "value", "correlation", "cluster"]
 
 
@@ -103,6 +105,7 @@ def compute_statistics(results: Results, settings: StatisticsSettings, config: E
     }
     pair_jobs = [submit(st.task_system_pairs, st.trimmed(results, chunk, True), chunk, n, seed)
                  for chunk in st.config_chunks(keys)]
+    accuracy_job = submit(st.task_accuracy, st.trimmed(results, None, True), n, seed)
     ceiling_job = None
     if results.human_ratings is not None:
         ceiling_job = submit(st.task_ceiling, results.human_ratings, results.systems, results.seg_ids,
@@ -117,10 +120,14 @@ def compute_statistics(results: Results, settings: StatisticsSettings, config: E
         )
         for g, table in zip(GRANULARITIES, frames, strict=True)
     ]
+    accuracy_significance, accuracy_clusters = accuracy_job.result()
+    frames.append(accuracy_significance)
+    clusters.append(accuracy_clusters)
     pair_frames = [job.result() for job in pair_jobs]
     tables = {
-        "significance.csv": pd.concat(frames, ignore_index=True),
-        "clusters.csv": pd.concat(clusters, ignore_index=True)[CLUSTER_FILE_COLUMNS],
+        "significance.csv": pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True),
+        "clusters.csv": pd.concat([c for c in clusters if len(c)] or clusters[:1],
+                                  ignore_index=True)[CLUSTER_FILE_COLUMNS],
         "system_pairs.csv": pd.concat(pair_frames, ignore_index=True) if pair_frames else _empty_pairs(),
     }
     if ceiling_job is not None:
@@ -172,17 +179,20 @@ def evaluation_tables(
 ) -> dict[str, pd.DataFrame]:
     """Every table of a run beside the result's own, by file name: the statistics (:func:`statistics_tables`;
     ``results.correlations`` gets their intervals), per-domain tables, the ratings and the human ceiling, and with
-    error spans the span tables; on few systems or segments, notes beside the values
-    (:func:`korean_eval.engine.small_samples.annotate_small_samples`). The one entry point of the CLI's ``run`` and
-    of :func:`korean_eval.evaluate`."""
+    error spans the span tables; ``results.notes`` gets the degenerate-data notes of the correlations
+    (:func:`korean_eval.metaeval.tables.degenerate.degenerate_notes`); on few systems or segments, notes beside the
+    values (:func:`korean_eval.engine.small_samples.annotate_small_samples`). The one entry point of the CLI's
+    ``run`` and of :func:`korean_eval.evaluate`."""
     from korean_eval.engine.small_samples import annotate_small_samples
     from korean_eval.exports.csv_zip import domain_tables, rating_tables
+    from korean_eval.metaeval.tables.degenerate import degenerate_notes
 
     extra: dict[str, pd.DataFrame] = {}
     found = statistics_tables(results, settings, cache, config)
     if found is not None:
         results.correlations = found.correlations
         extra.update(found.tables)
+    results.notes = results.notes + [n for n in degenerate_notes(results.correlations) if n not in results.notes]
     extra.update(domain_tables(results, evalset))
     extra.update(rating_tables(results, extra))
     if results.spans is not None:

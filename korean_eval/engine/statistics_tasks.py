@@ -52,12 +52,15 @@ def trimmed(results: Results, keys: Sequence[Key] | None, with_stats: bool) -> R
 def task_intervals(results: Results, n_resamples: int, seed: int) -> tuple[np.ndarray, float]:
     """Resampled correlations (:func:`korean_eval.metaeval.tables.intervals.bootstrap_correlations`) of the rows
     of the configurations ``results`` holds (NaN elsewhere); (values, CPU seconds)."""
-    from korean_eval.metaeval.tables.intervals import bootstrap_correlations, bootstrap_counts
+    from korean_eval.metaeval.stats.resampling import bootstrap_indices, resample_counts
+    from korean_eval.metaeval.tables.intervals import bootstrap_correlations
 
     start = time.process_time()
     pin_blas_threads()
-    counts = bootstrap_counts(len(results.seg_ids), n_resamples, seed)
-    return bootstrap_correlations(results, counts, jobs=1), time.process_time() - start
+    n_items = len(results.seg_ids)
+    indices = bootstrap_indices(n_items, n_resamples, seed)
+    values = bootstrap_correlations(results, resample_counts(indices, n_items), 1, indices)
+    return values, time.process_time() - start
 
 
 def task_significance(
@@ -84,6 +87,17 @@ def task_system_pairs(results: Results, configs: list[Key], n_resamples: int, se
     pin_blas_threads()
     table = system_pairs_table(results, n_resamples=n_resamples, seed=seed, configs=configs)
     return table, time.process_time() - start
+
+
+def task_accuracy(results: Results, n_permutations: int, seed: int
+                  ) -> tuple[tuple[pd.DataFrame, pd.DataFrame], float]:
+    """Significance rows and clusters by acc_eq and SPA over every configuration
+    (:func:`korean_eval.metaeval.tables.accuracy_significance.accuracy_tables`); (tables, CPU seconds)."""
+    from korean_eval.metaeval.tables.accuracy_significance import accuracy_tables
+
+    start = time.process_time()
+    pin_blas_threads()
+    return accuracy_tables(results, n_permutations=n_permutations, seed=seed), time.process_time() - start
 
 
 def task_ceiling(ratings: pd.DataFrame, systems: list[str], seg_ids: list[str], settings: dict, n_resamples: int,

@@ -170,8 +170,8 @@ def run_ceiling(
 def _mean_rows(table: pd.DataFrame) -> pd.DataFrame:
     keys = ["granularity", "grouping", "statistic"]
     means = table.groupby(keys, sort=False).agg(value=("value", "mean"), n=("n", "min")).reset_index()
-    return means.assign(comparison=MEAN_ROW, unit="", versus="", ci_low=np.nan, ci_high=np.nan, n_groups=np.nan,
-                        n_undefined=np.nan, epsilon=np.nan)[CEILING_COLUMNS]
+    return means.assign(comparison=MEAN_ROW, unit="", versus="", flag="", ci_low=np.nan, ci_high=np.nan,
+                        n_groups=np.nan, n_undefined=np.nan, epsilon=np.nan)[CEILING_COLUMNS]
 
 
 def reference_rows(table: pd.DataFrame) -> pd.DataFrame:

@@ -12,6 +12,11 @@ System scores always come from **summed** statistics (``metric.scores_from_sums`
 metrics (no statistics), whose system score is the mean of their segment scores. System-level human scores given
 directly (``results.human_system``) are not resampled: they stay fixed while the metric side is resampled.
 Intervals keep the raw sign of ``results.correlations``.
+
+The pairwise accuracies get intervals from the same draw (:mod:`korean_eval.metaeval.stats.accuracy_resampling`):
+``acc_eq`` over items with ε chosen again in every resample, ``acc_eq`` over all pairs at the full set's ε (kept
+fixed: re-searching it walks every pooled pair in every resample), pairwise accuracy of the resampled system scores,
+and SPA of every resample (its permutation p-values recomputed with the run's SPA permutations and seed).
 """
 
 from __future__ import annotations
@@ -19,6 +24,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from korean_eval.metaeval.stats.accuracy_resampling import (
+    item_acc_eq_resamples,
+    item_accuracy_steps,
+    pairwise_accuracy_resamples,
+    pooled_acc_eq_resamples,
+    pooled_agreement,
+    resampled_p_values,
+    spa_from_p_values,
+)
 from korean_eval.metaeval.stats.resampling import (
     bootstrap_indices,
     bootstrap_segment_correlations,
@@ -32,7 +46,10 @@ from korean_eval.metaeval.tables.configs import has_human
 from korean_eval.metaeval.tables.threads import map_threads
 from korean_eval.model.defaults import ALPHA, RESAMPLES, SEED
 from korean_eval.model.results import Results
-from korean_eval.model.vocabulary import STATISTICS, Config, parse_config
+from korean_eval.model.vocabulary import STATISTICS, Config, direction_sign, parse_config
+
+#: Resamples per block of the pairwise accuracies' bootstrap (bounds the memory of one block).
+RESAMPLE_BLOCK = 100
 
 
 def bootstrap_counts(n_items: int, n_resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
@@ -56,7 +73,73 @@ def resampled_system_scores(results: Results, config: Config, counts: np.ndarray
     return count_weighted_means(counts, results.segment_matrices[key])
 
 
-def bootstrap_correlations(results: Results, counts: np.ndarray, jobs: int | None = 1) -> np.ndarray:
+def _in_blocks(fn, rows: np.ndarray) -> np.ndarray:
+    """``fn`` of consecutive blocks of :data:`RESAMPLE_BLOCK` rows of ``rows``, concatenated (a block's values do not
+    depend on the others)."""
+    return np.concatenate([fn(rows[i:i + RESAMPLE_BLOCK]) for i in range(0, len(rows), RESAMPLE_BLOCK)])
+
+
+def accuracy_resamples(results: Results, key: tuple[str, str], row: pd.Series, counts: np.ndarray,
+                       metric_sys: np.ndarray | None, human_sys: np.ndarray) -> np.ndarray:
+    """The resampled ``acc_eq`` (groupings ``item`` and ``none``) or pairwise accuracy of one row of
+    ``results.correlations``: ``(n_resamples,)`` (module docstring; NaN for another statistic or grouping, and for
+    ``acc_eq`` over all pairs beyond :data:`korean_eval.metaeval.stats.tie_calibrated.MAX_PAIRS` pairs).
+    ``metric_sys``: :func:`resampled_system_scores` of the configuration (pairwise accuracy only)."""
+    sign = direction_sign(results.higher_is_better(key[1], key[0]))
+    human = np.asarray(results.human_matrix, dtype=np.float64)
+    if row["statistic"] == "pairwise_accuracy" and metric_sys is not None:
+        return pairwise_accuracy_resamples(sign * metric_sys, human_sys)
+    signed = sign * np.asarray(results.segment_matrices[key], dtype=np.float64)
+    if row["statistic"] == "acc_eq" and row["grouping"] == "item":
+        steps = item_accuracy_steps(signed, human)
+        return _in_blocks(lambda block: item_acc_eq_resamples(steps, block), counts)
+    if row["statistic"] == "acc_eq" and row["grouping"] == "none" and np.isfinite(row["epsilon"]):
+        try:
+            agreement = pooled_agreement(signed, human, float(row["epsilon"]))
+        except ValueError:  # more pairs than the point estimate compares
+            return np.full(len(counts), np.nan)
+        return pooled_acc_eq_resamples(agreement, counts)  # (resamples × items) @ (items × items): one product
+    return np.full(len(counts), np.nan)
+
+
+def spa_resamples(results: Results, keys: list[tuple[str, str]], indices: np.ndarray) -> dict[tuple[str, str], np.ndarray]:
+    """Resampled SPA of every configuration of ``keys``: key → ``(n_resamples,)``; empty when the run has no SPA
+    (``settings["spa_permutations"]`` 0) or fewer than 2 systems.
+
+    Resample ``r`` (row ``r`` of the index matrix ``indices``) is SPA of the resampled data
+    (:func:`korean_eval.metaeval.stats.soft_pairwise.spa_of_segment_scores` of the drawn items, with the run's
+    permutations and seed; :func:`korean_eval.metaeval.stats.accuracy_resampling.resampled_p_values`): an item is used
+    where every system has a human and a metric score, so the identity resample gives the reported SPA. NaN in a
+    resample that draws no usable item. The configurations that use the same items share their matrix products."""
+    n_perm = int(results.settings.get("spa_permutations", 0) or 0)
+    seed = int(results.settings.get("seed", SEED))
+    human = np.asarray(results.human_matrix, dtype=np.float64)
+    if n_perm <= 0 or human.shape[0] < 2 or not keys:
+        return {}
+    scored = np.isfinite(human).all(axis=0)
+    groups: dict[bytes, list[tuple[str, str]]] = {}
+    for key in keys:
+        usable = scored & np.isfinite(results.segment_matrices[key]).all(axis=0)
+        groups.setdefault(usable.tobytes(), []).append(key)
+    out = {}
+    for mask_key, members in groups.items():
+        usable = np.frombuffer(mask_key, dtype=bool)
+        stack = np.stack([np.where(usable, human, 0.0)]
+                         + [direction_sign(results.higher_is_better(k[1], k[0]))
+                            * np.where(usable, results.segment_matrices[k], 0.0) for k in members])
+
+        def block_spa(block: np.ndarray, stack: np.ndarray = stack, usable: np.ndarray = usable) -> np.ndarray:
+            p = resampled_p_values(stack, usable, n_perm, seed, block)
+            return spa_from_p_values(p[:, :1], p[:, 1:])
+
+        values = _in_blocks(block_spa, indices)  # (n_resamples, members)
+        out.update({k: values[:, i] for i, k in enumerate(members)})
+    return out
+
+
+def bootstrap_correlations(
+    results: Results, counts: np.ndarray, jobs: int | None = 1, indices: np.ndarray | None = None
+) -> np.ndarray:
     """Resampled correlation of every row of ``results.correlations``: ``(n_rows, n_resamples)``, row order kept.
 
     Resample ``r`` weights item ``i`` by ``counts[r, i]`` (all systems of an item together):
@@ -68,10 +151,13 @@ def bootstrap_correlations(results: Results, counts: np.ndarray, jobs: int | Non
       given directly, ``results.human_system``, fixed), correlated across the systems
       (:func:`korean_eval.metaeval.stats.resampling.system_correlations`).
 
-    A row of a pairwise statistic (``acc_eq``, ``pairwise_accuracy``, ``spa``; not a correlation), a row whose
-    configuration is unknown, or any row when there are no human scores, is all NaN. With
-    ``counts = np.ones((1, n_items))`` every row reproduces its point estimate (``value``). ``jobs``: worker
-    threads over configurations (``None``: one per CPU, at most 4); the values do not depend on it.
+    * ``acc_eq`` and pairwise accuracy rows: :func:`accuracy_resamples`; ``spa`` rows: :func:`spa_resamples`, which
+      needs the index matrix ``indices`` itself (whose count matrix ``counts`` is) — without it they are NaN.
+
+    A row whose configuration is unknown, or any row when there are no human scores, is all NaN. With
+    ``counts = np.ones((1, n_items))`` (and ``indices = np.arange(n_items)[None]``) every row reproduces its point
+    estimate (``value``; SPA when every item is usable). ``jobs``: worker threads over configurations (``None``: one
+    per CPU, at most 4); the values do not depend on it.
     """
     corr = results.correlations
     counts = np.asarray(counts, dtype=np.float64)
@@ -94,7 +180,12 @@ def bootstrap_correlations(results: Results, counts: np.ndarray, jobs: int | Non
         done = []
         for pos in positions[key]:
             row = corr.iloc[pos]
-            if row["statistic"] not in STATISTICS:  # acc_eq, pairwise accuracy, SPA: no bootstrap interval
+            if row["statistic"] == "spa":  # all configurations at once, below
+                continue
+            if row["statistic"] not in STATISTICS:
+                if row["statistic"] == "pairwise_accuracy" and metric_sys is None:
+                    metric_sys = resampled_system_scores(results, key, counts)
+                done.append((pos, accuracy_resamples(results, key, row, counts, metric_sys, human_sys)))
                 continue
             if row["granularity"] == "segment":
                 values = bootstrap_segment_correlations(seg, human, row["statistic"], row["grouping"], counts)
@@ -108,6 +199,13 @@ def bootstrap_correlations(results: Results, counts: np.ndarray, jobs: int | Non
     for chunk in map_threads(one_config, keys, jobs):
         for pos, values in chunk:
             out[pos] = values
+    with_spa = [k for k in keys if any(corr["statistic"].iloc[pos] == "spa" for pos in positions[k])]
+    if indices is not None and with_spa:
+        spa = spa_resamples(results, with_spa, np.asarray(indices))
+        for key, values in spa.items():
+            for pos in positions[key]:
+                if corr["statistic"].iloc[pos] == "spa":
+                    out[pos] = values
     return out
 
 
@@ -129,7 +227,9 @@ def add_confidence_intervals(
       mean of per-system across-item correlations);
     * system level — each system's metric score recomputed from the *summed* statistics of the resampled items
       (absent segments contribute nothing) and its human score as the mean over its resampled scored items; the
-      correlation across systems recomputed.
+      correlation across systems recomputed;
+    * the pairwise accuracies (``acc_eq``, ``pairwise_accuracy``, ``spa``) recomputed on the same resamples (module
+      docstring).
 
     Values keep the raw sign (an agreeing error-rate metric has a negative interval). The result's
     ``attrs["confidence_intervals"]`` records method, ``n_resamples``, ``seed`` and ``alpha``. ``jobs``: worker
@@ -141,7 +241,8 @@ def add_confidence_intervals(
     n_items = len(results.seg_ids)
     if out.empty or n_items == 0:
         return out
-    values = bootstrap_correlations(results, bootstrap_counts(n_items, n_resamples, seed), jobs)
+    indices = bootstrap_indices(n_items, n_resamples, seed)
+    values = bootstrap_correlations(results, resample_counts(indices, n_items), jobs, indices)
     return confidence_interval_table(results, values, n_resamples, seed, alpha)
 
 

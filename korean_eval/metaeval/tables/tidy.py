@@ -34,6 +34,7 @@ from korean_eval.metaeval.stats.correlation import (
 from korean_eval.metaeval.stats.pairwise import pairwise_accuracy
 from korean_eval.metaeval.stats.soft_pairwise import HumanPairwise, spa_of_segment_scores
 from korean_eval.metaeval.stats.tie_calibrated import TieCalibratedAccuracy, acc_eq
+from korean_eval.metaeval.tables.degenerate import segment_flags, system_flags
 from korean_eval.model.vocabulary import direction_sign, grouping_used
 
 CORRELATION_COLUMNS = [
@@ -43,6 +44,7 @@ CORRELATION_COLUMNS = [
     "metric",
     "statistic",
     "value",
+    "flag",
     "ci_low",
     "ci_high",
     "n",
@@ -103,14 +105,17 @@ def correlation_rows(
     """Correlation rows (segment level for each grouping, system level) for one level × metric; ``n_groups`` /
     ``n_undefined`` count the groups and the undefined ones
     (:class:`korean_eval.metaeval.stats.correlation.CorrelationResult`), which ``replace_nans_with_zeros`` counts as 0.
-    ``human_sys``: the system-level human scores (default: each system's mean of ``human_mat``)."""
+    ``human_sys``: the system-level human scores (default: each system's mean of ``human_mat``). ``flag``: the
+    degenerate-data conditions of the row (:mod:`korean_eval.metaeval.tables.degenerate`; empty when none holds)."""
     rows: list[dict] = []
     human_sys = system_means(human_mat) if human_sys is None else human_sys
+    seg_flags, sys_flag = segment_flags(seg_metric, human_mat), system_flags(sys_metric, human_sys)
     for statistic in statistics:
         for grouping in groupings:
             result = segment_correlation(seg_metric, human_mat, statistic, grouping, replace_nans_with_zeros)
-            rows.append(_row("segment", grouping, level, metric, statistic, result))
-        rows.append(_row("system", "none", level, metric, statistic, system_correlation(sys_metric, human_sys, statistic)))
+            rows.append(_row("segment", grouping, level, metric, statistic, result, flag=seg_flags[grouping]))
+        rows.append(_row("system", "none", level, metric, statistic, system_correlation(sys_metric, human_sys, statistic),
+                         flag=sys_flag))
     return rows
 
 
@@ -130,8 +135,10 @@ def pairwise_rows(
     pairwise_accuracy`); ``spa`` (:func:`~korean_eval.metaeval.stats.soft_pairwise.spa_of_segment_scores`) when
     ``humans`` is given. ``n``: items with a pair (acc_eq, ``item``), scored (system, item) points (acc_eq, ``none``), systems
     (pairwise accuracy), items (SPA). ``human_sys``: the system-level human scores of the pairwise accuracy
-    (default: each system's mean of ``human_mat``)."""
+    (default: each system's mean of ``human_mat``). ``flag``: the degenerate-data conditions of each row
+    (:mod:`korean_eval.metaeval.tables.degenerate`; SPA's from the systems' mean segment scores over the humans' items)."""
     signed = direction_sign(higher_is_better) * np.asarray(seg_metric, dtype=np.float64)
+    seg_flags = segment_flags(seg_metric, human_mat)
     rows = []
     for grouping in ("item", "none"):
         try:
@@ -140,21 +147,23 @@ def pairwise_rows(
             result = TieCalibratedAccuracy(np.nan, np.nan, np.nan, 0, 0)
         n = result.n_groups if grouping == "item" else int((np.isfinite(signed) & np.isfinite(human_mat)).sum())
         found = CorrelationResult(result.accuracy, n, result.n_groups, 0)
-        rows.append(_row("segment", grouping, level, metric, "acc_eq", found, result.epsilon))
+        rows.append(_row("segment", grouping, level, metric, "acc_eq", found, result.epsilon, seg_flags[grouping]))
     human_sys = system_means(human_mat) if human_sys is None else human_sys
     both = np.isfinite(sys_metric) & np.isfinite(human_sys)
     accuracy = pairwise_accuracy(sys_metric, human_sys, higher_is_better)  # NaN without a pair
     found = CorrelationResult(accuracy, int(both.sum()), 1, 0)
-    rows.append(_row("system", "none", level, metric, "pairwise_accuracy", found))
+    rows.append(_row("system", "none", level, metric, "pairwise_accuracy", found, flag=system_flags(sys_metric, human_sys)))
     if humans is not None:
         spa, n_items = spa_of_segment_scores(seg_metric, humans, human_mat, higher_is_better)
-        rows.append(_row("system", "none", level, metric, "spa", CorrelationResult(spa, n_items, 1, 0)))
+        flag = system_flags(system_means(np.where(humans.items, np.asarray(seg_metric, dtype=np.float64), np.nan)),
+                            human_sys)
+        rows.append(_row("system", "none", level, metric, "spa", CorrelationResult(spa, n_items, 1, 0), flag=flag))
     return rows
 
 
 def _row(
     granularity: str, grouping: str, level: str, metric: str, statistic: str, result: CorrelationResult,
-    epsilon: float = np.nan,
+    epsilon: float = np.nan, flag: str = "",
 ) -> dict:
     return {
         "granularity": granularity,
@@ -163,6 +172,7 @@ def _row(
         "metric": metric,
         "statistic": statistic,
         "value": result.value,
+        "flag": flag,
         "ci_low": np.nan,
         "ci_high": np.nan,
         "n": result.n,

@@ -182,7 +182,8 @@ def test_cli_writes_the_wmt_statistics_and_clusters(tmp_path):
     clusters = pd.read_csv(out / "clusters.csv")
     assert list(clusters.columns[:4]) == ["granularity", "statistic", "level", "metric"]
     assert set(clusters["granularity"]) == {"segment", "system"} and (clusters["cluster"] >= 1).all()
-    assert len(clusters) == 2 * 4  # 2 granularities × (2 levels × 2 metrics)
+    # per statistic: pearson at 2 granularities, acc_eq (segment) and SPA (system), each over 2 levels × 2 metrics
+    assert clusters.groupby("statistic").size().to_dict() == {"pearson": 2 * 4, "acc_eq": 4, "spa": 4}
 
 
 def test_numbers_table_never_shows_a_blank_interval():
@@ -190,4 +191,4 @@ def test_numbers_table_never_shows_a_blank_interval():
 
     assert ci_text(0.1, 0.3, "pearson") == "[0.100, 0.300]"
     assert ci_text(float("nan"), float("nan"), "pearson").startswith("n/a")
-    assert ci_text(float("nan"), float("nan"), "acc_eq") == "n/a (an accuracy: not bootstrapped)"
+    assert ci_text(float("nan"), float("nan"), "acc_eq") == "n/a (intervals off, or undefined)"  # bootstrapped too

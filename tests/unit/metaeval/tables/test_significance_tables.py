@@ -152,8 +152,9 @@ def test_confidence_intervals_doc1(doc1: Results) -> None:
     correlation = ci["statistic"].isin(STATISTICS)
     assert ci.loc[correlation, "value"].notna().all()
     assert ci.loc[correlation, ["ci_low", "ci_high"]].notna().all().all()
-    assert ci.loc[~correlation, ["ci_low", "ci_high"]].isna().all().all()  # acc_eq, pairwise accuracy, SPA: none
     assert set(ci.loc[~correlation, "statistic"]) == set(tidy.PAIRWISE_STATISTICS)
+    defined = ~correlation & ci["value"].notna()  # acc_eq, pairwise accuracy, SPA: bootstrapped too
+    assert ci.loc[defined, ["ci_low", "ci_high"]].notna().all().all()
     # every interval contains its point estimate (the resampled values include the full-set pattern's neighbours)
     tol = 1e-12
     within = (ci["ci_low"] <= ci["value"] + tol) & (ci["value"] <= ci["ci_high"] + tol)
@@ -179,7 +180,10 @@ def test_bootstrap_identity_doc1(doc1: Results) -> None:
     values = intervals.bootstrap_correlations(doc1, np.ones((1, len(doc1.seg_ids))))[:, 0]
     correlation = doc1.correlations["statistic"].isin(STATISTICS).to_numpy()
     np.testing.assert_allclose(values[correlation], doc1.correlations["value"].to_numpy()[correlation], rtol=0, atol=1e-12)
-    assert np.isnan(values[~correlation]).all()
+    spa = (doc1.correlations["statistic"] == "spa").to_numpy()  # needs the index matrix itself: NaN without it
+    assert np.isnan(values[spa]).all()
+    accuracy = ~correlation & ~spa
+    np.testing.assert_allclose(values[accuracy], doc1.correlations["value"].to_numpy()[accuracy], rtol=0, atol=1e-12)
 
 
 def test_segment_rows_equal_resampling_loop() -> None:
