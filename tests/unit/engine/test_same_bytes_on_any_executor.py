@@ -67,6 +67,7 @@ def test_statistics_in_chunks_equal_one_call_over_every_configuration(monkeypatc
     from korean_eval.engine import statistics_tasks as st
     from korean_eval.engine.statistics import StatisticsSettings, compute_statistics
     from korean_eval.exports.csv_zip import to_csv_bytes
+    from korean_eval.metaeval.tables.accuracy_significance import accuracy_tables
     from korean_eval.metaeval.tables.intervals import add_confidence_intervals
     from korean_eval.metaeval.tables.significance import significance_table
     from korean_eval.metaeval.tables.system_pairs import system_pairs_table
@@ -77,8 +78,9 @@ def test_statistics_in_chunks_equal_one_call_over_every_configuration(monkeypatc
     chunked = compute_statistics(results, StatisticsSettings(resamples=60, seed=9, statistic="pearson"))
     whole = add_confidence_intervals(results, n_resamples=60, seed=9)
     assert to_csv_bytes(chunked.correlations) == to_csv_bytes(whole)
-    significance = pd.concat([significance_table(results, granularity=g, n_permutations=60, seed=9)
-                              for g in ("segment", "system")], ignore_index=True)
+    frames = [significance_table(results, granularity=g, n_permutations=60, seed=9) for g in ("segment", "system")]
+    frames.append(accuracy_tables(results, n_permutations=60, seed=9)[0])  # acc_eq and SPA
+    significance = pd.concat([f for f in frames if len(f)], ignore_index=True)
     assert to_csv_bytes(chunked.tables["significance.csv"]) == to_csv_bytes(significance)
     assert to_csv_bytes(chunked.tables["system_pairs.csv"]) == to_csv_bytes(
         system_pairs_table(results, n_resamples=60, seed=9))
