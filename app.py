@@ -29,9 +29,10 @@ def main() -> None:
     )
 
     with st.spinner("Loading the evaluation library…"):  # the first run after the server starts imports it
-        from ui import sidebar, state
+        from ui import service, sidebar, state
         from ui.widgets import md_escape
 
+    service.limits()  # the server's limits for several users, applied to the worker pools at the first run
     state.resume_target_page()
     with st.sidebar:
         st.markdown("### korean-eval")
