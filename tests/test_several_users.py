@@ -18,21 +18,14 @@ Bounded: three browser contexts in one Chromium, a few hundred pairs each, every
 
 from __future__ import annotations
 
-import csv
-import io
 import os
-import re
-import shutil
 import sys
-import threading
 import time
-import urllib.request
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
-from korean_eval.inputs.sample import sample_files
 from tests.app_server import (
     BROWSER_TEST_OPTIONS,
     AppServer,
@@ -42,8 +35,16 @@ from tests.app_server import (
     idle,
     launch_chromium,
     require_chromium,
-    upload,
     wait_until,
+)
+from tests.several_users import (
+    NO_EXCEPTION,
+    WAITING,
+    HealthProbe,
+    downloaded_system_scores,
+    load_files,
+    open_charts_at_once,
+    session_files,
 )
 
 pytestmark = [
@@ -52,92 +53,8 @@ pytestmark = [
 ]
 
 SESSIONS = 3
-BARS = ".js-plotly-plot .barlayer .point path"
-NO_EXCEPTION = '[data-testid="stException"]'
-WAITING = re.compile(r"Waiting: position \d+ of \d+")
 CHART_SECONDS = 420  # three evaluations one after another on a loaded 2-core machine, the first starting Kiwi's worker
 HEALTH_LIMIT = 1.0
-
-
-class HealthProbe:
-    """Asks ``/_stcore/health`` every ``step`` seconds in a thread; keeps every answer's seconds (a failure or a
-    wrong answer counts as infinitely slow)."""
-
-    def __init__(self, url: str, step: float = 0.25):
-        self.url, self.step = f"{url}/_stcore/health", step
-        self.seconds: list[float] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.step):
-            start = time.monotonic()
-            try:
-                with urllib.request.urlopen(self.url, timeout=10) as reply:
-                    ok = reply.read().strip() == b"ok"
-            except OSError:
-                ok = False
-            self.seconds.append(time.monotonic() - start if ok else float("inf"))
-
-    def __enter__(self) -> HealthProbe:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(15)
-
-
-def session_files(folder: Path, i: int) -> tuple[dict, dict[str, tuple[list[str], list[str]]]]:
-    """Session ``i``'s files in ``folder``: the sample's reference, three of its systems under the names
-    ``sys_a``, ``sys_b`` (every session) and ``only_u<i>`` (this session), their human scores renamed alike; and
-    per system name its (hypotheses, references)."""
-    folder.mkdir(parents=True)
-    sample = sample_files()
-    originals = sorted(sample["systems"])
-    names = {originals[(i + k) % len(originals)].stem: new for k, new in enumerate(["sys_a", "sys_b", f"only_u{i}"])}
-    ref = folder / "ref.txt"
-    shutil.copyfile(sample["ref"], ref)
-    refs = ref.read_text(encoding="utf-8").splitlines()
-    systems, texts = [], {}
-    for path in originals:
-        if path.stem in names:
-            target = folder / f"{names[path.stem]}.txt"
-            shutil.copyfile(path, target)
-            systems.append(target)
-            texts[names[path.stem]] = (target.read_text(encoding="utf-8").splitlines(), refs)
-    rows = list(csv.reader(io.StringIO(sample["human"].read_text(encoding="utf-8")), delimiter="\t"))
-    human = folder / "human.tsv"
-    with human.open("w", encoding="utf-8", newline="") as out:
-        writer = csv.writer(out, delimiter="\t", lineterminator="\n")
-        writer.writerow(rows[0])
-        writer.writerows([names[r[0]], *r[1:]] for r in rows[1:] if r[0] in names)
-    return {"ref": ref, "systems": systems, "human": human}, texts
-
-
-def load_files(page, url: str, files: dict) -> None:
-    """Open the Data page, upload the session's files and use them (nothing is evaluated yet)."""
-    page.goto(f"{url}/data")
-    page.get_by_role("heading", name="Data", exact=True).wait_for()
-    idle(page)
-    upload(page, "Reference file(s)", [files["ref"]])
-    upload(page, "System outputs", files["systems"])
-    page.get_by_text("System names (from the file names").wait_for()
-    upload(page, "Human scores", [files["human"]])
-    page.get_by_role("button", name="Use these files").click()
-    page.get_by_text("Every page now shows these data").wait_for()
-    idle(page)
-
-
-def downloaded_system_scores(page, folder: Path) -> list[dict[str, str]]:
-    """The Downloads page's ``system_scores.csv`` of this session, saved into ``folder`` and read."""
-    page.get_by_role("link", name="Downloads").click()
-    idle(page)
-    with page.expect_download() as info:
-        page.get_by_role("button", name=re.compile(r"^system_scores\.csv")).click()
-    path = folder / "system_scores.csv"
-    info.value.save_as(path)
-    return list(csv.DictReader(path.open(encoding="utf-8")))
 
 
 def test_sessions_loading_at_once_each_see_only_their_own_results(tmp_path):
@@ -154,20 +71,8 @@ def test_sessions_loading_at_once_each_see_only_their_own_results(tmp_path):
             load_files(page, server.url, files)
 
         with HealthProbe(server.url) as health:
-            start = time.monotonic()
-            for page in pages:  # every session asks for its evaluation at the same moment
-                page.get_by_role("link", name="Correlations").click()
-            charts: dict[int, float] = {}
-            waited: set[int] = set()
-            while len(charts) < len(pages) and time.monotonic() - start < CHART_SECONDS:
-                for i, page in enumerate(pages):
-                    if i in charts:
-                        continue
-                    if page.locator(BARS).count():
-                        charts[i] = time.monotonic() - start
-                    elif page.get_by_text(WAITING).count():
-                        waited.add(i)
-                time.sleep(0.2)
+            # every session asks for its evaluation at the same moment
+            charts, waited = open_charts_at_once(pages, "Correlations", CHART_SECONDS)
             for page in pages:
                 idle(page, CHART_SECONDS)
         print(f"first charts after {sorted(round(t, 1) for t in charts.values())} s; sessions that waited: "
