@@ -57,6 +57,7 @@ CHART_SECONDS = 420  # three evaluations one after another on a loaded 2-core ma
 HEALTH_LIMIT = 1.0
 
 
+@pytest.mark.browser
 def test_sessions_loading_at_once_each_see_only_their_own_results(tmp_path):
     from sacrebleu.metrics import BLEU
 

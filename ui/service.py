@@ -3,6 +3,7 @@ gives memory back when the users are gone.
 
 * :func:`limits`: the server's :class:`korean_eval.engine.limits.ServiceLimits` (environment variables, read once),
   applied to the worker pools at the first run: idle release, the large analyzers only in worker processes.
+* :func:`warm_up`: Kiwi's worker process started while the user still chooses data.
 * :func:`queued`: runs an evaluation when the queue (:class:`korean_eval.engine.admission.EvaluationQueue`) gives it
   a turn, showing "Waiting: position 2 of 3" meanwhile.
 * :func:`session_id`: the browser session a run belongs to (the queue's owner).
@@ -56,6 +57,13 @@ def evaluation_queue() -> EvaluationQueue:
     """The one queue of every session's evaluations (:func:`limits`)."""
     lim = limits()
     return EvaluationQueue(lim.max_running, lim.max_large_running, lim.session_running, lim.max_waiting)
+
+
+def warm_up(levels: tuple[str, ...]) -> None:
+    """With Kiwi among the chosen ``levels``, start its worker process and model now (in the background) unless it
+    runs: the user's first evaluation then finds it ready (:func:`korean_eval.engine.workers.warm_up_kiwi`)."""
+    if "kiwi" in levels:
+        workers.warm_up_kiwi()
 
 
 def session_id() -> str:

@@ -568,6 +568,26 @@ def make_scheduler(config) -> Scheduler:
     return Scheduler(executor.workers, executor=executor)
 
 
+def warm_up_kiwi() -> bool:
+    """Start Kiwi's worker process and load its model there, in the background, when Kiwi analyses only in workers
+    (:func:`analyzers_in_workers`) and that worker is not running: the dashboard calls it while a user is still
+    choosing data, so that the first evaluation does not wait for the process and the model (seconds). Whether it
+    started one. The worker is released with the other pools when idle."""
+    if not analyzers_in_workers() or multiprocessing.parent_process() is not None:
+        return False
+    with _POOL_LOCK:
+        if KIWI_ROLE in _POOLS:
+            return False
+    pool = _executor(1, KIWI_ROLE)
+    if pool is None:
+        return False
+    try:
+        pool.submit(task_tokenize, "kiwi", ["한국어"])
+    except (BrokenProcessPool, RuntimeError):
+        return False
+    return True
+
+
 def _task_reporting(fn: Callable, args: tuple, report: Connection | None):
     """Runs in a worker: ``fn(*args, progress=…)`` with its ``progress(fraction, message)`` calls sent on
     ``report`` (when given); the report connection is closed at the end."""
