@@ -45,9 +45,7 @@ def main() -> None:
                 st.caption("Scores only, no texts: your own metric scores are evaluated; token levels and metrics "
                            "below apply when you load texts.")
         st.page_link("pages/data.py", label="Load your own data", icon=":material/upload_file:")
-    settings = sidebar.render()
-    state.store_settings(settings)
-    service.warm_up(settings.config.levels)  # Kiwi's worker starts while the user looks around
+    state.store_settings(sidebar.render())
     with state.app_run():
         page.run()
 

@@ -3,7 +3,7 @@ gives memory back when the users are gone.
 
 * :func:`limits`: the server's :class:`korean_eval.engine.limits.ServiceLimits` (environment variables, read once),
   applied to the worker pools at the first run: idle release, the large analyzers only in worker processes.
-* :func:`warm_up`: Kiwi's worker process started while the user still chooses data.
+* :func:`warm_up`: Kiwi's worker process started while the user still chooses data (the Data page).
 * :func:`queued`: runs an evaluation when the queue (:class:`korean_eval.engine.admission.EvaluationQueue`) gives it
   a turn, showing "Waiting: position 2 of 3" meanwhile.
 * :func:`session_id`: the browser session a run belongs to (the queue's owner).
