@@ -40,10 +40,11 @@ def main() -> None:
         warm_up = st.empty()
         warm_up.plotly_chart(PLOTLY_WARM_UP, key="ke_plotly_warm_up", config={"staticPlot": True})
     with st.spinner("Loading the evaluation library…"):  # the first run after the server starts imports it
-        from ui import sidebar, state
+        from ui import service, sidebar, state
         from ui.widgets import md_escape
     warm_up.empty()
 
+    service.limits()  # the server's limits for several users, applied to the worker pools at the first run
     state.resume_target_page()
     with st.sidebar:
         st.markdown("### korean-eval")

@@ -12,7 +12,7 @@ from korean_eval.inputs.human_qc.report import QCResult
 from korean_eval.inputs.human_qc.run import run_qc
 from korean_eval.inputs.table_reader import Table, parse_number, read_table
 from korean_eval.model.evalset import InputError
-from ui import charts, directions, display_tables, state, views
+from ui import charts, directions, display_tables, service, state, views
 from ui.inputs import (
     TableRoles,
     Upload,
@@ -30,6 +30,7 @@ from ui.mtme_panel import mtme_panel, ratings_inputs
 from ui.widgets import chart, csv_button, fit_table, human_note, input_error, md_escape
 
 state.enter_page("pages/data.py")
+service.warm_up(state.settings().config.levels)  # Kiwi's worker starts while the user chooses files
 
 NONE = "—"
 FLASH_KEY = "data_flash"

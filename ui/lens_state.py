@@ -5,6 +5,9 @@ and metrics (the probe's configurations), the dashboard's seed and resample coun
 the result in a small in-process store shared by all sessions, keyed by the data's content hash + every setting
 that changes a number; the backend's disk cache keeps the Kiwi analyses, tokens and statistics. What the user asked
 for with a button (the lens or its probe, when their estimate is long) is remembered per session (:func:`ask`).
+Like an evaluation, the lens waits for its turn in the server's queue and is refused beyond the server's size limit
+(:mod:`ui.service`); when the server keeps the large analyzers out of its own process, the lens runs in a worker
+process of its own (:data:`korean_eval.engine.workers.LENS_ROLE`), which ends with the other pools when idle.
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ import json
 
 import streamlit as st
 
+from korean_eval.engine.limits import size_problem
+from korean_eval.engine.workers import LENS_ROLE, analyzers_in_workers, run_in_worker
 from korean_eval.exports.csv_zip import to_csv_bytes
 from korean_eval.lens.perturb import KINDS
-from korean_eval.lens.run import LensResult, run_lens
+from korean_eval.lens.run import LensResult, run_lens, run_lens_with_disk_cache
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
-from ui import state
+from ui import service, state
 from ui.formats import duration
 from ui.state import _Store
 from ui.widgets import input_error
@@ -34,12 +39,12 @@ ASKED_KEY = "ke_lens_asked"
 
 @st.cache_resource(show_spinner=False)
 def _store() -> _Store:
-    return _Store(MAX_RESULTS)
+    return _Store(MAX_RESULTS, service.limits().result_idle_seconds)
 
 
 @st.cache_resource(show_spinner=False)
 def _files_store() -> _Store:
-    return _Store(MAX_RESULTS)
+    return _Store(MAX_RESULTS, service.limits().result_idle_seconds)
 
 
 def lens_key(evalset: EvalSet, config: EvalConfig, with_probe: bool) -> str:
@@ -75,21 +80,33 @@ def lens_result(evalset: EvalSet, config: EvalConfig, with_probe: bool | None = 
     hit = store.get(key)
     if hit is not None:
         return hit
+    pairs = evalset.system_pairs()
+    problem = size_problem(pairs, len(config.levels) if with_probe else 1, service.limits())
+    if problem:
+        st.error(problem, icon=":material/block:")
+        return None
     expected = f", {duration(estimate)} expected" if estimate is not None else ""
     bar = st.progress(0.0, text=f"Starting the Korean lens{expected}…")
 
     def progress(fraction: float, message: str) -> None:
         bar.progress(min(max(fraction, 0.0), 1.0), text=f"{message} ({fraction:.0%})")
 
+    def run() -> LensResult:
+        if analyzers_in_workers():
+            return run_in_worker(run_lens_with_disk_cache,
+                                 (evalset, config, with_probe, state.SEED, state.N_RESAMPLES), LENS_ROLE, progress)
+        return run_lens(evalset, config, with_probe=with_probe, seed=state.SEED, n_resamples=state.N_RESAMPLES,
+                        cache=state.disk_cache(), progress=progress)
+
     try:
-        result = run_lens(evalset, config, with_probe=with_probe, seed=state.SEED, n_resamples=state.N_RESAMPLES,
-                          cache=state.disk_cache(), progress=progress)
+        result = service.queued(run, pairs, lambda text: bar.progress(0.0, text=text))
     except (ValueError, RuntimeError) as err:
         bar.empty()
         input_error(err)
         return None
     bar.empty()
-    store.put(key, result)
+    if result is not None:
+        store.put(key, result)
     return result
 
 

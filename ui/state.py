@@ -8,6 +8,12 @@
   them (the correlation view, the score tables) are kept the same way (:func:`display_table`), so a rerun that
   changes nothing in them does not build them again.
 * While computing, a progress bar follows the pipeline's ``progress(fraction, message)`` callback.
+* Several users (:mod:`ui.service`): an evaluation larger than the server's limit (pairs × levels) is refused with
+  a message; a new one computes when the queue gives it a turn ("Waiting: position 2 of 3" meanwhile); sessions that
+  ask for the same evaluation at the same time (same content hash and settings) share one computation; a stored
+  result no session used for ``result_idle_seconds`` leaves memory (:meth:`_Store.sweep`; the disk cache keeps it).
+  Every store is keyed by content hashes, never by a file name or by which session came first, and nothing a user
+  uploads is written to a file.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -24,13 +31,21 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from korean_eval.engine.cache import NullCache, open_cache
+from korean_eval.engine.limits import size_problem
 from korean_eval.engine.pipeline import evaluate, prepare_level
+from korean_eval.engine.workers import (
+    WORKER_ANALYZER_LEVELS,
+    analyzers_in_workers,
+    level_role,
+    run_in_worker,
+    task_tokenize,
+)
 from korean_eval.inputs.sample import load_sample
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import ALPHA, RESAMPLES, SEED
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import Results
-from ui import directions
+from ui import directions, service
 from ui.widgets import input_error, md_escape, safe_file_name
 
 EVALSET_KEY = "ke_evalset"
@@ -162,17 +177,23 @@ def settings() -> Settings:
 
 
 class _Store:
-    """A small thread-safe LRU (results, or tables derived from them) keyed by content hash + settings."""
+    """A small thread-safe LRU (results, or tables derived from them) keyed by content hash + settings: at most
+    ``size`` entries, and none unused for more than ``idle_seconds`` (None: no such limit) once :meth:`sweep` ran
+    (the housekeeping thread of :mod:`ui.service` runs it every few seconds)."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, idle_seconds: float | None = None):
         self.size = size
+        self.idle_seconds = idle_seconds
         self.items: OrderedDict[str, Any] = OrderedDict()
+        self.used: dict[str, float] = {}
         self.lock = threading.Lock()
+        service.janitor().register(self)
 
     def get(self, key: str) -> Any:
         with self.lock:
             if key in self.items:
                 self.items.move_to_end(key)
+                self.used[key] = time.monotonic()
                 return self.items[key]
         return None
 
@@ -180,17 +201,70 @@ class _Store:
         with self.lock:
             self.items[key] = value
             self.items.move_to_end(key)
+            self.used[key] = time.monotonic()
             while len(self.items) > self.size:
-                self.items.popitem(last=False)
+                old, _ = self.items.popitem(last=False)
+                self.used.pop(old, None)
 
     def items_with_prefix(self, prefix: str) -> list[tuple[str, Any]]:
         with self.lock:
             return [(k, v) for k, v in self.items.items() if k.startswith(prefix)]
 
+    def sweep(self, now: float | None = None) -> int:
+        """Drop the entries unused for more than ``idle_seconds``; how many were dropped."""
+        if self.idle_seconds is None:
+            return 0
+        now = time.monotonic() if now is None else now
+        with self.lock:
+            stale = [k for k, t in self.used.items() if now - t > self.idle_seconds]
+            for key in stale:
+                self.items.pop(key, None)
+                self.used.pop(key, None)
+        return len(stale)
+
+
+#: Statistics tables (significance, system pairs, intervals) are small beside a result and cost minutes to
+#: compute again: they stay this long unused (results: ``result_idle_seconds``).
+STATISTICS_IDLE_SECONDS = 1800.0
+
 
 @st.cache_resource(show_spinner=False)
 def _store() -> _Store:
-    return _Store(MAX_RESULTS)
+    return _Store(MAX_RESULTS, service.limits().result_idle_seconds)
+
+
+class _Flights:
+    """Evaluations being computed now, by key, so that a second session asking for the same one waits for it
+    instead of computing it again; each with the last progress (fraction, message) its computing session saw."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running: dict[str, tuple[threading.Event, list]] = {}
+
+    def lead(self, key: str) -> tuple[threading.Event, list] | None:
+        """None when the caller now computes ``key`` (it must call :meth:`done`); else the running computation's
+        (event set at its end, [fraction, message])."""
+        with self.lock:
+            if key in self.running:
+                return self.running[key]
+            self.running[key] = (threading.Event(), [0.0, "Starting the evaluation…"])
+            return None
+
+    def report(self, key: str, fraction: float, message: str) -> None:
+        with self.lock:
+            if key in self.running:
+                self.running[key][1][:] = [fraction, message]
+
+    def done(self, key: str) -> None:
+        with self.lock:
+            entry = self.running.pop(key, None)
+        if entry is not None:
+            entry[0].set()
+
+
+@st.cache_resource(show_spinner=False)
+def _flights() -> _Flights:
+    return _Flights()
 
 
 def results_key(evalset: EvalSet, config: EvalConfig) -> str:
@@ -201,25 +275,51 @@ def results_key(evalset: EvalSet, config: EvalConfig) -> str:
 
 
 def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
-    """Cached results, computed with a progress bar when new; None (after an error message) if they cannot be."""
+    """Cached results, computed with a progress bar when new; None (after a message) if they cannot be: too large
+    for the server's limit, the queue full, or an error of the data.
+
+    A new evaluation waits for its turn in the server's queue (:func:`ui.service.queued`). While one session
+    computes it, another asking for the same key (same content and settings) follows that computation's progress
+    and takes its result; if the computing session goes away, the next one computes it."""
     key = results_key(evalset, config)
     store = _store()
     hit = store.get(key)
     if hit is not None:
         return hit
+    pairs = evalset.system_pairs()
+    problem = size_problem(pairs, len(config.levels), service.limits())
+    if problem:
+        st.error(problem, icon=":material/block:")
+        return None
     bar = st.progress(0.0, text="Starting the evaluation…")
+    flights = _flights()
+    while (running := flights.lead(key)) is not None:
+        event, last = running
+        while not event.wait(0.5):  # the other session's progress, twice a second
+            bar.progress(min(max(last[0], 0.0), 1.0), text=f"{last[1]} ({last[0]:.0%})")
+        hit = store.get(key)
+        if hit is not None:
+            bar.empty()
+            return hit
 
     def progress(fraction: float, message: str) -> None:
+        flights.report(key, fraction, message)
         bar.progress(fraction, text=f"{message} ({fraction:.0%})")
 
+    def show(text: str) -> None:
+        bar.progress(0.0, text=text)
+
     try:
-        res = evaluate(evalset, config, progress=progress, cache=disk_cache())
+        res = service.queued(lambda: evaluate(evalset, config, progress=progress, cache=disk_cache()), pairs, show)
     except (ValueError, RuntimeError) as err:
         bar.empty()
         input_error(err)
         return None
+    finally:
+        flights.done(key)
     bar.empty()
-    store.put(key, res)
+    if res is not None:
+        store.put(key, res)
     return res
 
 
@@ -248,7 +348,7 @@ def context() -> Context:
 
 @st.cache_resource(show_spinner=False)
 def _ci_store() -> _Store:
-    return _Store(MAX_RESULTS)
+    return _Store(MAX_RESULTS, STATISTICS_IDLE_SECONDS)
 
 
 def cached_confidence_intervals(ctx: Context, n_resamples: int = RESAMPLES):
@@ -290,7 +390,7 @@ N_RESAMPLES = RESAMPLES
 
 @st.cache_resource(show_spinner=False)
 def _stats_store() -> _Store:
-    return _Store(4 * MAX_RESULTS)
+    return _Store(4 * MAX_RESULTS, STATISTICS_IDLE_SECONDS)
 
 
 def _stats_key(ctx: Context, kind: str, *settings: object) -> str:
@@ -438,7 +538,7 @@ def accuracy_comparison(ctx: Context, config_a: str, config_b: str, statistic: s
 
 @st.cache_resource(show_spinner=False)
 def _comparison_store() -> _Store:
-    return _Store(16 * MAX_RESULTS)
+    return _Store(16 * MAX_RESULTS, STATISTICS_IDLE_SECONDS)
 
 
 def comparison(ctx: Context, config_a: str, config_b: str, statistic: str, granularity: str, grouping: str,
@@ -482,7 +582,7 @@ def ranking_view(ctx: Context, metric: str, human_test: str):
 
 @st.cache_resource(show_spinner=False)
 def _display_store() -> _Store:
-    return _Store(16 * MAX_RESULTS)
+    return _Store(16 * MAX_RESULTS, service.limits().result_idle_seconds)
 
 
 def display_table(ctx: Context, kind: str, compute: Callable[[], T], *settings: object) -> T:
@@ -552,9 +652,16 @@ def spm_key(config: EvalConfig) -> str:
 
 
 def tokenize(text: str, levels: list[str], evalset: EvalSet, config: EvalConfig) -> dict[str, list[str]]:
-    """``text`` tokenised at each level (SentencePiece trained on the current references, as in the pipeline)."""
+    """``text`` tokenised at each level (SentencePiece trained on the current references, as in the pipeline). The
+    analyzers with a large model tokenise in a worker process when the server keeps them there
+    (:func:`korean_eval.engine.workers.analyzers_in_workers`): their tokens are then the space-joined tokens the
+    pipeline scores, split again."""
     out: dict[str, list[str]] = {}
     for name in levels:
+        if name in WORKER_ANALYZER_LEVELS and analyzers_in_workers():
+            (joined, _seconds, _fallbacks), _cpu = run_in_worker(task_tokenize, (name, [text]), level_role(name))
+            out[name] = joined[0].split()
+            continue
         level = _level(name, evalset.content_hash() if name == "spm" else "", spm_key(config), evalset, config)
         out[name] = level.tokenize_one(text)
     return out
@@ -569,6 +676,11 @@ def tokenizer_timing(
     texts += [h for hyps in _evalset.systems.values() for h in hyps if h is not None]
     rows = []
     for name in levels:
+        if name in WORKER_ANALYZER_LEVELS and analyzers_in_workers():  # the model stays out of the server
+            (_joined, seconds, _fallbacks), _cpu = run_in_worker(task_tokenize, (name, list(set(texts))),
+                                                                 level_role(name))
+            rows.append({"level": name, "seconds": seconds, "texts": len(set(texts))})
+            continue
         level = prepare_level(
             name, _evalset, EvalConfig(levels=(name,), spm_vocab=_config.spm_vocab, spm_model=_config.spm_model)
         )

@@ -8,6 +8,12 @@ dashboard runs the same from either place. Every argument after ``app`` goes to 
 screen prepared while the server starts (:mod:`korean_eval.cli.serve`). On POSIX the command *becomes* the
 Streamlit server (``os.execv``): Ctrl+C and SIGTERM reach the server itself, which stops its worker processes
 (docs/design.md §7).
+
+The limits of a server shared by several users (:mod:`korean_eval.engine.limits`) are options of ``app`` too:
+``--max-running N``, ``--max-large-running N``, ``--max-waiting N``, ``--session-running N``,
+``--max-pair-levels N``, ``--pool-idle-seconds S|never``, ``--result-idle-seconds S``,
+``--analyzers-in-workers 1|0`` set the environment variables of the same names for the server, and
+``--max-upload-mb N`` is Streamlit's ``--server.maxUploadSize N`` (docs/deployment.md, "Several users").
 """
 
 from __future__ import annotations
@@ -35,8 +41,71 @@ def streamlit_command(streamlit_args: list[str]) -> list[str]:
     return [sys.executable, "-m", "korean_eval.cli.serve", str(dashboard_dir() / "app.py"), *streamlit_args]
 
 
+#: ``app``'s own options: option → the environment variable it sets (:data:`korean_eval.engine.limits.ENV_NAMES`).
+LIMIT_OPTIONS = {
+    "--max-running": "max_running",
+    "--max-large-running": "max_large_running",
+    "--max-waiting": "max_waiting",
+    "--session-running": "session_running",
+    "--max-pair-levels": "max_pair_levels",
+    "--pool-idle-seconds": "pool_idle_seconds",
+    "--result-idle-seconds": "result_idle_seconds",
+    "--analyzers-in-workers": "analyzers_in_workers",
+}
+UPLOAD_OPTION = "--max-upload-mb"  # Streamlit's server.maxUploadSize (MB per file)
+
+
+def split_limit_options(args: list[str]) -> tuple[dict[str, str], list[str]]:
+    """(environment variables set by ``app``'s limit options, the other arguments for ``streamlit run``, with
+    ``--max-upload-mb N`` as ``--server.maxUploadSize N``). Each option takes one value (``--opt V`` or
+    ``--opt=V``); a value that is not a valid setting raises ``ValueError`` naming its variable."""
+    from korean_eval.engine.limits import ENV_NAMES, ServiceLimits
+
+    env: dict[str, str] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        name, has_value, value = args[i].partition("=")
+        if name in LIMIT_OPTIONS or name == UPLOAD_OPTION:
+            if not has_value:
+                if i + 1 >= len(args):
+                    raise ValueError(f"{name} needs a value")
+                value = args[i + 1]
+                i += 1
+            if name == UPLOAD_OPTION:
+                rest += ["--server.maxUploadSize", value]
+            else:
+                env[ENV_NAMES[LIMIT_OPTIONS[name]]] = value
+        else:
+            rest.append(args[i])
+        i += 1
+    ServiceLimits.from_env({**os.environ, **env})  # refuses a bad value now, naming its variable
+    return env, rest
+
+
+def limits_help() -> str:
+    """The limit options of ``app``, one per line, with their variables and defaults."""
+    from korean_eval.engine.limits import ENV_NAMES, ServiceLimits
+
+    defaults = ServiceLimits().as_env()
+    lines = ["korean-eval app: limits of a server shared by several users (docs/deployment.md):"]
+    for option, field in LIMIT_OPTIONS.items():
+        lines.append(f"  {option:<24} ${ENV_NAMES[field]} (default {defaults[ENV_NAMES[field]]})")
+    lines.append(f"  {UPLOAD_OPTION:<24} Streamlit's --server.maxUploadSize, MB per uploaded file")
+    lines.append("Every other option goes to `streamlit run`:")
+    return "\n".join(lines)
+
+
 def app_command(args: argparse.Namespace) -> int:
-    command = streamlit_command(list(args.streamlit_args))
+    try:
+        env, streamlit_args = split_limit_options(list(args.streamlit_args))
+    except ValueError as err:
+        print(f"korean-eval app: {err}", file=sys.stderr)
+        return 2
+    if {"-h", "--help"} & set(streamlit_args):
+        print(limits_help())
+    os.environ.update(env)
+    command = streamlit_command(streamlit_args)
     sys.stdout.flush()
     sys.stderr.flush()
     if os.name == "posix":
@@ -48,7 +117,9 @@ def register_app_command(sub: argparse._SubParsersAction) -> None:
     # no options of its own ("+" marks none of them): every argument, --help too, goes to `streamlit run`
     app = sub.add_parser(
         "app",
-        help="serve the dashboard (streamlit run); every further argument goes to Streamlit, e.g. --server.port 8600",
+        help="serve the dashboard (streamlit run): the limits of a shared server (--max-running N, --max-pair-levels N, "
+             "--pool-idle-seconds S, --max-upload-mb N …; `korean-eval app --help` lists them), every other argument "
+             "goes to Streamlit, e.g. --server.port 8600",
         prefix_chars="+",
         add_help=False,
     )

@@ -70,8 +70,10 @@ from korean_eval.engine.planning import (
 from korean_eval.engine.result_store import digest, store_result, stored_evaluation
 from korean_eval.engine.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
 from korean_eval.engine.workers import (
+    WORKER_ANALYZER_LEVELS,
     Job,
     Scheduler,
+    analyzers_in_workers,
     level_role,
     make_scheduler,
     task_tokenize,
@@ -191,8 +193,16 @@ class FinishedCell:
 def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, cache: NullCache) -> Results:
     """plan → tokenise → score → collect → meta-evaluate, interleaved per level (see the module docstring)."""
     run = plan_run(evalset, config)  # 1. plan
+    # the scheduler holds a lease on the pools for the run and cancels its queued tasks when the run stops early
+    with make_scheduler(config) as sched:
+        return _run_stages(run, evalset, config, progress, cache, sched)
+
+
+def _run_stages(
+    run: RunPlan, evalset: EvalSet, config: EvalConfig, progress: Progress | None, cache: NullCache, sched: Scheduler
+) -> Results:
+    """The stages of :func:`run_stages` on ``sched``."""
     ticker = Ticker(progress, run.steps)
-    sched = make_scheduler(config)
     humans = human_scores(evalset, config)
     # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
     started = tokenise_and_start_scoring(run, evalset, config, cache, sched, ticker)
@@ -337,25 +347,29 @@ def tokenise(
 
 def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, n_pairs: int) -> dict[str, _WorkerTokens]:
     """Hand the texts of every pool level missing from the token cache to the workers, chunk by chunk (Kiwi's to
-    the worker of its role, :func:`korean_eval.engine.workers.level_role`); none when the run stays in this process.
+    the worker of its role, :func:`korean_eval.engine.workers.level_role`); in a run too small for the pool, only
+    those of the analyzers with a large model, when :func:`korean_eval.engine.workers.analyzers_in_workers` (their
+    models then live only in the workers); none when the run stays in this process.
 
     The level's analyzer is never loaded here: a worker checks its availability when it tokenises (an unavailable
     level raises ``RuntimeError`` naming the reason).
     """
     out: dict[str, _WorkerTokens] = {}
-    if not n_pairs or sched.pool(n_pairs) is None:
+    if not n_pairs:
         return out
+    large = sched.pool(n_pairs) is not None
     for name in run.work_order:
-        if tokenised_in_workers(name):
-            start = time.perf_counter()
-            level = get_level(name)
-            lookup = lookup_tokens(level, run.texts, cache)
-            pool = sched.pool(n_pairs, level_role(name)) if lookup.missing else None  # no process for no work
-            jobs = [
-                sched.submit(task_tokenize, (name, chunk), (name, ""), pool)
-                for chunk in text_chunks(lookup.missing)
-            ]
-            out[name] = _WorkerTokens(level, lookup, jobs, time.perf_counter() - start)
+        if not tokenised_in_workers(name) or not (
+                large or name in WORKER_ANALYZER_LEVELS and analyzers_in_workers()):
+            continue
+        start = time.perf_counter()
+        level = get_level(name)
+        lookup = lookup_tokens(level, run.texts, cache)
+        pool = None
+        if lookup.missing:  # no process for no work
+            pool = sched.pool(n_pairs, level_role(name)) if large else sched.analyzer_pool(name)
+        jobs = [sched.submit(task_tokenize, (name, chunk), (name, ""), pool) for chunk in text_chunks(lookup.missing)]
+        out[name] = _WorkerTokens(level, lookup, jobs, time.perf_counter() - start)
     return out
 
 

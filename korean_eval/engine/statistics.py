@@ -79,15 +79,24 @@ def compute_statistics(results: Results, settings: StatisticsSettings, config: E
     """Every statistics table of ``results`` (see the module docstring), computed now: as tasks
     (:mod:`korean_eval.engine.statistics_tasks`) on the workers of ``config`` (its ``jobs`` or ``scheduler``) when
     the run is large enough for them, else in this process; the same bytes either way."""
-    from korean_eval.engine import statistics_tasks as st
     from korean_eval.engine.workers import make_scheduler
+
+    sched = make_scheduler(config) if config is not None else None
+    if sched is None:
+        return _compute(results, settings, None)
+    with sched:  # a lease on the pools; queued tasks cancelled if the stage stops early
+        return _compute(results, settings, sched)
+
+
+def _compute(results: Results, settings: StatisticsSettings, sched) -> StatisticsTables:
+    """:func:`compute_statistics` on ``sched`` (None: this process)."""
+    from korean_eval.engine import statistics_tasks as st
     from korean_eval.metaeval.tables.intervals import confidence_interval_table
     from korean_eval.metaeval.tables.significance import SIGNIFICANCE_COLUMNS, rank_clusters_table
 
     n, seed, statistic = settings.resamples, settings.seed, settings.statistic
     grouping = headline_grouping(statistic)  # segment level: item for PDP, else none
     keys = list(results.segment_matrices)
-    sched = make_scheduler(config) if config is not None else None
     pool = sched.pool(int(np.isfinite(results.human_matrix).sum())) if sched is not None else None
 
     def submit(fn, *args):

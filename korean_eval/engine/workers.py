@@ -17,6 +17,11 @@ Lifetime of the workers (docs/design.md §7):
   worker ends, and the dashboard starts the pool from a script-run thread that ends after every run.
 * At exit the parent closes every lifeline *before* ``concurrent.futures`` joins its pool (which would otherwise
   finish every queued task first), so a stopped process does not linger.
+* A run holds a *lease* on the pools while it uses them (:class:`Scheduler` as a context manager,
+  :func:`pools_in_use`). With an idle release set (:func:`set_idle_release`, ``$KOREAN_EVAL_POOL_IDLE_SECONDS``),
+  the pools end once no lease was held for that many seconds, and with them every analyzer model their workers
+  loaded; the next run starts them again. A run that stops early (an exception, a dashboard session that went away)
+  cancels its tasks still queued (:meth:`Scheduler.close`), so none of its work is left in the pool.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
@@ -43,6 +48,8 @@ from korean_eval.metrics import make_metric
 from korean_eval.metrics.sacre import BleuMetric
 
 PARALLEL_MIN_PAIRS_ENV = "KOREAN_EVAL_PARALLEL_MIN_PAIRS"
+POOL_IDLE_ENV = "KOREAN_EVAL_POOL_IDLE_SECONDS"
+ANALYZERS_IN_WORKERS_ENV = "KOREAN_EVAL_ANALYZERS_IN_WORKERS"
 CHUNK_PAIRS = 1024  # pairs per task handed to a worker process
 PARENT_POLL_SECONDS = 1.0  # how often a worker's watch thread checks os.getppid()
 
@@ -60,11 +67,55 @@ def _parallel_min_pairs(default: int = 2000) -> int:
 
 PARALLEL_MIN_PAIRS = _parallel_min_pairs()  # a level with fewer pairs to compute runs in the calling process
 
+
+def idle_seconds_setting(raw: str | None) -> float | None:
+    """Seconds of idleness after which the pools end, from a setting's text: None (never) for an empty text or
+    ``"never"``; else a number ≥ 0. ``ValueError`` naming :data:`POOL_IDLE_ENV` otherwise."""
+    if raw is None or not raw.strip() or raw.strip().lower() == "never":
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise ValueError(f"{POOL_IDLE_ENV} must be a number of seconds ≥ 0 or 'never', got {raw!r}")
+    return value
+
+
+def flag_setting(name: str, raw: str | None) -> bool:
+    """A yes/no setting's text: ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off`` (any case; empty:
+    no). ``ValueError`` naming the setting otherwise."""
+    text = (raw or "").strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("", "0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be 1 or 0 (yes or no), got {raw!r}")
+
 #: The shared pools by role: ``"main"`` (every task but the Kiwi analyser's) and ``"kiwi"`` (one process that loads
 #: Kiwi's model once and analyses on Kiwi's own native threads): role → (pool, workers).
 _POOLS: dict[str, tuple[ProcessPoolExecutor, int]] = {}
 _POOL_LOCK = threading.Lock()
 _LIFELINES: dict[ProcessPoolExecutor, tuple[Connection, Connection]] = {}  # each pool's lifeline (read, write ends)
+
+
+@dataclass
+class _Idle:
+    """The pools' idle release: runs holding a lease now, the seconds after the last one ends before the pools end
+    (None: never), the timer waiting for them, its generation (a timer of an earlier generation does nothing) and
+    how many times pools were released (for tests and benchmarks)."""
+
+    seconds: float | None
+    leases: int = 0
+    timer: threading.Timer | None = None
+    generation: int = 0
+    releases: int = 0
+
+
+_IDLE = _Idle(idle_seconds_setting(os.environ.get(POOL_IDLE_ENV)))
+#: Whether the analyzers that load a large model (:data:`WORKER_ANALYZER_LEVELS`) always run in the worker
+#: processes, however small the run (:func:`set_analyzers_in_workers`); the dashboard turns it on.
+_ANALYZERS_IN_WORKERS = [flag_setting(ANALYZERS_IN_WORKERS_ENV, os.environ.get(ANALYZERS_IN_WORKERS_ENV))]
 
 
 def worker_count(jobs: int | None) -> int:
@@ -78,9 +129,91 @@ def _end_all_pools() -> None:
         pools = list(_LIFELINES.items())
         _LIFELINES.clear()
         _POOLS.clear()
+        _disarm()
     for pool, lifeline in pools:
         pool.shutdown(wait=False, cancel_futures=True)
         _close(lifeline)
+
+
+def set_idle_release(seconds: float | None) -> None:
+    """End the pools (and the analyzer models their workers hold) once no run has used them for ``seconds``
+    (None: keep them as long as the process lives, the default unless ``$KOREAN_EVAL_POOL_IDLE_SECONDS`` is set).
+    A later run starts them again."""
+    if seconds is not None and not seconds >= 0:
+        raise ValueError(f"idle seconds must be ≥ 0 or None, got {seconds!r}")
+    with _POOL_LOCK:
+        _IDLE.seconds = seconds
+        _disarm()
+        _arm()
+
+
+def set_analyzers_in_workers(on: bool) -> None:
+    """Run the analyzers of :data:`WORKER_ANALYZER_LEVELS` in the worker processes even in a run too small for the
+    pool, so that their models are loaded only there and go with the pools' idle release (a long-lived process such
+    as the dashboard); off by default (``$KOREAN_EVAL_ANALYZERS_IN_WORKERS``)."""
+    _ANALYZERS_IN_WORKERS[0] = bool(on)
+
+
+def analyzers_in_workers() -> bool:
+    """Whether :func:`set_analyzers_in_workers` is on."""
+    return _ANALYZERS_IN_WORKERS[0]
+
+
+@contextmanager
+def pools_in_use() -> Iterator[None]:
+    """A lease on the pools for the duration of the block: no idle release while it is held."""
+    with _POOL_LOCK:
+        _IDLE.leases += 1
+        _disarm()
+    try:
+        yield
+    finally:
+        with _POOL_LOCK:
+            _IDLE.leases -= 1
+            _arm()
+
+
+def pool_state() -> dict[str, object]:
+    """The pools now: ``roles`` (role → worker processes), ``leases`` (runs holding one), ``idle_seconds`` and
+    ``releases`` (idle releases so far)."""
+    with _POOL_LOCK:
+        return {"roles": {role: workers for role, (_, workers) in _POOLS.items()}, "leases": _IDLE.leases,
+                "idle_seconds": _IDLE.seconds, "releases": _IDLE.releases}
+
+
+def _disarm() -> None:
+    """Stop the idle timer (``_POOL_LOCK`` held)."""
+    _IDLE.generation += 1
+    if _IDLE.timer is not None:
+        _IDLE.timer.cancel()
+        _IDLE.timer = None
+
+
+def _arm() -> None:
+    """Start the idle timer when pools exist, no lease is held and an idle release is set (``_POOL_LOCK`` held)."""
+    if _IDLE.seconds is None or _IDLE.leases or not _POOLS or _IDLE.timer is not None:
+        return
+    timer = threading.Timer(_IDLE.seconds, _release_idle_pools, args=(_IDLE.generation,))
+    timer.daemon = True
+    timer.name = "korean-eval-pool-idle"
+    _IDLE.timer = timer
+    timer.start()
+
+
+def _release_idle_pools(generation: int) -> None:
+    """The idle timer's end: every pool ends (its workers and their analyzer models) unless a run took a lease
+    since the timer started."""
+    with _POOL_LOCK:
+        if generation != _IDLE.generation or _IDLE.leases:
+            return
+        _IDLE.timer = None
+        pools = [(pool, _LIFELINES.pop(pool, None)) for pool, _ in _POOLS.values()]
+        _POOLS.clear()
+        _IDLE.releases += 1
+    for pool, lifeline in pools:
+        pool.shutdown(wait=False, cancel_futures=True)
+        if lifeline is not None:
+            _close(lifeline)
 
 
 def _close(lifeline: tuple[Connection, Connection]) -> None:
@@ -141,6 +274,7 @@ def _executor(workers: int, role: str = "main") -> ProcessPoolExecutor | None:
         except (OSError, ValueError, NotImplementedError, RuntimeError):
             return None
         _POOLS[role] = (pool, workers)
+        _arm()  # started outside any lease: released when idle too
         return pool
 
 
@@ -197,6 +331,12 @@ def _discard_pool(pool: ProcessPoolExecutor) -> None:
 #: The role of Kiwi's tasks: one worker process (one Dask worker on a cluster) loads Kiwi's model (≈ 0.45 GB) once
 #: and analyses on Kiwi's own native threads, so that the model's memory does not grow with the worker count.
 KIWI_ROLE = "kiwi"
+#: The analyzers that load a model of hundreds of MB into the process that runs them (Kiwi's model ≈ 0.5 GB, a JVM
+#: for KoNLPy's ≈ 0.45 GB): with :func:`set_analyzers_in_workers` they run in the worker processes whatever the run's
+#: size, so their memory is returned when the pools end.
+WORKER_ANALYZER_LEVELS = ("kiwi", "okt", "komoran", "kkma", "hannanum")
+#: The role of the Korean lens run as one task (:func:`run_in_worker`): one process of its own, beside Kiwi's.
+LENS_ROLE = "lens"
 TOKENISE_CHUNK_CHARS = 50_000  # characters per tokenising task, at most (unless a single text is longer)
 
 
@@ -297,6 +437,8 @@ class Job:
                 self.future = pool.submit(fn, *(PackedTexts(a) if packable(a) else a for a in args))
             except (BrokenProcessPool, RuntimeError):  # a broken or shut-down pool: run here when needed
                 _discard_pool(pool)
+            else:
+                sched.futures.append(self.future)
 
     def result(self) -> np.ndarray:
         if self._value is None:
@@ -354,6 +496,8 @@ class Scheduler:
     waited: float = 0.0
     char_rows: Rows = field(default_factory=Rows)  # chrF character blocks, shared across levels
     executor: object | None = None
+    futures: list = field(default_factory=list)  # every task handed to a pool, for :meth:`close`
+    _lease: ExitStack | None = None
 
     def pool(self, n_pairs: int, role: str = "main"):
         """The executor of a stage with ``n_pairs`` pairs to compute: None (this process) below
@@ -365,8 +509,38 @@ class Scheduler:
             return self.executor.for_role(role) if hasattr(self.executor, "for_role") else self.executor
         return _executor(1 if role == KIWI_ROLE else self.workers, role)
 
+    def analyzer_pool(self, level: str):
+        """The local pool that tokenises ``level`` in a run too small for :meth:`pool`: that of its role when the
+        level's analyzer loads a large model and :func:`analyzers_in_workers` is on; else None (this process)."""
+        if self.executor is not None or level not in WORKER_ANALYZER_LEVELS or not analyzers_in_workers():
+            return None
+        role = level_role(level)
+        return _executor(1 if role == KIWI_ROLE else self.workers, role)
+
     def submit(self, fn: Callable, args: tuple, owner: tuple[str, str], pool) -> Job:
         return Job(fn, args, owner, self, pool)
+
+    def close(self) -> int:
+        """Cancel this run's tasks still waiting in a pool (a task already running finishes, its result unused);
+        the number cancelled. Called when the run ends, however it ends."""
+        cancelled = sum(1 for future in self.futures if not future.done() and future.cancel())
+        self.futures.clear()
+        return cancelled
+
+    def __enter__(self) -> Scheduler:
+        """Hold a lease on the pools (:func:`pools_in_use`) for the run."""
+        self._lease = ExitStack()
+        self._lease.enter_context(pools_in_use())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """:meth:`close`, then give the lease back."""
+        try:
+            self.close()
+        finally:
+            lease, self._lease = self._lease, None
+            if lease is not None:
+                lease.close()
 
 
 def chunks(indices: Sequence[int], ref_ids: np.ndarray, parallel: bool) -> list[np.ndarray]:
@@ -397,3 +571,84 @@ def make_scheduler(config) -> Scheduler:
 
     executor = connect(config.scheduler)
     return Scheduler(executor.workers, executor=executor)
+
+
+def warm_up_kiwi() -> bool:
+    """Start Kiwi's worker process and load its model there, in the background, when Kiwi analyses only in workers
+    (:func:`analyzers_in_workers`) and that worker is not running: the dashboard calls it while a user is still
+    choosing data, so that the first evaluation does not wait for the process and the model (seconds). Whether it
+    started one. The worker is released with the other pools when idle."""
+    if not analyzers_in_workers() or multiprocessing.parent_process() is not None:
+        return False
+    with _POOL_LOCK:
+        if KIWI_ROLE in _POOLS:
+            return False
+    pool = _executor(1, KIWI_ROLE)
+    if pool is None:
+        return False
+    try:
+        pool.submit(task_tokenize, "kiwi", ["한국어"])
+    except (BrokenProcessPool, RuntimeError):
+        return False
+    return True
+
+
+def _task_reporting(fn: Callable, args: tuple, report: Connection | None):
+    """Runs in a worker: ``fn(*args, progress=…)`` with its ``progress(fraction, message)`` calls sent on
+    ``report`` (when given); the report connection is closed at the end."""
+    try:
+        if report is None:
+            return fn(*args)
+        return fn(*args, progress=lambda fraction, message: report.send((fraction, message)))
+    finally:
+        if report is not None:
+            report.close()
+
+
+def run_in_worker(fn: Callable, args: tuple, role: str, progress: Callable[[float, str], None] | None = None,
+                  poll_seconds: float = 0.25):
+    """``fn(*args)`` in a worker process of ``role``'s pool (one process), a lease on the pools held meanwhile, so
+    that what ``fn`` loads (an analyzer's model) lives only there and ends with the pools; in this process when no
+    pool can start (inside a worker, or spawning fails) or its worker died.
+
+    With ``progress``, ``fn`` is called with a ``progress`` keyword argument too, whose calls in the worker reach
+    ``progress`` here. Whatever ``progress`` raises (e.g. the dashboard's session went away) cancels the task if
+    it has not started (a started one finishes in the worker, its result unused) and is raised again. ``fn`` and
+    its arguments must be picklable (module-level functions).
+    """
+
+    def here():
+        return fn(*args, progress=progress) if progress is not None else fn(*args)
+
+    with pools_in_use():
+        pool = _executor(1, role)
+        if pool is None:
+            return here()
+        # the sending end stays open here until the task ends: the pool pickles (duplicates) it after submit returns
+        ends = multiprocessing.get_context("spawn").Pipe(duplex=False) if progress is not None else None
+        try:
+            try:
+                future = pool.submit(_task_reporting, fn, args, ends[1] if ends else None)
+            except (BrokenProcessPool, RuntimeError):
+                _discard_pool(pool)
+                return here()
+            try:
+                while not future.done():
+                    if ends is None:
+                        try:
+                            return future.result(timeout=poll_seconds)
+                        except TimeoutError:
+                            continue
+                    if ends[0].poll(poll_seconds):
+                        fraction, message = ends[0].recv()
+                        progress(fraction, message)
+                return future.result()
+            except (BrokenProcessPool, CancelledError):
+                _discard_pool(pool)
+                return here()
+            except BaseException:
+                future.cancel()
+                raise
+        finally:
+            if ends is not None:
+                _close(ends)

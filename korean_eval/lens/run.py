@@ -136,3 +136,17 @@ def run_lens(
         speech_level.confusion_table(speech_seg, systems), speech_seg, spacing.system_table(space_seg, systems),
         space_seg, links, probe, settings, notes, seconds,
     )
+
+
+def run_lens_with_disk_cache(
+    evalset: EvalSet, config: EvalConfig, with_probe: bool, seed: int, n_resamples: int,
+    progress: Progress | None = None,
+) -> LensResult:
+    """:func:`run_lens` with the process's persistent cache (:func:`korean_eval.engine.cache.open_cache`, the same
+    directory in a worker process as in its parent): the task the dashboard hands to a worker process of its own
+    (:func:`korean_eval.engine.workers.run_in_worker`), so that Kiwi's model and the lens's analyses leave the
+    server's memory with the worker."""
+    from korean_eval.engine.cache import open_cache
+
+    return run_lens(evalset, config, with_probe=with_probe, seed=seed, n_resamples=n_resamples, cache=open_cache(),
+                    progress=progress)
