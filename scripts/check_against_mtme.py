@@ -172,6 +172,14 @@ def significance_check(out: Path, human: np.ndarray, mats: dict, k: int, noise_s
         z = np.abs(np.asarray(z_scores))
         print(f"{statistic}: largest |Δp| {frame['diff'].abs().max():.4f}; |Δp| in binomial SDs of a difference: "
               f"mean {z.mean():.2f}, largest {z.max():.2f}, beyond 3 SD: {int((z > 3).sum())} of {z.size}")
+        if "ours_with_pce_patterns" in frame:
+            same = frame["ours_with_pce_patterns"].to_numpy(float)
+            mean_p = (same + frame["mtme"].to_numpy(float)) / 2
+            z_same = np.abs(same - frame["mtme"].to_numpy(float)) / np.sqrt(2 * np.maximum(mean_p * (1 - mean_p),
+                                                                                            1.0 / k) / k)
+            print(f"{statistic} with mt-metrics-eval's inner sign patterns: largest |Δp| "
+                  f"{np.max(np.abs(same - frame['mtme'])):.4f}; in binomial SDs: mean {z_same.mean():.2f}, largest "
+                  f"{z_same.max():.2f}, beyond 3 SD: {int((z_same > 3).sum())} of {z_same.size}")
         if noise_seeds:
             print(f"{statistic}: our p-value's Monte-Carlo SD over {noise_seeds} seeds: mean "
                   f"{frame['ours_sd_over_seeds'].mean():.4f}, largest {frame['ours_sd_over_seeds'].max():.4f} "
@@ -182,6 +190,13 @@ def significance_check(out: Path, human: np.ndarray, mats: dict, k: int, noise_s
         for (i, x), (j, y) in combinations(enumerate(order), 2):
             sig[i, j] = mtme_p[(x, y)]
         theirs_ranks = data.AssignRanks(sig, ALPHA)
+        if "ours_with_pce_patterns" in frame:
+            same_p = dict(zip(pairs, frame["ours_with_pce_patterns"], strict=True))
+            same_sig = np.zeros_like(sig)
+            for (i, x), (j, y) in combinations(enumerate(order), 2):
+                same_sig[i, j] = same_p[(x, y)]
+            print(f"{statistic} clusters, ours with mt-metrics-eval's inner patterns (AssignRanks, our order): "
+                  f"{data.AssignRanks(same_sig, ALPHA)}")
         ours_ranks = list(ranked["cluster"])
         values = dict(zip(order, ranked["value"], strict=True))
         ours_p = {(x, y): float(table[(x, y)]) for x in order for y in order if x != y}
