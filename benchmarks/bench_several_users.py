@@ -10,10 +10,10 @@ For each user count, a fresh ``streamlit run app.py`` (its own empty cache direc
 file watcher, as docs/deployment.md recommends) and one Chromium (Playwright) with one browser context per user.
 Every user loads the bundled sample's reference, human scores and its five systems under names of its own (the
 same file names ``sys_a.txt`` … in every session, each session other texts, and one ``only_u<i>.txt``), then all
-open the Correlations page at the same moment. Printed: each user's seconds from that click to the first bar of its
-chart, whether it waited in the queue, the slowest answer of ``/_stcore/health`` meanwhile (asked every 0.25 s),
-the peak resident memory (VmRSS, /proc) of the server and every process it started, sampled every 0.2 s, exceptions
-shown, cross-session leaks (a system of another session in a session's downloaded ``system_scores.csv``); then,
+open the Correlations page at the same moment. Printed: each user's seconds from that click to its first chart
+(timed in the page), whether it waited in the queue, the slowest answer of ``/_stcore/health`` meanwhile (asked
+every 0.25 s), the peak resident memory (VmRSS, /proc) of the server and every process it started, sampled every
+0.2 s, exceptions shown, cross-session leaks (a system of another session in a session's downloaded ``system_scores.csv``); then,
 after every browser context closed, the memory every 15 s for ``--after`` seconds and when it first fell to 1 GB.
 
 ``--grid DIR`` (DIR laid out like sample_data/: ref.txt, systems/*.txt, human.tsv): one user ticks every available

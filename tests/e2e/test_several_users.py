@@ -8,7 +8,7 @@ client.
   in the queue; every session gets its chart, none shows an exception, and each session's downloaded system scores
   hold its own systems only, with its own numbers (BLEU at the word level checked against sacrebleu called
   directly on that session's files). Meanwhile ``/_stcore/health`` is asked every quarter second and must answer
-  within 1 s every time.
+  within 1 s every time. No file appears in the app's folder (the server's working directory).
 * A session that goes away in the middle of an evaluation (its websocket closed while the worker pool scores)
   leaves nothing running: the run stops at its next step, its queued tasks are cancelled, the worker processes end
   after the pools' idle time, the server's CPU goes quiet, and the next session gets a turn at once.
@@ -28,6 +28,7 @@ import pytest
 
 from tests.support.app_server import (
     BROWSER_TEST_OPTIONS,
+    ROOT,
     AppServer,
     Session,
     chromium_page,
@@ -63,6 +64,7 @@ def test_sessions_loading_at_once_each_see_only_their_own_results(tmp_path):
 
     require_chromium()
     data = [session_files(tmp_path / f"user{i}", i) for i in range(SESSIONS)]
+    before = served_files()
     env = {"KOREAN_EVAL_MAX_RUNNING": "1", "KOREAN_EVAL_POOL_IDLE_SECONDS": "30"}
     (tmp_path / "server").mkdir()
     with AppServer(tmp_path / "server", env=env, options=BROWSER_TEST_OPTIONS) as server, ExitStack() as stack:
@@ -96,7 +98,16 @@ def test_sessions_loading_at_once_each_see_only_their_own_results(tmp_path):
             assert word_bleu == pytest.approx(expected, abs=1e-9), f"session {i}"
             shared_name_scores.add(round(word_bleu["sys_a"], 9))
         assert len(shared_name_scores) == len(pages), "the same file name gave another session's numbers"
+        assert served_files() == before, "the server wrote files where it runs (the app's folder)"
         assert "Traceback" not in server.stderr(), server.stderr()[-3000:]
+
+
+def served_files() -> set[str]:
+    """Every file under the app's folder (the server's working directory, whose ``static/`` Streamlit could serve),
+    but the virtualenv, git's folder and Python's bytecode caches."""
+    skip = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis"}
+    return {str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+            if p.is_file() and not skip & set(p.relative_to(ROOT).parts)}
 
 
 def _cpu_seconds(pids: list[int]) -> float:

@@ -17,28 +17,29 @@ from korean_eval.inputs.sample import sample_files
 from tests.support.app_server import idle, upload
 
 BARS = ".js-plotly-plot .barlayer .point path"
+CHART = ".js-plotly-plot .main-svg"  # any drawn Plotly chart (with many levels the first one is a grid, not bars)
 NO_EXCEPTION = '[data-testid="stException"]'
 WAITING = re.compile(r"Waiting: position \d+ of \d+")
 
 #: In-page watch started just before a click that opens a chart: ``window.__keWatch`` gets ``clickAt`` (now),
-#: ``chartAt`` (when the first bar of a chart appears) and ``waited`` (whether a queue position was shown), noted by a
+#: ``chartAt`` (when the first Plotly chart is drawn) and ``waited`` (whether a queue position was shown), noted by a
 #: MutationObserver at the moment they happen, whatever the test driver is doing meanwhile (timestamps in ms,
 #: ``performance.now()``: the page stays the same document across Streamlit's page changes).
 WATCH_JS = """() => {
   const watch = window.__keWatch = {clickAt: performance.now(), chartAt: null, waited: false};
   const check = () => {
-    if (watch.chartAt === null && document.querySelector('BARS')) watch.chartAt = performance.now();
+    if (watch.chartAt === null && document.querySelector('CHART')) watch.chartAt = performance.now();
     if (!watch.waited && [...document.querySelectorAll('[data-testid="stProgress"]')]
         .some(e => /Waiting: position \\d+ of \\d+/.test(e.innerText))) watch.waited = true;
   };
   new MutationObserver(check).observe(document, {subtree: true, childList: true, characterData: true});
   check();
-}""".replace("BARS", BARS)
+}""".replace("CHART", CHART)
 
 
 def open_charts_at_once(pages, link: str, seconds: float) -> tuple[dict[int, float], set[int]]:
     """Click ``link`` on every page one right after the other, then wait until each shows a chart (at most
-    ``seconds``): (page index → seconds from its click to its first bar, the pages that showed a queue position)."""
+    ``seconds``): (page index → seconds from its click to its first chart, the pages that showed a queue position)."""
     for page in pages:
         page.evaluate(WATCH_JS)
         page.get_by_role("link", name=link).click()
