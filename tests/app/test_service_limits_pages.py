@@ -15,7 +15,7 @@ from korean_eval.inputs.sample import load_sample
 from korean_eval.model.config import EvalConfig
 from ui import service, state
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 
 pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
