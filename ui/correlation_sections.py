@@ -173,14 +173,7 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
     # column, and Plotly lifted it out of the figure above the colour bar of a large matrix
     st.caption(f"**{views.STATISTIC_LABELS[statistic]}, {gran_text}**: each cell is p that the row's configuration "
                "agrees more with the humans than the column's")
-    small = len(clusters) <= grid_charts.MATRIX_BESIDE_LIMIT
-    left, right = st.columns([5, 2], gap="medium") if small else (st.container(), st.container())
-    with left:
-        chart(fig, "significance-matrix")
-    with right:
-        st.markdown("**Rank clusters**")
-        shown = sig_views.cluster_table(clusters)
-        fit_table(shown, height=480 if len(shown) > 12 else None, break_anywhere=["configurations (agreement)"])
+    _matrix_and_clusters(fig, clusters)
     if matrix.isna().to_numpy().sum() > len(matrix):
         st.caption(
             "Empty cells: p undefined — the Williams test does not apply to grouped correlations, or a correlation "
@@ -264,6 +257,14 @@ def accuracy_significance_matrix(ctx: Context, statistic: str) -> None:
     where = "segment level, over segments" if granularity == "segment" else "system level"
     st.caption(f"**{views.STATISTIC_LABELS[statistic]}, {where}**: each cell is p that the row's configuration "
                "agrees more with the humans than the column's")
+    _matrix_and_clusters(fig, clusters)
+    st.caption(f"{md_escape(ACCURACY_TEST_NOTES[test])}; {table['method'].iloc[0]}, seed {state.SEED}; "
+               f"{int(table['n'].max()):,} segments per comparison; clusters (outlined) at α = {state.ALPHA:g}. "
+               "The full table is on the Downloads page.")
+
+
+def _matrix_and_clusters(fig, clusters: pd.DataFrame) -> None:
+    """A significance matrix with its rank clusters beside it (below it when the matrix is large)."""
     small = len(clusters) <= grid_charts.MATRIX_BESIDE_LIMIT
     left, right = st.columns([5, 2], gap="medium") if small else (st.container(), st.container())
     with left:
@@ -272,6 +273,3 @@ def accuracy_significance_matrix(ctx: Context, statistic: str) -> None:
         st.markdown("**Rank clusters**")
         shown = sig_views.cluster_table(clusters)
         fit_table(shown, height=480 if len(shown) > 12 else None, break_anywhere=["configurations (agreement)"])
-    st.caption(f"{md_escape(ACCURACY_TEST_NOTES[test])}; {table['method'].iloc[0]}, seed {state.SEED}; "
-               f"{int(table['n'].max()):,} segments per comparison; clusters (outlined) at α = {state.ALPHA:g}. "
-               "The full table is on the Downloads page.")

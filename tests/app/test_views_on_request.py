@@ -117,6 +117,7 @@ def test_lens_probe_over_slow_levels_waits_for_its_button(monkeypatch):
     monkeypatch.setattr(costs, "lens_estimate", lambda evalset, config, kinds=None: LensEstimate(2.0, 600.0))
     runs = []
     original = lens_state.run_lens
+    monkeypatch.setattr(lens_state, "analyzers_in_workers", lambda: False)  # the lens in this process: runs counted
     monkeypatch.setattr(lens_state, "run_lens", lambda *a, **k: runs.append(k["with_probe"]) or original(*a, **k))
     at = _app("pages/lens.py", **{"metrics|sacrebleu": ["chrf"], "level|kiwi": False})
     assert runs == [False]  # the analysis (cheap) ran, the probe (estimated 10 min) did not
@@ -138,6 +139,7 @@ def test_a_slow_lens_analysis_waits_too(monkeypatch):
 
     monkeypatch.setattr(costs, "lens_estimate", lambda evalset, config, kinds=None: LensEstimate(90.0, 600.0))
     runs = []
+    monkeypatch.setattr(lens_state, "analyzers_in_workers", lambda: False)  # the lens in this process: runs counted
     monkeypatch.setattr(lens_state, "run_lens", lambda *a, **k: runs.append(k) or None)
     at = _app("pages/lens.py", **{"metrics|sacrebleu": ["chrf"], "level|kiwi": False, "level|char": False})
     assert runs == [] and at.button(key="lens_run").label == "Run the Korean lens"
