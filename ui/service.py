@@ -18,8 +18,6 @@ Nothing here changes a number: it decides only when and where the backend runs.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import threading
 import time
@@ -31,6 +29,7 @@ import streamlit as st
 
 from korean_eval.engine import workers
 from korean_eval.engine.admission import EvaluationQueue, QueueFull
+from korean_eval.engine.heap import trim_heap
 from korean_eval.engine.limits import ServiceLimits
 
 T = TypeVar("T")
@@ -185,12 +184,3 @@ def end_expired_sessions() -> int:
     return ended
 
 
-def trim_heap() -> None:
-    """Give the C heap's free memory back to the operating system (glibc's ``malloc_trim``; elsewhere nothing)."""
-    name = ctypes.util.find_library("c")
-    if not name:
-        return
-    try:
-        ctypes.CDLL(name).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass

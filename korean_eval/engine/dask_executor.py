@@ -38,11 +38,20 @@ class DaskFuture:
     def __init__(self, future, lost: tuple[type[BaseException], ...]):
         self._future, self._lost = future, lost
 
-    def result(self):
+    def result(self, timeout: float | None = None):
         try:
-            return self._future.result()
+            return self._future.result(timeout=timeout)
         except self._lost as err:
             raise CancelledError(f"the Dask cluster lost the task: {err}") from err
+
+    def done(self) -> bool:
+        """Whether the task finished (or failed)."""
+        return self._future.done()
+
+    def cancel(self) -> bool:
+        """Cancel the task on the cluster; True (Dask cancels queued and running tasks alike)."""
+        self._future.cancel()
+        return True
 
 
 class DaskExecutor:

@@ -39,7 +39,8 @@ def test_cli_writes_pdp_rows_and_tests_by_pdp(tmp_path, capsys):
     row = pdp[(pdp["level"] == "char") & (pdp["metric"] == "bleu") & (pdp["grouping"] == "item")]
     assert np.isclose(float(row["value"].iloc[0]), want, rtol=0, atol=1e-12)
     significance = pd.read_csv(out / "significance.csv")
-    assert set(significance["statistic"]) == {"pdp"}
-    segment = significance[significance["granularity"] == "segment"]
+    # the chosen statistic's tests, beside WMT's acc_eq tests (SPA's are off: --spa-permutations 0)
+    assert set(significance["statistic"]) == {"pdp", "acc_eq"}
+    segment = significance[(significance["granularity"] == "segment") & (significance["statistic"] == "pdp")]
     assert set(segment["grouping"]) == {"item"} and len(segment)  # PDP is compared per segment, as WMT25
     assert "grouping item" in (tmp_path / "tex" / "correlations_segment.tex").read_text(encoding="utf-8")
