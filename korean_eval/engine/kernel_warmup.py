@@ -42,7 +42,7 @@ WARMUP_RESAMPLES = 20
 STATISTICS_KERNELS = ("korean_eval.metaeval.stats.tie_calibrated",)
 #: The module of the kernels of the bootstrap intervals and permutation tests (weighted correlations): called when
 #: the statistics resample (``--bootstrap`` > 0).
-RESAMPLING_KERNELS = ("korean_eval.metaeval.stats.kernels",)
+RESAMPLING_KERNELS = ("korean_eval.metaeval.stats.kernels", "korean_eval.metaeval.stats.accuracy_resampling")
 #: CPU seconds numba took to compile each module's kernels into an empty cache, measured by
 #: ``python benchmarks/bench_first_run.py --kernels`` (the warm-up of :func:`compile_kernels`; a kernel compiled while
 #: another one is, such as the Levenshtein kernels TER's shift search calls, is counted with the outermost one; 2
@@ -56,6 +56,8 @@ KERNEL_COMPILE_SECONDS: dict[str, float] = {
     "korean_eval.metrics.ribes": 1.0,
     "korean_eval.metaeval.stats.kernels": 5.0,
     "korean_eval.metaeval.stats.tie_calibrated": 0.5,
+    "korean_eval.metaeval.stats.accuracy_resampling": 0.5,
+    "korean_eval.metaeval.stats.accuracy_permutation": 0.3,
 }
 
 

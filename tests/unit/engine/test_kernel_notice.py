@@ -45,7 +45,8 @@ def test_a_bleu_and_chrf_run_compiles_their_kernels_and_the_statistics_only_and_
                      + sum(KERNEL_COMPILE_SECONDS[m] for m in (*STATISTICS_KERNELS, *RESAMPLING_KERNELS)))
     said = [line for line in first.stderr.splitlines() if "numba" in line]
     assert said == [NOTICE.format(expected)]
-    assert _compiled_modules(tmp_path) == {"ngram", "kernels", "tie_calibrated"}  # no TER, CharacTER, EED, RIBES
+    # no TER, CharacTER, EED, RIBES; the accuracies' bootstrap (acc_eq's intervals) with the statistics' kernels
+    assert _compiled_modules(tmp_path) == {"ngram", "kernels", "tie_calibrated", "accuracy_resampling"}
     again = _run([*args, "--no-cache"], tmp_path)  # everything computed again but the kernels
     assert "numba" not in again.stderr
 
