@@ -642,6 +642,9 @@ def run_in_worker(fn: Callable, args: tuple, role: str, progress: Callable[[floa
                     if ends[0].poll(poll_seconds):
                         fraction, message = ends[0].recv()
                         progress(fraction, message)
+                while ends is not None and ends[0].poll(0):  # what the task reported before it finished
+                    fraction, message = ends[0].recv()
+                    progress(fraction, message)
                 return future.result()
             except (BrokenProcessPool, CancelledError):
                 _discard_pool(pool)
