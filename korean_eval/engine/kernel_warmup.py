@@ -56,8 +56,8 @@ KERNEL_COMPILE_SECONDS: dict[str, float] = {
     "korean_eval.metrics.ribes": 1.0,
     "korean_eval.metaeval.stats.kernels": 5.0,
     "korean_eval.metaeval.stats.tie_calibrated": 0.5,
-    "korean_eval.metaeval.stats.accuracy_resampling": 0.5,
-    "korean_eval.metaeval.stats.accuracy_permutation": 0.3,
+    "korean_eval.metaeval.stats.accuracy_resampling": 0.8,
+    "korean_eval.metaeval.stats.accuracy_permutation": 0.5,
 }
 
 

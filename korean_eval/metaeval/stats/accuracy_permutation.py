@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from korean_eval.metaeval.stats.permutation import MAX_EXACT_UNITS, PermutationDeltas
+from korean_eval.metaeval.stats.sign_projection import project, projection_bounds, single_precision
 
 #: Permutations per block of swap coins (:func:`swap_coins`).
 PERMUTATION_BLOCK = 100
@@ -126,13 +127,29 @@ SPA_CHUNK = 10
 
 
 @njit(cache=True, nogil=True)
+def _hybrid_difference(
+    z: np.ndarray, swaps: np.ndarray, signs: np.ndarray, p: int, j: int, own: int, other: int, s: int, t: int
+) -> float:
+    """``σ_p·(h_s − h_t)`` in double precision, ``h`` the hybrid holding ``other``'s z-scores where ``swaps[j]`` swaps
+    and ``own``'s elsewhere."""
+    total = 0.0
+    for i in range(z.shape[2]):
+        x_s = z[other, s, i] if swaps[j, s, i] else z[own, s, i]
+        x_t = z[other, t, i] if swaps[j, t, i] else z[own, t, i]
+        total += signs[p, i] * (x_s - x_t)
+    return total
+
+
+@njit(cache=True, nogil=True)
 def _hybrid_spa_deltas(
-    full: np.ndarray, total: np.ndarray, swapped: np.ndarray, swapped_total: np.ndarray, pairs: np.ndarray,
-    p_human: np.ndarray,
+    full: np.ndarray, total: np.ndarray, swapped: np.ndarray, swapped_bound: np.ndarray, swapped_total: np.ndarray,
+    pairs: np.ndarray, p_human: np.ndarray, z: np.ndarray, swaps: np.ndarray, signs: np.ndarray, first: np.ndarray,
+    second: np.ndarray,
 ) -> np.ndarray:
     """``δ_j = SPA(a′_j) − SPA(b′_j)`` of every configuration pair and permutation (see :func:`spa_swap_block`);
     permutation by permutation, so that one permutation's terms of every configuration stay in the cache while all
-    pairs read them."""
+    pairs read them. ``swapped`` comes from single-precision projections, within ``swapped_bound`` of the exact values; a comparison
+    that bound cannot decide is summed again in double precision (:func:`_hybrid_difference`)."""
     n_perm_j, n_configs, n_pairs, n_patterns = swapped.shape
     out = np.empty((pairs.shape[0], n_perm_j))
     for j in range(n_perm_j):
@@ -146,13 +163,23 @@ def _hybrid_spa_deltas(
                 observed_b = total[a, q] + total[b, q] - observed_a
                 bar_a = observed_a - 1e-12 * max(1.0, abs(observed_a))
                 bar_b = observed_b - 1e-12 * max(1.0, abs(observed_b))
-                hits_a = 0
-                hits_b = 0
-                for p in range(n_patterns):
+                margin = swapped_bound[j, a, q] + swapped_bound[j, b, q]
+                hits_a, hits_b, maybe_a, maybe_b = 0, 0, 0, 0
+                for p in range(n_patterns):  # branch-free: the comparisons the bound decides, and the undecided
                     null_a = full[a, q, p] - swapped[j, a, q, p] + swapped[j, b, q, p]
                     null_b = full[a, q, p] + full[b, q, p] - null_a
-                    hits_a += null_a >= bar_a
-                    hits_b += null_b >= bar_b
+                    hits_a += null_a >= bar_a + margin
+                    hits_b += null_b >= bar_b + margin
+                    maybe_a += null_a >= bar_a - margin
+                    maybe_b += null_b >= bar_b - margin
+                if maybe_a > hits_a or maybe_b > hits_b:  # some comparison within the bound: sum it in double
+                    for p in range(n_patterns):
+                        null_a = full[a, q, p] - swapped[j, a, q, p] + swapped[j, b, q, p]
+                        null_b = full[a, q, p] + full[b, q, p] - null_a
+                        if bar_a - margin <= null_a < bar_a + margin:
+                            hits_a += _hybrid_difference(z, swaps, signs, p, j, a, b, first[q], second[q]) >= bar_a
+                        if bar_b - margin <= null_b < bar_b + margin:
+                            hits_b += _hybrid_difference(z, swaps, signs, p, j, b, a, first[q], second[q]) >= bar_b
                 error_a += abs(p_human[q] - hits_a / n_patterns)
                 error_b += abs(p_human[q] - hits_b / n_patterns)
             out[r, j] = (error_b - error_a) / n_pairs
@@ -175,26 +202,35 @@ def spa_swap_block(
 
     Computed without forming the hybrids: ``σ·(x′_s − x′_t)`` is ``σ·d_a − σ·(W∘z_a)_{st} + σ·(W∘z_b)_{st}`` with
     ``d_a`` a's differences and ``(W∘z)_{st} = W_s∘z_s − W_t∘z_t``, and ``σ·(W∘z_c)`` is one matrix product per
-    configuration (not per pair) for every permutation of a chunk of :data:`SPA_CHUNK`.
+    configuration (not per pair) for every permutation of a chunk of :data:`SPA_CHUNK` — in single precision, of
+    z-scores less each item's mean over every configuration and system (the same for ``a`` and ``b``, so it cancels),
+    with an error bound and every comparison the bound cannot decide redone in double precision
+    (:mod:`korean_eval.metaeval.stats.sign_projection`).
     """
-    z = np.asarray(z, dtype=np.float64)
+    z = np.ascontiguousarray(z, dtype=np.float64)
     signs = np.ascontiguousarray(signs, dtype=np.float64)
+    signs32 = single_precision(signs)
     pairs = np.ascontiguousarray(pairs, dtype=np.int64).reshape(-1, 2)
     n_configs, n_sys, n_items = z.shape
     first, second = np.triu_indices(n_sys, 1)
     diffs = z[:, first] - z[:, second]  # (C, Q, n)
     full = np.ascontiguousarray(diffs @ signs.T)  # (C, Q, P)
-    total = diffs.sum(axis=2)
+    total = np.ascontiguousarray(diffs.sum(axis=2))
+    centred = z - z.mean(axis=(0, 1), keepdims=True)
     p_human = np.ascontiguousarray(p_human, dtype=np.float64)
     out = []
     for start in range(0, len(coins), SPA_CHUNK):
-        w = np.asarray(coins[start:start + SPA_CHUNK], dtype=np.float64).reshape(-1, n_sys, n_items)
-        kept = w[:, None] * z[None]  # (k, C, S, n)
-        by_system = (kept.reshape(-1, n_items) @ signs.T).reshape(len(w), n_configs, n_sys, len(signs))
-        swapped = np.ascontiguousarray(by_system[:, :, first] - by_system[:, :, second])  # (k, C, Q, P)
-        sums = kept.sum(axis=3)
+        swaps = np.ascontiguousarray(coins[start:start + SPA_CHUNK], dtype=np.bool_).reshape(-1, n_sys, n_items)
+        w = swaps.astype(np.float64)
+        kept = (w[:, None] * centred[None]).reshape(-1, n_items)  # (k · C · S, n)
+        by_system = project(signs32, kept.T).reshape(len(w), n_configs, n_sys, len(signs))
+        bound = projection_bounds(kept.T).reshape(len(w), n_configs, n_sys)
+        swapped = np.ascontiguousarray(by_system[:, :, first].astype(np.float64) - by_system[:, :, second])  # (k,C,Q,P)
+        swapped_bound = np.ascontiguousarray(bound[..., first] + bound[..., second])
+        sums = (w[:, None] * z[None]).sum(axis=3)
         swapped_total = np.ascontiguousarray(sums[..., first] - sums[..., second])  # (k, C, Q)
-        out.append(_hybrid_spa_deltas(full, total, swapped, swapped_total, pairs, p_human))
+        out.append(_hybrid_spa_deltas(full, total, swapped, swapped_bound, swapped_total, pairs, p_human, z, swaps,
+                                      signs, first, second))
     return np.concatenate(out, axis=1) if out else np.empty((len(pairs), 0))
 
 

@@ -29,6 +29,11 @@ import numpy as np
 import scipy.sparse as sparse
 from numba import njit
 
+from korean_eval.metaeval.stats.sign_projection import (
+    project,
+    projection_bounds,
+    single_precision,
+)
 from korean_eval.metaeval.stats.soft_pairwise import sign_patterns
 from korean_eval.metaeval.stats.tie_calibrated import MAX_PAIRS
 
@@ -200,6 +205,51 @@ def pairwise_accuracy_resamples(metric_sys: np.ndarray, human_sys: np.ndarray, h
 # ---- SPA ------------------------------------------------------------------------------------------------------------
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _difference(projected: np.ndarray, col_a: int, col_b: int, p: int) -> float:
+    """``σ_p·(x_a − x_b)`` from projections of ``x_s − x_0`` (column −1: system 0 itself, projection 0)."""
+    value_a = np.float64(projected[col_a, p]) if col_a >= 0 else 0.0
+    return value_a - np.float64(projected[col_b, p])
+
+
+@njit(cache=True, nogil=True)
+def _share_reaching(
+    projected: np.ndarray, bound: np.ndarray, picked: np.ndarray, signs: np.ndarray, bar: np.ndarray,
+    first: np.ndarray, second: np.ndarray,
+) -> np.ndarray:
+    """``P[c, g, q] = #{p : σ_p·(x_a − x_b) ≥ bar[c, g, q]} / n_patterns`` with ``x`` = ``picked[c, :, g, ·]`` and
+    ``(a, b)`` the ``q``-th system pair (``a < b``), from the single-precision projections ``projected`` of each
+    system's differences to system 0, ``x_s − x_0`` (``(chunk · groups · (systems − 1), patterns)``, within ``bound``
+    of the exact ones; :mod:`korean_eval.metaeval.stats.sign_projection`); each comparison the bounds cannot decide
+    is summed again in double precision."""
+    n_patterns = projected.shape[1]
+    chunk, n_pos, n_groups, n_sys = picked.shape
+    hits = np.zeros((chunk, n_groups, first.size))
+    for c in range(chunk):
+        for g in range(n_groups):
+            base = (c * n_groups + g) * (n_sys - 1) - 1  # + s: the column of system s > 0
+            for q in range(first.size):
+                col_a = base + first[q] if first[q] > 0 else -1
+                col_b = base + second[q]
+                margin = (bound[col_a] if col_a >= 0 else 0.0) + bound[col_b]
+                level = bar[c, g, q]
+                sure, maybe = 0, 0
+                for p in range(n_patterns):  # branch-free: the comparisons the bound decides, and the undecided
+                    null = _difference(projected, col_a, col_b, p)
+                    sure += null >= level + margin
+                    maybe += null >= level - margin
+                if maybe > sure:  # some comparison within the bound: sum it in double
+                    for p in range(n_patterns):
+                        null = _difference(projected, col_a, col_b, p)
+                        if level - margin <= null < level + margin:
+                            exact = 0.0
+                            for k in range(n_pos):
+                                exact += signs[p, k] * (picked[c, k, g, first[q]] - picked[c, k, g, second[q]])
+                            sure += exact >= level
+                hits[c, g, q] = sure
+    return hits / n_patterns
+
+
 def resampled_p_values(
     scores: np.ndarray, usable: np.ndarray, n_permutations: int, seed: int, indices: np.ndarray
 ) -> np.ndarray:
@@ -214,38 +264,42 @@ def resampled_p_values(
     ``σ[p, k]`` and ``p_ab = #{p : σ_p·x_a − σ_p·x_b ≥ Σ_k (x_a − x_b)} / n_permutations`` (a permuted difference
     within 1e-12 of the observed one, relative, counts as equal;
     :func:`korean_eval.metaeval.stats.soft_pairwise.pairwise_permutation_p_values`). NaN where ``m_r = 0``. When every
-    item is usable all resamples share one pattern matrix and a chunk of resamples is one matrix product.
+    item is usable all resamples share one pattern matrix and a chunk of resamples is one matrix product — of each
+    system's differences to the first system, in single precision, every comparison its error bound cannot decide
+    redone in double (:mod:`korean_eval.metaeval.stats.sign_projection`).
     """
     scores = np.asarray(scores, dtype=np.float64)
     n_groups, n_sys, n_items = scores.shape
     first, second = np.triu_indices(n_sys, 1)
-    flat = np.ascontiguousarray(scores.reshape(-1, n_items).T)  # (n_items, groups · systems)
+    flat = np.ascontiguousarray(scores.transpose(2, 0, 1))  # (n_items, groups, systems)
     indices = np.asarray(indices)
     usable = np.asarray(usable, dtype=bool)
     out = np.full((len(indices), n_groups, first.size), np.nan)
 
-    def p_values(picked: np.ndarray, signs: np.ndarray) -> np.ndarray:
-        """``picked`` ``(chunk, positions, groups · systems)`` → ``(chunk, groups, pairs)``."""
-        chunk, n_pos = picked.shape[:2]
-        projected = (signs @ picked.transpose(1, 0, 2).reshape(n_pos, -1)).reshape(-1, chunk, n_groups, n_sys)
-        totals = picked.sum(axis=1).reshape(chunk, n_groups, n_sys)
+    def p_values(picked: np.ndarray, signs: np.ndarray, signs32: np.ndarray) -> np.ndarray:
+        """``picked`` ``(chunk, positions, groups, systems)`` → ``(chunk, groups, pairs)``."""
+        n_pos = picked.shape[1]
+        relative = (picked[..., 1:] - picked[..., :1]).transpose(1, 0, 2, 3).reshape(n_pos, -1)  # x_s − x_0, s > 0
+        totals = picked.sum(axis=1)
         observed = totals[..., first] - totals[..., second]
-        null = projected[..., first] - projected[..., second]  # (permutations, chunk, groups, pairs)
         bar = observed - _REL_TOL * np.maximum(1.0, np.abs(observed))
-        return np.mean(null >= bar[None], axis=0)
+        return _share_reaching(project(signs32, relative), projection_bounds(relative), picked, signs, bar, first,
+                               second)
 
     if usable.all():
         signs = sign_patterns(n_permutations, n_items, seed)
+        signs32 = single_precision(signs)
         for start in range(0, len(indices), _RESAMPLE_CHUNK):  # one matrix product for a chunk of resamples
-            out[start:start + _RESAMPLE_CHUNK] = p_values(flat[indices[start:start + _RESAMPLE_CHUNK]], signs)
+            out[start:start + _RESAMPLE_CHUNK] = p_values(flat[indices[start:start + _RESAMPLE_CHUNK]], signs, signs32)
         return out
-    patterns: dict[int, np.ndarray] = {}
+    patterns: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for r, drawn in enumerate(indices):
         kept = drawn[usable[drawn]]
         if kept.size:
             if kept.size not in patterns:
-                patterns[kept.size] = sign_patterns(n_permutations, kept.size, seed)
-            out[r] = p_values(flat[kept][None], patterns[kept.size])[0]
+                signs = sign_patterns(n_permutations, kept.size, seed)
+                patterns[kept.size] = signs, single_precision(signs)
+            out[r] = p_values(flat[kept][None], *patterns[kept.size])[0]
     return out
 
 
