@@ -91,6 +91,7 @@ def compute_statistics(results: Results, settings: StatisticsSettings, config: E
 def _compute(results: Results, settings: StatisticsSettings, sched) -> StatisticsTables:
     """:func:`compute_statistics` on ``sched`` (None: this process)."""
     from korean_eval.engine import statistics_tasks as st
+    from korean_eval.metaeval.tables.accuracy_significance import ACCURACY_TESTS, accuracy_tables
     from korean_eval.metaeval.tables.intervals import confidence_interval_table
     from korean_eval.metaeval.tables.significance import SIGNIFICANCE_COLUMNS, rank_clusters_table
 
@@ -114,11 +115,24 @@ def _compute(results: Results, settings: StatisticsSettings, sched) -> Statistic
     }
     pair_jobs = [submit(st.task_system_pairs, st.trimmed(results, chunk, True), chunk, n, seed)
                  for chunk in st.config_chunks(keys)]
-    accuracy_job = submit(st.task_accuracy, st.trimmed(results, None, True), n, seed)
+    accuracy_results = st.trimmed(results, None, True)
+    # acc_eq's test is one task; SPA's permutation blocks are tasks of their own, dispatched from here
+    accuracy_jobs = [submit(st.task_accuracy, accuracy_results, n, seed, name) for name in ACCURACY_TESTS
+                     if name != "spa"]
     ceiling_job = None
     if results.human_ratings is not None:
         ceiling_job = submit(st.task_ceiling, results.human_ratings, results.systems, results.seg_ids,
                              results.settings, n, seed)
+    spa_tables = []
+    if "spa" in ACCURACY_TESTS:
+
+        def map_blocks(fn, arguments: list[tuple]) -> list:
+            jobs = [submit(st.task_call, fn, *a) for a in arguments]
+            return [job.result() for job in jobs]
+
+        spa_tables.append(accuracy_tables(accuracy_results, n_permutations=n, seed=seed, statistics=("spa",),
+                                          map_blocks=map_blocks if sched is not None else None))
+    accuracy_tables_by = [job.result() for job in accuracy_jobs] + spa_tables  # acc_eq, then SPA
     values = st.merge_intervals([(chunk, job.result()) for chunk, job in interval_jobs], results.correlations)
     with_ci = confidence_interval_table(results, values, n_resamples=n, seed=seed)
     frames = [st.in_table_order([job.result() for job in significance_jobs[g]], keys, SIGNIFICANCE_COLUMNS)
@@ -129,9 +143,9 @@ def _compute(results: Results, settings: StatisticsSettings, sched) -> Statistic
         )
         for g, table in zip(GRANULARITIES, frames, strict=True)
     ]
-    accuracy_significance, accuracy_clusters = accuracy_job.result()
-    frames.append(accuracy_significance)
-    clusters.append(accuracy_clusters)
+    for accuracy_significance, accuracy_clusters in accuracy_tables_by:  # acc_eq, then SPA
+        frames.append(accuracy_significance)
+        clusters.append(accuracy_clusters)
     pair_frames = [job.result() for job in pair_jobs]
     tables = {
         "significance.csv": pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True),

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 
 from korean_eval.engine.blas_threads import pin_blas_threads
 from korean_eval.model.results import Results
+
+T = TypeVar("T")
 
 Key = tuple[str, str]
 
@@ -89,15 +92,23 @@ def task_system_pairs(results: Results, configs: list[Key], n_resamples: int, se
     return table, time.process_time() - start
 
 
-def task_accuracy(results: Results, n_permutations: int, seed: int
+def task_accuracy(results: Results, n_permutations: int, seed: int, statistic: str
                   ) -> tuple[tuple[pd.DataFrame, pd.DataFrame], float]:
-    """Significance rows and clusters by acc_eq and SPA over every configuration
+    """Significance rows and clusters by one accuracy (``acc_eq`` or ``spa``) over every configuration
     (:func:`korean_eval.metaeval.tables.accuracy_significance.accuracy_tables`); (tables, CPU seconds)."""
     from korean_eval.metaeval.tables.accuracy_significance import accuracy_tables
 
     start = time.process_time()
     pin_blas_threads()
-    return accuracy_tables(results, n_permutations=n_permutations, seed=seed), time.process_time() - start
+    tables = accuracy_tables(results, n_permutations=n_permutations, seed=seed, statistics=(statistic,))
+    return tables, time.process_time() - start
+
+
+def task_call(fn: Callable[..., T], *args) -> tuple[T, float]:
+    """``fn(*args)`` as a statistics task, BLAS on one thread: (value, CPU seconds)."""
+    start = time.process_time()
+    pin_blas_threads()
+    return fn(*args), time.process_time() - start
 
 
 def task_ceiling(ratings: pd.DataFrame, systems: list[str], seg_ids: list[str], settings: dict, n_resamples: int,

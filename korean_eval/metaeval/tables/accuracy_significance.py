@@ -213,15 +213,35 @@ def spa_deltas_block(data: ScoreSwapData, block: int, n_permutations: int, seed:
     return spa_swap_block(data.z, data.pairs, data.signs, data.p_human, coins)
 
 
-def _spa_tests(data: ScoreSwapData, n_permutations: int, seed: int) -> list[PermutationDeltas]:
+#: Permutation blocks per call of :func:`spa_deltas_blocks` when the blocks are mapped over an executor.
+SPA_BLOCKS_PER_TASK = 2
+
+#: ``map_blocks(fn, argument_tuples) -> [fn(*arguments) for each]``, in order: how the SPA test's permutation blocks
+#: run (default: here, one after another; the engine passes one that runs them as tasks on its executor).
+MapBlocks = Callable[[Callable[..., np.ndarray], list[tuple]], list[np.ndarray]]
+
+
+def spa_deltas_blocks(data: ScoreSwapData, blocks: Sequence[int], n_permutations: int, seed: int) -> np.ndarray:
+    """:func:`spa_deltas_block` of consecutive ``blocks``, side by side: ``(n_pairs, their rows)``."""
+    return np.concatenate([spa_deltas_block(data, j, n_permutations, seed) for j in blocks], axis=1)
+
+
+def _map_here(fn: Callable[..., np.ndarray], arguments: list[tuple]) -> list[np.ndarray]:
+    return [fn(*a) for a in arguments]
+
+
+def _spa_tests(data: ScoreSwapData, n_permutations: int, seed: int, map_blocks: MapBlocks | None = None
+               ) -> list[PermutationDeltas]:
     size = data.z[0].size
     observed = spa_swap_block(data.z, data.pairs, data.signs, data.p_human, np.zeros((1, size), dtype=bool))[:, 0]
     if size <= MAX_EXACT_UNITS:
         deltas = spa_swap_block(data.z, data.pairs, data.signs, data.p_human, all_patterns(size))
         exact = True
     else:
-        deltas = np.concatenate([spa_deltas_block(data, j, n_permutations, seed) for j in range(n_blocks(n_permutations))],
-                                axis=1)
+        blocks = list(range(n_blocks(n_permutations)))
+        groups = [blocks[i:i + SPA_BLOCKS_PER_TASK] for i in range(0, len(blocks), SPA_BLOCKS_PER_TASK)]
+        parts = (map_blocks or _map_here)(spa_deltas_blocks, [(data, g, n_permutations, seed) for g in groups])
+        deltas = np.concatenate(parts, axis=1)
         exact = False
     return [PermutationDeltas(float(o), d, exact) for o, d in zip(observed, deltas, strict=True)]
 
@@ -236,6 +256,7 @@ def accuracy_significance_table(
     seed: int = SEED,
     configs: Iterable[Config] | None = None,
     pairs: Iterable[tuple[Config, Config]] | None = None,
+    map_blocks: MapBlocks | None = None,
 ) -> pd.DataFrame:
     """Pairwise significance of the difference in ``acc_eq`` (over items) or SPA between configurations.
 
@@ -246,7 +267,8 @@ def accuracy_significance_table(
     for every system — the reported values when nothing is missing), ``n`` the items. Monte-Carlo with
     ``n_permutations`` permutations (SPA's own p-values: the run's ``spa_permutations``, so that ``r_a`` is the
     reported SPA), exact when at most 16 units can change the result (``method``). Empty (with the columns) without
-    human scores, without SPA (``spa_permutations`` 0) or below two configurations.
+    human scores, without SPA (``spa_permutations`` 0) or below two configurations. ``map_blocks``: how SPA's
+    permutation blocks run (:data:`MapBlocks`; the values do not depend on it).
     """
     granularity, grouping, test = ACCURACY_TESTS[check_choice("statistic", statistic, tuple(ACCURACY_TESTS))]
     keys = selected_configs(results, configs)
@@ -264,7 +286,7 @@ def accuracy_significance_table(
         spa = prepare_spa(results, keys, tested, spa_permutations, spa_seed)
         if spa is None:
             return pd.DataFrame(columns=SIGNIFICANCE_COLUMNS)
-        tests = _spa_tests(spa, n_permutations, seed)
+        tests = _spa_tests(spa, n_permutations, seed, map_blocks)
         index = {key: i for i, key in enumerate(keys)}
         n_items = spa.z.shape[2]
         values = [(float(spa.spa[index[x]]), float(spa.spa[index[y]]), n_items) for x, y in tested]
@@ -317,16 +339,17 @@ def accuracy_clusters_table(
 
 def accuracy_tables(
     results: Results, n_permutations: int = RESAMPLES, seed: int = SEED, alpha: float = ALPHA,
-    progress: Callable[[float, str], None] | None = None,
+    progress: Callable[[float, str], None] | None = None, statistics: Sequence[str] = tuple(ACCURACY_TESTS),
+    map_blocks: MapBlocks | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(significance, clusters)`` by both accuracies (acc_eq, then SPA) over every configuration: the rows
-    :mod:`korean_eval.engine.statistics` appends to ``significance.csv`` and ``clusters.csv`` (clusters with their
-    ``granularity`` and ``statistic``)."""
+    """``(significance, clusters)`` by the accuracies ``statistics`` (default both, acc_eq then SPA) over every
+    configuration: the rows :mod:`korean_eval.engine.statistics` appends to ``significance.csv`` and ``clusters.csv``
+    (clusters with their ``granularity`` and ``statistic``); ``map_blocks`` as :func:`accuracy_significance_table`."""
     tables, clusters = [], []
-    for done, statistic in enumerate(ACCURACY_TESTS):
+    for done, statistic in enumerate(statistics):
         if progress is not None:
-            progress(done / len(ACCURACY_TESTS), f"significance by {statistic}")
-        table = accuracy_significance_table(results, statistic, n_permutations, seed)
+            progress(done / len(statistics), f"significance by {statistic}")
+        table = accuracy_significance_table(results, statistic, n_permutations, seed, map_blocks=map_blocks)
         if table.empty:
             continue
         tables.append(table)
