@@ -13,8 +13,10 @@ items: the (system, item) entries both sides rated; the system level compares ea
 Statistics (the metrics' own functions, :mod:`korean_eval.metaeval`): correlations at segment level with each
 grouping and at system level (:func:`korean_eval.metaeval.tables.tidy.correlation_rows`), ``acc_eq``, pairwise accuracy
 and SPA (:func:`korean_eval.metaeval.tables.tidy.pairwise_rows`), and percentile bootstrap intervals over items with the
-run's seeded draw (:func:`korean_eval.metaeval.tables.intervals.bootstrap_counts`, the same resamples as the metrics'
-intervals; both sides resampled together). A metric whose agreement with the merged human scores exceeds this
+run's seeded draw (:func:`korean_eval.metaeval.stats.resampling.bootstrap_indices`, the same resamples as the
+metrics' intervals; both sides resampled together) — of the accuracies too, as the metrics get them
+(:mod:`korean_eval.metaeval.stats.accuracy_resampling`: ``acc_eq`` over items with ε chosen in every resample, over
+all pairs at the full set's ε, pairwise accuracy of the resampled system means, SPA of the resampled items). A metric whose agreement with the merged human scores exceeds this
 ceiling is agreeing with the average rater better than raters agree with each other: a reason to check the data.
 """
 
@@ -25,16 +27,27 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from korean_eval.metaeval.stats.accuracy_resampling import (
+    item_acc_eq_resamples,
+    item_accuracy_steps,
+    pairwise_accuracy_resamples,
+    pooled_acc_eq_resamples,
+    pooled_agreement,
+    resampled_p_values,
+    spa_from_p_values,
+)
 from korean_eval.metaeval.stats.correlation import system_means
 from korean_eval.metaeval.stats.resampling import (
+    bootstrap_indices,
     bootstrap_segment_correlations,
     count_weighted_means,
     mean_of_defined,
     percentile_ci,
+    resample_counts,
     system_correlations,
 )
 from korean_eval.metaeval.stats.soft_pairwise import human_pairwise
-from korean_eval.metaeval.tables.intervals import bootstrap_counts
+from korean_eval.metaeval.tables.intervals import in_resample_blocks
 from korean_eval.metaeval.tables.tidy import (
     CORRELATION_COLUMNS,
     correlation_rows,
@@ -96,16 +109,53 @@ def comparisons(matrices: dict[str, np.ndarray]) -> list[tuple[str, str, np.ndar
     return out
 
 
-def _intervals(rows: list[dict], a: np.ndarray, b: np.ndarray, counts: np.ndarray) -> None:
-    """Fill ``ci_low``/``ci_high`` of the correlation rows (not the pairwise statistics), as the metrics get them."""
+def _accuracy_resamples(row: dict, a: np.ndarray, b: np.ndarray, counts: np.ndarray, sys_a: np.ndarray,
+                        sys_b: np.ndarray) -> np.ndarray:
+    """The resampled ``acc_eq`` (both groupings) or pairwise accuracy of unit ``a`` against ``b``: ``(n_resamples,)``
+    (NaN for ``acc_eq`` over all pairs beyond the pairs its point estimate compares)."""
+    if row["statistic"] == "pairwise_accuracy":
+        return pairwise_accuracy_resamples(sys_a, sys_b)
+    if row["grouping"] == "item":
+        steps = item_accuracy_steps(a, b)
+        return in_resample_blocks(lambda block: item_acc_eq_resamples(steps, block), counts)
+    if not np.isfinite(row["epsilon"]):
+        return np.full(len(counts), np.nan)
+    try:
+        agreement = pooled_agreement(a, b, float(row["epsilon"]))
+    except ValueError:
+        return np.full(len(counts), np.nan)
+    return pooled_acc_eq_resamples(agreement, counts)
+
+
+def _spa_resamples(a: np.ndarray, b: np.ndarray, indices: np.ndarray, spa_permutations: int, seed: int) -> np.ndarray:
+    """SPA of unit ``a`` against ``b`` in every resample (rows of the index matrix ``indices``), on the items where
+    both rated every system, as its point estimate (:func:`korean_eval.metaeval.tables.intervals.spa_resamples`)."""
+    usable = np.isfinite(a).all(axis=0) & np.isfinite(b).all(axis=0)
+    stack = np.stack([np.where(usable, b, 0.0), np.where(usable, a, 0.0)])
+
+    def block_spa(block: np.ndarray) -> np.ndarray:
+        p = resampled_p_values(stack, usable, spa_permutations, seed, block)
+        return spa_from_p_values(p[:, :1], p[:, 1:])[:, 0]
+
+    return in_resample_blocks(block_spa, indices)
+
+
+def _intervals(rows: list[dict], a: np.ndarray, b: np.ndarray, indices: np.ndarray, spa_permutations: int,
+               spa_seed: int) -> None:
+    """Fill ``ci_low``/``ci_high`` of the rows, as the metrics get them (an accuracy without a value: none)."""
+    counts = resample_counts(indices, a.shape[1])
     sys_a, sys_b = count_weighted_means(counts, a), count_weighted_means(counts, b)
     for row in rows:
-        if row["statistic"] not in STATISTICS:
-            continue
-        if row["granularity"] == "segment":
+        if row["statistic"] in STATISTICS and row["granularity"] == "segment":
             resampled = bootstrap_segment_correlations(a, b, row["statistic"], row["grouping"], counts)
-        else:
+        elif row["statistic"] in STATISTICS:
             resampled = system_correlations(sys_a, sys_b, row["statistic"])
+        elif not np.isfinite(row["value"]):
+            continue
+        elif row["statistic"] == "spa":
+            resampled = _spa_resamples(a, b, indices, spa_permutations, spa_seed)
+        else:
+            resampled = _accuracy_resamples(row, a, b, counts, sys_a, sys_b)
         row["ci_low"], row["ci_high"] = percentile_ci(resampled)
 
 
@@ -136,14 +186,15 @@ def human_ceiling(
         return pd.DataFrame(columns=CEILING_COLUMNS)
     column, units = ceiling_units(ratings)
     matrices = {name: _unit_matrix(rows, systems, seg_ids) for name, rows in units.items()}
-    counts = bootstrap_counts(len(seg_ids), resamples, seed) if resamples > 0 else None
+    indices = bootstrap_indices(len(seg_ids), resamples, seed) if resamples > 0 else None
+    spa_seed = seed if spa_seed is None else spa_seed
     frames = []
     for unit, versus, a, b in comparisons(matrices):
         if not np.isfinite(a).any():
             continue
-        rows = _comparison_rows(a, b, statistics, groupings, spa_permutations, seed if spa_seed is None else spa_seed)
-        if counts is not None:
-            _intervals(rows, a, b, counts)
+        rows = _comparison_rows(a, b, statistics, groupings, spa_permutations, spa_seed)
+        if indices is not None:
+            _intervals(rows, a, b, indices, spa_permutations, spa_seed)
         label = f"{column} {unit} vs {versus}"
         frames.append(pd.DataFrame(rows).assign(comparison=label, unit=unit, versus=versus))
     if not frames:

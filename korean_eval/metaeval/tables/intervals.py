@@ -73,7 +73,7 @@ def resampled_system_scores(results: Results, config: Config, counts: np.ndarray
     return count_weighted_means(counts, results.segment_matrices[key])
 
 
-def _in_blocks(fn, rows: np.ndarray) -> np.ndarray:
+def in_resample_blocks(fn, rows: np.ndarray) -> np.ndarray:
     """``fn`` of consecutive blocks of :data:`RESAMPLE_BLOCK` rows of ``rows``, concatenated (a block's values do not
     depend on the others)."""
     return np.concatenate([fn(rows[i:i + RESAMPLE_BLOCK]) for i in range(0, len(rows), RESAMPLE_BLOCK)])
@@ -92,7 +92,7 @@ def accuracy_resamples(results: Results, key: tuple[str, str], row: pd.Series, c
     signed = sign * np.asarray(results.segment_matrices[key], dtype=np.float64)
     if row["statistic"] == "acc_eq" and row["grouping"] == "item":
         steps = item_accuracy_steps(signed, human)
-        return _in_blocks(lambda block: item_acc_eq_resamples(steps, block), counts)
+        return in_resample_blocks(lambda block: item_acc_eq_resamples(steps, block), counts)
     if row["statistic"] == "acc_eq" and row["grouping"] == "none" and np.isfinite(row["epsilon"]):
         try:
             agreement = pooled_agreement(signed, human, float(row["epsilon"]))
@@ -132,7 +132,7 @@ def spa_resamples(results: Results, keys: list[tuple[str, str]], indices: np.nda
             p = resampled_p_values(stack, usable, n_perm, seed, block)
             return spa_from_p_values(p[:, :1], p[:, 1:])
 
-        values = _in_blocks(block_spa, indices)  # (n_resamples, members)
+        values = in_resample_blocks(block_spa, indices)  # (n_resamples, members)
         out.update({k: values[:, i] for i, k in enumerate(members)})
     return out
 

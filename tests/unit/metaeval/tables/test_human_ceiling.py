@@ -9,7 +9,9 @@ import pytest
 from scipy import stats
 
 from korean_eval.metaeval.stats.pairwise import pairwise_accuracy
-from korean_eval.metaeval.stats.resampling import percentile_ci
+from korean_eval.metaeval.stats.resampling import bootstrap_indices, percentile_ci
+from korean_eval.metaeval.stats.soft_pairwise import human_pairwise, spa_of_segment_scores
+from korean_eval.metaeval.stats.tie_calibrated import acc_eq
 from korean_eval.metaeval.tables.human_ceiling import MEAN_ROW, human_ceiling, reference_rows
 from korean_eval.metaeval.tables.intervals import bootstrap_counts
 
@@ -67,7 +69,27 @@ def test_intervals_are_the_metrics_bootstrap_on_the_shared_items():
         resampled.append(stats.pearsonr(aa[keep], bb[keep])[0])
     row = value(table, "segment", "none", "pearson")
     assert (row.ci_low, row.ci_high) == pytest.approx(percentile_ci(np.array(resampled)), abs=1e-9)
-    assert np.isnan(value(table, "segment", "item", "acc_eq").ci_low)
+
+
+def test_the_accuracies_intervals_are_the_accuracies_of_the_resampled_ratings():
+    ratings, a, b = two_groups()
+    table = human_ceiling(ratings, SYSTEMS, SEGS, resamples=60, seed=7, spa_permutations=50, spa_seed=5)
+    shared = np.isfinite(a) & np.isfinite(b)
+    a, b = np.where(shared, a, np.nan), np.where(shared, b, np.nan)
+    slow: dict[str, list[float]] = {"item": [], "pairwise_accuracy": [], "spa": []}
+    for idx in bootstrap_indices(len(SEGS), 60, 7):  # the slow way: the drawn items as a data set of their own
+        aa, bb = a[:, idx], b[:, idx]
+        slow["item"].append(acc_eq(aa, bb, "item").accuracy)
+        slow["pairwise_accuracy"].append(pairwise_accuracy(np.nanmean(aa, axis=1), np.nanmean(bb, axis=1), True))
+        slow["spa"].append(spa_of_segment_scores(aa, human_pairwise(bb, 50, 5), bb)[0])
+    for (granularity, grouping, statistic), key in {("segment", "item", "acc_eq"): "item",
+                                                    ("system", "none", "pairwise_accuracy"): "pairwise_accuracy",
+                                                    ("system", "none", "spa"): "spa"}.items():
+        row = value(table, granularity, grouping, statistic)
+        assert (row.ci_low, row.ci_high) == pytest.approx(percentile_ci(np.array(slow[key])), abs=1e-12), statistic
+        assert row.ci_low < row.ci_high
+    pooled = value(table, "segment", "none", "acc_eq")
+    assert pooled.ci_low <= pooled.value <= pooled.ci_high
 
 
 def test_raters_of_one_group_leave_one_out_and_the_mean_row():
