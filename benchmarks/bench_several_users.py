@@ -36,8 +36,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from bench_app_memory import TreeMemory  # noqa: E402
-from tests.app_server import AppServer, chromium_page, idle, launch_chromium  # noqa: E402
-from tests.several_users import (  # noqa: E402
+
+from korean_eval.inputs.sample import sample_files  # noqa: E402
+from korean_eval.levels.registry import available_levels  # noqa: E402
+from tests.support.app_server import AppServer, chromium_page, idle, launch_chromium  # noqa: E402
+from tests.support.several_users import (  # noqa: E402
     NO_EXCEPTION,
     HealthProbe,
     downloaded_system_scores,
@@ -45,9 +48,6 @@ from tests.several_users import (  # noqa: E402
     open_charts_at_once,
     session_files,
 )
-
-from korean_eval.inputs.sample import sample_files  # noqa: E402
-from korean_eval.levels.registry import available_levels  # noqa: E402
 
 GB = 1024.0  # MB
 OPTIONS = {"server.fileWatcherType": "none"}

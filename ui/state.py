@@ -18,8 +18,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 import time
 from collections import OrderedDict
@@ -30,6 +28,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from korean_eval.engine import stored_views
 from korean_eval.engine.cache import NullCache, open_cache
 from korean_eval.engine.limits import size_problem
 from korean_eval.engine.pipeline import evaluate, prepare_level
@@ -268,10 +267,8 @@ def _flights() -> _Flights:
 
 
 def results_key(evalset: EvalSet, config: EvalConfig) -> str:
-    """Content hash of the data + every setting that changes the numbers."""
-    h = hashlib.sha256(evalset.content_hash().encode())
-    h.update(json.dumps(config.as_dict(), sort_keys=True).encode())  # includes the SentencePiece model's hash
-    return h.hexdigest()
+    """Content hash of the data + every setting that changes the numbers (:func:`stored_views.content_key`)."""
+    return stored_views.content_key(evalset, config)
 
 
 def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
@@ -353,21 +350,22 @@ def _ci_store() -> _Store:
 
 def cached_confidence_intervals(ctx: Context, n_resamples: int = RESAMPLES):
     """The intervals of :func:`correlations_with_ci` if they were computed already (never computes)."""
-    return _ci_store().get(f"{ctx.key}|{n_resamples}")
+    return _ci_store().get(stored_views.intervals_key(ctx.key, n_resamples))
 
 
 def correlations_with_ci(ctx: Context, n_resamples: int = RESAMPLES):
     """``results.correlations`` with bootstrap 95% intervals — the correlations' and the pairwise accuracies'
-    (acc_eq, pairwise accuracy, SPA) — cached per result."""
-    from korean_eval.metaeval.tables.intervals import add_confidence_intervals
-
-    key = f"{ctx.key}|{n_resamples}"
+    (acc_eq, pairwise accuracy, SPA) — cached per result, in memory and in the persistent cache."""
+    key = stored_views.intervals_key(ctx.key, n_resamples)
     store = _ci_store()
     hit = store.get(key)
     if hit is None:
+        hit = stored_views.load_view(disk_cache(), key)
+    if hit is None:
         with st.spinner(f"Bootstrapping 95% confidence intervals ({n_resamples} resamples of the segments)…"):
-            hit = add_confidence_intervals(ctx.results, n_resamples=n_resamples)
-        store.put(key, hit)
+            hit = stored_views.intervals(ctx.results, n_resamples)
+        stored_views.store_view(disk_cache(), key, hit)
+    store.put(key, hit)
     return hit
 
 
@@ -394,19 +392,23 @@ def _stats_store() -> _Store:
 
 
 def _stats_key(ctx: Context, kind: str, *settings: object) -> str:
-    """``<results key>|<sha256 of kind + settings + resampling>``: the results key is itself the content hash of the
-    data + the config, so a table computed from one user's data is found only by a session holding the same data."""
-    spec = json.dumps([kind, [str(x) for x in settings], N_RESAMPLES, SEED], ensure_ascii=False)
-    return f"{ctx.key}|{hashlib.sha256(spec.encode()).hexdigest()}"
+    """``<results key>|<sha256 of kind + settings + resampling>`` (:func:`stored_views.view_key`): the results key is
+    itself the content hash of the data + the config, so a table computed from one user's data is found only by a
+    session holding the same data."""
+    return stored_views.view_key(ctx.key, kind, *settings)
 
 
 def _cached_stat(key: str, message: str, name: str, compute):
+    """``compute()`` kept as ``(name, value)`` under ``key``, in memory and in the persistent cache."""
     store = _stats_store()
     hit = store.get(key)
     if hit is None:
+        hit = stored_views.load_view(disk_cache(), key)
+    if hit is None:
         with st.spinner(message):
             hit = (name, compute())
-        store.put(key, hit)
+        stored_views.store_view(disk_cache(), key, hit)
+    store.put(key, hit)
     return hit[1]
 
 
@@ -446,34 +448,35 @@ def significance(ctx: Context, statistic: str, granularity: str, grouping: str, 
 
 
 #: The test behind the headline's top cluster: valid for every correlation, granularity and grouping.
-HEADLINE_TEST = "perm-inputs"
+HEADLINE_TEST = stored_views.HEADLINE_TEST
 
 
 def top_cluster(ctx: Context, statistic: str, granularity: str, grouping: str):
-    """The rank clusters the headline needs (``significance.top_cluster_table``, test :data:`HEADLINE_TEST`):
-    cluster 1 in full, then at most the first configuration below it. Taken from the full significance matrix of
-    the same settings when that was computed already; else computed with a progress bar and cached."""
-    from korean_eval.metaeval.tables import significance as sig
+    """The rank clusters the headline needs (:func:`stored_views.top_cluster`): cluster 1 in full, then at most the
+    first configuration below it. Taken from the full significance matrix of the same settings when that was
+    computed already; else from the caches, or computed with a progress bar and cached."""
     from korean_eval.model.vocabulary import grouping_used
 
     grouping = grouping_used(granularity, grouping)
     full = _stats_store().get(_stats_key(ctx, "significance", statistic, granularity, grouping, HEADLINE_TEST))
     if full is not None:
         return full[1][1]
-    key = _stats_key(ctx, "top-cluster", statistic, granularity, grouping, HEADLINE_TEST)
+    key = stored_views.top_cluster_key(ctx.key, statistic, granularity, grouping)
     store = _stats_store()
     hit = store.get(key)
+    if hit is None:
+        hit = stored_views.load_view(disk_cache(), key)
     if hit is None:
         bar = st.progress(0.0, text=f"Finding the top significance cluster, {granularity} level…")
 
         def progress(fraction: float, message: str) -> None:
             bar.progress(fraction, text=f"Top significance cluster, {granularity} level: {message}")
 
-        value = sig.top_cluster_table(ctx.results, statistic, granularity, grouping, test=HEADLINE_TEST, alpha=ALPHA,
-                                      n_permutations=N_RESAMPLES, seed=SEED, jobs=None, progress=progress)
+        value = stored_views.top_cluster(ctx.results, statistic, granularity, grouping, progress=progress)
         bar.empty()
-        hit = (f"significance_top_{statistic}_{granularity}_{grouping}_{HEADLINE_TEST}", value)
-        store.put(key, hit)
+        hit = (stored_views.top_cluster_name(statistic, granularity, grouping), value)
+        stored_views.store_view(disk_cache(), key, hit)
+    store.put(key, hit)
     return hit[1][1]
 
 
