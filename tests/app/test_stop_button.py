@@ -12,7 +12,7 @@ import pytest
 import streamlit as st
 
 from korean_eval.inputs.sample import load_sample
-from tests.support.apptest import assert_clean, run_app
+from tests.support.apptest import assert_clean, figure_titled, run_app
 from ui import service, state, stopping
 
 pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
@@ -71,3 +71,33 @@ def test_other_settings_compute_without_the_button(stopped_once):
     assert_clean(at)
     assert len(stopped_once) == 2 and stopped_once[1] != stopped_once[0] and not _notice(at)
     assert at.get("plotly_chart")
+
+
+def test_a_stopped_lens_waits_for_its_button(monkeypatch):
+    import korean_eval.lens.costs as costs
+    from korean_eval.lens.costs import LensEstimate
+    from ui import lens_state
+
+    monkeypatch.setattr(costs, "lens_estimate", lambda evalset, config, kinds=None: LensEstimate(1.0, 2.0))  # auto
+    monkeypatch.setattr(lens_state, "analyzers_in_workers", lambda: False)  # the lens in this process: runs counted
+    runs: list[bool] = []
+    original = lens_state.run_lens
+
+    def run_lens(evalset, config, **kwargs):
+        runs.append(kwargs["with_probe"])
+        if len(runs) == 1:  # stopped as a click on its Stop button stops it
+            kwargs["progress"](0.05, "analysing every distinct text with Kiwi")
+            stopping.stop(lens_state.lens_key(evalset, config, kwargs["with_probe"]))
+            st.rerun()
+        return original(evalset, config, **kwargs)
+
+    monkeypatch.setattr(lens_state, "run_lens", run_lens)
+    lens_state._store.clear()  # noqa: SLF001
+    at = run_app("pages/lens.py", **{"metrics|sacrebleu": ["chrf"], "level|kiwi": False})
+    assert runs == [True] and _notice(at) == [
+        "Stopped — nothing computed for these settings; press **Run the Korean lens** to start again."]
+    assert service.evaluation_queue().state()["running"] == 0
+    at.button(key="lens_run").click().run()
+    assert_clean(at)
+    assert runs == [True, True] and not _notice(at)
+    assert figure_titled(at, "Which metric × level notices which error") is not None

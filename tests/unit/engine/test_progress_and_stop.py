@@ -148,3 +148,34 @@ def test_a_stop_set_before_the_run_raises_before_any_work():
     stop.set()
     with pytest.raises(korean_eval.EvaluationStopped):
         evaluate(head_of_sample(3), EvalConfig(levels=("char",), metrics=("bleu",), jobs=1), stop=stop)
+
+
+def reports_slowly(n: int, progress=None) -> int:
+    """A task for :func:`korean_eval.engine.workers.run_in_worker`: ``n`` progress reports 0.1 s apart."""
+    for i in range(n):
+        progress(i / n, f"step {i}")
+        time.sleep(0.1)
+    return n
+
+
+class _Clicked(Exception):
+    """What a caller's progress callback raises to stop (the dashboard: Streamlit's rerun on a click)."""
+
+
+def test_a_task_in_a_worker_of_its_own_stops_once_its_caller_stopped():
+    """The Korean lens in the dashboard runs this way (``run_in_worker``): a caller that stops in its progress
+    callback stops the task in the worker at its next report, so the worker is free for the next task at once."""
+
+    def clicked(fraction: float, message: str) -> None:
+        raise _Clicked
+
+    try:
+        with pytest.raises(_Clicked):
+            wk.run_in_worker(reports_slowly, (600,), "test-stop", clicked)  # 60 s of reports unless stopped
+        start = time.monotonic()
+        assert wk.run_in_worker(reports_slowly, (1,), "test-stop", lambda f, m: None) == 1
+        assert time.monotonic() - start < 20  # not behind the rest of the first task's minute
+    finally:
+        pool = wk._POOLS.get("test-stop")
+        if pool is not None:
+            wk._discard_pool(pool[0])
