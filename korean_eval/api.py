@@ -163,6 +163,8 @@ def evaluate(
         results.notes.extend(choice.notes)
         results.statistics = evaluation_tables(results, evalset, StatisticsSettings(resamples, seed, statistic),
                                                held, config, scaled(progress, share, 1.0), stop)
+    if store.problem and store.problem not in results.notes:  # a write that failed once the run finished
+        results.notes.append(store.problem)
     results.statistics_meta = {"bootstrap": {"resamples": resamples, "seed": seed}}
     results.evalset = evalset
     return results

@@ -17,6 +17,8 @@ settings make another key, which computes as usual.
 
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
 #: Session-state key of the computation keys the user stopped.
@@ -41,7 +43,7 @@ def start_again(key: str) -> None:
 
 
 def _widget_key(kind: str, key: str) -> str:
-    return f"ke_{kind}_{key[-24:]}"
+    return f"ke_{kind}_{hashlib.sha256(key.encode()).hexdigest()[:20]}"
 
 
 class StoppableBar:

@@ -229,6 +229,8 @@ def _run(args: argparse.Namespace, stop: RunStop, progress: ProgressBar | None) 
         extra = evaluation_tables(results, evalset, settings, held, config, scaled(progress, share, 1.0), event)
         to_store = bool(held.writes)
     stop.cache_written = to_store
+    if cache.problem and cache.problem not in results.notes:  # a write that failed once the run finished
+        results.notes.append(cache.problem)
     check_stop(stop.event)  # a Ctrl+C while the cache was written: stop before the tables
     for note in degenerate_notes(results.correlations):
         print(f"note: {note}", file=sys.stderr)

@@ -10,11 +10,9 @@ process table is read from /proc). Marked slow.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -24,6 +22,7 @@ from tests.support.app_server import (
     NO_EXCEPTION,
     AppServer,
     chromium_page,
+    cpu_seconds,
     descendants,
     idle,
     require_chromium,
@@ -41,25 +40,12 @@ STOPPED = "Stopped — nothing computed for these settings; press Evaluate to st
 PROGRESS = '[data-testid="stProgress"]'
 
 
-def _cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU seconds of the running processes ``pids`` (``/proc/<pid>/stat`` fields 14 and 15)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / tick
-    return total
-
-
 def _quiet(server: AppServer, seconds: float = 2.0) -> bool:
     """Whether the server and everything it started used less than 0.3 CPU-s in ``seconds``."""
     group = [server.pid, *descendants(server.pid)]
-    before = _cpu_seconds(group)
+    before = cpu_seconds(group)
     time.sleep(seconds)
-    return _cpu_seconds(group) - before < 0.3
+    return cpu_seconds(group) - before < 0.3
 
 
 def test_stop_ends_the_evaluation_and_evaluate_starts_it_again(tmp_path):
