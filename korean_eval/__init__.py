@@ -6,8 +6,9 @@ The public API (docs/design.md §2)::
     results = korean_eval.evaluate(references, {"A": hyps_a, "B": hyps_b}, human=scores)
     results.system_scores, results.correlations, results.significance, results.to_csv("out")
 
-:func:`evaluate`, the loaders :func:`load_texts` and :func:`load_mtme`, and the data classes :class:`EvalSet`,
-:class:`EvalConfig` and :class:`Results` are imported on first use, so that ``import korean_eval`` (and the
+:func:`evaluate`, the loaders :func:`load_texts` and :func:`load_mtme`, the data classes :class:`EvalSet`,
+:class:`EvalConfig` and :class:`Results`, and the exceptions :class:`InputError` and :class:`EvaluationStopped` (an
+evaluation stopped by its ``stop`` signal) are imported on first use, so that ``import korean_eval`` (and the
 command line's start) stays fast. The package never imports Streamlit.
 """
 
@@ -30,6 +31,7 @@ _PUBLIC = {
     "EvalConfig": "korean_eval.model.config",
     "Results": "korean_eval.model.results",
     "InputError": "korean_eval.inputs.text_files",
+    "EvaluationStopped": "korean_eval.engine.stopping",
 }
 __all__ = ["__version__", *_PUBLIC]
 
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from korean_eval.api import evaluate as evaluate
     from korean_eval.api import load_mtme as load_mtme
     from korean_eval.api import load_texts as load_texts
+    from korean_eval.engine.stopping import EvaluationStopped as EvaluationStopped
     from korean_eval.inputs.text_files import InputError as InputError
     from korean_eval.model.config import EvalConfig as EvalConfig
     from korean_eval.model.evalset import EvalSet as EvalSet

@@ -16,7 +16,10 @@ from pathlib import Path
 import pandas as pd
 
 from korean_eval.engine.cache import open_cache
+from korean_eval.engine.held_writes import held_writes
+from korean_eval.engine.progress import pipeline_share, scaled
 from korean_eval.engine.statistics import StatisticsSettings, evaluation_tables
+from korean_eval.engine.stopping import StopSignal
 from korean_eval.inputs.mtme.files import open_tree
 from korean_eval.inputs.mtme.load import MtmeLoaded, MtmeOptions
 from korean_eval.inputs.mtme.load import load_mtme as load_mtme_tree
@@ -100,6 +103,7 @@ def evaluate(
     statistic: str = "pearson",
     cache: bool | PathLike = False,
     progress: Callable[[float, str], None] | None = None,
+    stop: StopSignal | None = None,
     **settings,
 ) -> Results:
     """Score every system at every token level with every metric, and meta-evaluate the metrics against the humans.
@@ -118,13 +122,23 @@ def evaluate(
         statistic: the correlation the significance tests and clusters compare.
         cache: False (nothing stored), True (the user's cache folder) or a folder: stored tokens, statistics and
             results make a rerun with identical data and settings load instead of compute.
-        progress: called with (fraction done, message) as the work advances.
+        progress: called with (fraction done, message) as the work advances: within a token level as its texts
+            are tokenised ("tokenising at level komoran: 3,400 of 8,800 texts"), within a metric and the
+            statistics as their tasks finish, and at least every half second while work runs; the fraction never
+            decreases.
+        stop: a :class:`threading.Event` (or anything with ``is_set()``) that stops the run once set: checked
+            between tasks and chunks, it makes ``evaluate`` cancel the run's queued tasks and raise
+            :class:`~korean_eval.engine.stopping.EvaluationStopped` (``korean_eval.EvaluationStopped``); nothing
+            of a stopped run is written to the cache.
         **settings: further :class:`~korean_eval.model.config.EvalConfig` fields (``overrides``, ``ter_cap``,
             ``jobs``, ``scheduler``, …).
 
     Returns:
         :class:`~korean_eval.model.results.Results` with the statistics' tables attached when there are human
         scores and ``resamples`` > 0.
+
+    Raises:
+        EvaluationStopped: ``stop`` was set (or ``progress`` raised it) before the run finished.
     """
     if isinstance(references, EvalSet):
         if systems is not None:
@@ -143,10 +157,14 @@ def evaluate(
     store = open_cache(None if cache is True else cache, enabled=cache is not False)
     from korean_eval.engine.pipeline import evaluate as run_pipeline
 
-    results = run_pipeline(evalset, config, progress=progress, cache=store)
-    results.notes.extend(choice.notes)
-    results.statistics = evaluation_tables(results, evalset, StatisticsSettings(resamples, seed, statistic), store,
-                                           config)
+    share = pipeline_share(resamples, evalset)
+    with held_writes(store) as held:  # nothing written unless the whole run finishes
+        results = run_pipeline(evalset, config, progress=scaled(progress, 0.0, share), cache=held, stop=stop)
+        results.notes.extend(choice.notes)
+        results.statistics = evaluation_tables(results, evalset, StatisticsSettings(resamples, seed, statistic),
+                                               held, config, scaled(progress, share, 1.0), stop)
+    if store.problem and store.problem not in results.notes:  # a write that failed once the run finished
+        results.notes.append(store.problem)
     results.statistics_meta = {"bootstrap": {"resamples": resamples, "seed": seed}}
     results.evalset = evalset
     return results

@@ -10,7 +10,7 @@ from korean_eval.lens.perturb import KIND_LABELS
 from korean_eval.lens.pos_categories import CATEGORIES, CATEGORY_LABELS
 from korean_eval.lens.profile import MIN_SUPPORT, small_support
 from korean_eval.model.vocabulary import VECTOR_STATISTICS
-from ui import display_tables, lens_charts, lens_spans, lens_state, lens_views, state, views
+from ui import display_tables, lens_charts, lens_spans, lens_state, lens_views, state, stopping, views
 from ui.formats import duration
 from ui.widgets import chart, csv_button, fit_table, human_note, md_escape, text_pairs
 
@@ -38,12 +38,17 @@ estimate = lens_estimate(data, config)
 probe_key, base_key = (lens_state.lens_key(data, config, probe) for probe in (True, False))
 result = (lens_state.cached_lens(data, config, True) if want_probe else None) or lens_state.cached_lens(
     data, config, False)
-# slow work runs on request: the probe over many levels (or a large set's analysis) waits for its button
-need_probe = want_probe and (result is None or result.probe is None) and (
+# slow work runs on request: the probe over many levels (or a large set's analysis) waits for its button, and so
+# does a lens the user stopped (ui/stopping.py)
+stopped_key = next((k for k in (probe_key, base_key) if stopping.stopped(k)), None)
+need_probe = want_probe and (result is None or result.probe is None) and not stopping.stopped(probe_key) and (
     estimate.total <= lens_state.AUTO_SECONDS or lens_state.asked(probe_key))
-if result is None and not need_probe and estimate.analysis > lens_state.AUTO_SECONDS and not lens_state.asked(base_key):
-    st.button("Run the Korean lens", key="lens_run", icon=":material/play_arrow:", on_click=lens_state.ask,
-              args=(base_key,))
+if result is None and not need_probe and (
+        stopped_key is not None or estimate.analysis > lens_state.AUTO_SECONDS and not lens_state.asked(base_key)):
+    if stopped_key is not None:
+        st.info(stopping.STOPPED_TEXT.format(button=lens_state.RUN_BUTTON), icon=":material/stop_circle:")
+    st.button(lens_state.RUN_BUTTON, key="lens_run", icon=":material/play_arrow:", on_click=lens_state.ask,
+              args=(stopped_key or base_key,))
     st.caption(f"Kiwi's analysis of {len(data.systems)} systems' outputs and their references: "
                f"{duration(estimate.analysis)} (estimated from measured costs per character). Computed once for "
                "these data, then kept. The perturbation probe over your token levels × metrics waits for a button "
@@ -120,7 +125,9 @@ with probe_tab:
     if result.probe is None and not want_probe:
         st.info("Choose token levels and metrics in the sidebar to run the perturbation probe.")
     elif result.probe is None:
-        st.button("Run the perturbation probe", key="lens_probe_run", icon=":material/play_arrow:",
+        if stopping.stopped(probe_key):
+            st.info(stopping.STOPPED_TEXT.format(button=lens_state.PROBE_BUTTON), icon=":material/stop_circle:")
+        st.button(lens_state.PROBE_BUTTON, key="lens_probe_run", icon=":material/play_arrow:",
                   on_click=lens_state.ask, args=(probe_key,))
         st.caption(
             f"Every reference perturbed in {len(KIND_LABELS)} ways, then scored at {len(config.levels)} token "

@@ -147,6 +147,7 @@ def export_run(tmp_path_factory):
 #: only costs a second JVM.
 KONLPY_FILES = frozenset({
     "tests/app/test_large_evaluation_pages.py",
+    "tests/unit/engine/test_progress_and_stop.py",
     "tests/unit/inputs/test_hostile_inputs.py",
     "tests/unit/levels/test_fast_tokenisation.py",
     "tests/unit/levels/test_random_unicode.py",

@@ -7,7 +7,8 @@ that changes a number; the backend's disk cache keeps the Kiwi analyses, tokens 
 for with a button (the lens or its probe, when their estimate is long) is remembered per session (:func:`ask`).
 Like an evaluation, the lens waits for its turn in the server's queue and is refused beyond the server's size limit
 (:mod:`ui.service`); when the server keeps the large analyzers out of its own process, the lens runs in a worker
-process of its own (:data:`korean_eval.engine.workers.LENS_ROLE`), which ends with the other pools when idle.
+process of its own (:data:`korean_eval.engine.workers.LENS_ROLE`), which ends with the other pools when idle. Its
+progress bar has a Stop button (:mod:`ui.stopping`); a stopped lens waits for its button.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from korean_eval.lens.perturb import KINDS
 from korean_eval.lens.run import LensResult, run_lens, run_lens_with_disk_cache
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
-from ui import service, state
+from ui import service, state, stopping
 from ui.formats import duration
 from ui.state import _Store
 from ui.widgets import input_error
@@ -35,6 +36,10 @@ MAX_RESULTS = 3
 AUTO_SECONDS = 20
 #: Session-state key of the lens keys (:func:`lens_key`) the user asked for with a button.
 ASKED_KEY = "ke_lens_asked"
+#: The button that runs the lens (and starts a stopped one again).
+RUN_BUTTON = "Run the Korean lens"
+#: The button that runs the perturbation probe (and starts a stopped one again).
+PROBE_BUTTON = "Run the perturbation probe"
 
 
 @st.cache_resource(show_spinner=False)
@@ -59,8 +64,10 @@ def cached_lens(evalset: EvalSet, config: EvalConfig, with_probe: bool) -> LensR
 
 
 def ask(key: str) -> None:
-    """Remember that the user asked for the lens of ``key`` (:func:`lens_key`): a button's callback."""
+    """Remember that the user asked for the lens of ``key`` (:func:`lens_key`), and forget that it was stopped: a
+    button's callback."""
     st.session_state[ASKED_KEY] = {*st.session_state.get(ASKED_KEY, ()), key}
+    stopping.start_again(key)
 
 
 def asked(key: str) -> bool:
@@ -80,16 +87,19 @@ def lens_result(evalset: EvalSet, config: EvalConfig, with_probe: bool | None = 
     hit = store.get(key)
     if hit is not None:
         return hit
+    if stopping.stopped(key):  # the user stopped it: it waits for the button
+        stopping.stopped_notice(key, RUN_BUTTON)
+        return None
     pairs = evalset.system_pairs()
     problem = size_problem(pairs, len(config.levels) if with_probe else 1, service.limits())
     if problem:
         st.error(problem, icon=":material/block:")
         return None
     expected = f", {duration(estimate)} expected" if estimate is not None else ""
-    bar = st.progress(0.0, text=f"Starting the Korean lens{expected}…")
+    bar = stopping.StoppableBar(key, f"Starting the Korean lens{expected}…")
 
     def progress(fraction: float, message: str) -> None:
-        bar.progress(min(max(fraction, 0.0), 1.0), text=f"{message} ({fraction:.0%})")
+        bar.progress(fraction, f"{message} ({fraction:.0%})")
 
     def run() -> LensResult:
         if analyzers_in_workers():
@@ -99,7 +109,7 @@ def lens_result(evalset: EvalSet, config: EvalConfig, with_probe: bool | None = 
                         cache=state.disk_cache(), progress=progress)
 
     try:
-        result = service.queued(run, pairs, lambda text: bar.progress(0.0, text=text))
+        result = service.queued(run, pairs, lambda text: bar.progress(0.0, text))
     except (ValueError, RuntimeError) as err:
         bar.empty()
         input_error(err)

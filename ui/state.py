@@ -7,7 +7,8 @@
   setting cheap for tokenisations and statistics seen before. Tables a page derives from the results only to draw
   them (the correlation view, the score tables) are kept the same way (:func:`display_table`), so a rerun that
   changes nothing in them does not build them again.
-* While computing, a progress bar follows the pipeline's ``progress(fraction, message)`` callback.
+* While computing, a progress bar follows the pipeline's ``progress(fraction, message)`` callback; its Stop button
+  stops the evaluation, and the pages then wait for a button rather than start it again (:mod:`ui.stopping`).
 * Several users (:mod:`ui.service`): an evaluation larger than the server's limit (pairs × levels) is refused with
   a message; a new one computes when the queue gives it a turn ("Waiting: position 2 of 3" meanwhile); sessions that
   ask for the same evaluation at the same time (same content hash and settings) share one computation; a stored
@@ -44,7 +45,7 @@ from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import ALPHA, RESAMPLES, SEED
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import Results
-from ui import directions, service
+from ui import directions, service, stopping
 from ui.widgets import input_error, md_escape, safe_file_name
 
 EVALSET_KEY = "ke_evalset"
@@ -53,6 +54,8 @@ SETTINGS_KEY = "ke_settings"
 TARGET_KEY = "ke_target_page"
 SAMPLE_LABEL = "bundled sample"
 MAX_RESULTS = 6
+#: The button that starts a stopped evaluation again.
+EVALUATE_BUTTON = "Evaluate"
 T = TypeVar("T")
 
 
@@ -273,7 +276,8 @@ def results_key(evalset: EvalSet, config: EvalConfig) -> str:
 
 def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
     """Cached results, computed with a progress bar when new; None (after a message) if they cannot be: too large
-    for the server's limit, the queue full, or an error of the data.
+    for the server's limit, the queue full, an error of the data, or stopped by the user (the bar's Stop button,
+    :mod:`ui.stopping`: the page then says so and waits for the :data:`EVALUATE_BUTTON` button).
 
     A new evaluation waits for its turn in the server's queue (:func:`ui.service.queued`). While one session
     computes it, another asking for the same key (same content and settings) follows that computation's progress
@@ -283,17 +287,20 @@ def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
     hit = store.get(key)
     if hit is not None:
         return hit
+    if stopping.stopped(key):  # the user stopped this evaluation: it waits for the button
+        stopping.stopped_notice(key, EVALUATE_BUTTON)
+        return None
     pairs = evalset.system_pairs()
     problem = size_problem(pairs, len(config.levels), service.limits())
     if problem:
         st.error(problem, icon=":material/block:")
         return None
-    bar = st.progress(0.0, text="Starting the evaluation…")
+    bar = stopping.StoppableBar(key, "Starting the evaluation…")
     flights = _flights()
     while (running := flights.lead(key)) is not None:
         event, last = running
         while not event.wait(0.5):  # the other session's progress, twice a second
-            bar.progress(min(max(last[0], 0.0), 1.0), text=f"{last[1]} ({last[0]:.0%})")
+            bar.progress(last[0], f"{last[1]} ({last[0]:.0%})")
         hit = store.get(key)
         if hit is not None:
             bar.empty()
@@ -301,10 +308,10 @@ def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
 
     def progress(fraction: float, message: str) -> None:
         flights.report(key, fraction, message)
-        bar.progress(fraction, text=f"{message} ({fraction:.0%})")
+        bar.progress(fraction, f"{message} ({fraction:.0%})")
 
     def show(text: str) -> None:
-        bar.progress(0.0, text=text)
+        bar.progress(0.0, text)
 
     try:
         res = service.queued(lambda: evaluate(evalset, config, progress=progress, cache=disk_cache()), pairs, show)

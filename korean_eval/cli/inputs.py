@@ -164,16 +164,30 @@ def print_kernel_notice(
 
 
 class ProgressBar:
-    """A one-line text progress bar on stderr."""
+    """A one-line text progress bar on stderr; the line ends at 100 % (later reports are not drawn) or at
+    :meth:`end_line`."""
 
     def __init__(self, stream=sys.stderr, width: int = 30):
         self.stream, self.width, self.start = stream, width, time.perf_counter()
+        self.open = False  # a bar drawn on a line not ended yet
+        self.ended = False
 
     def __call__(self, fraction: float, message: str) -> None:
+        if self.ended:
+            return
         filled = int(round(fraction * self.width))
         bar = "█" * filled + "·" * (self.width - filled)
         elapsed = time.perf_counter() - self.start
         self.stream.write(f"\r[{bar}] {fraction:4.0%} {elapsed:6.1f}s  {message[:60]:<60}")
+        self.open = True
         if fraction >= 1.0:
-            self.stream.write("\n")
+            self.end_line()
+            self.ended = True
         self.stream.flush()
+
+    def end_line(self) -> None:
+        """End the bar's line (before another message on stderr)."""
+        if self.open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.open = False

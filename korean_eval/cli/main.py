@@ -43,10 +43,14 @@ from korean_eval.cli.inputs import (
 from korean_eval.cli.mtme import add_mtme_options, domain_summary, load_from_args, register_list_command
 from korean_eval.cli.profile import register_profile_command
 from korean_eval.cli.qc import register_qc_command
+from korean_eval.cli.stopping import STOPPED_STATUS, RunStop
 from korean_eval.engine.cache import ENV_VAR, open_cache, use_cache_dir
+from korean_eval.engine.held_writes import held_writes
+from korean_eval.engine.progress import pipeline_share, scaled
 from korean_eval.engine.result_store import stored_evaluation
 from korean_eval.engine.small_samples import small_sample_notes
 from korean_eval.engine.statistics import StatisticsSettings, evaluation_tables
+from korean_eval.engine.stopping import EvaluationStopped, check_stop
 from korean_eval.inputs.text_files import read_input_file
 from korean_eval.levels.registry import choose_levels, level_table
 from korean_eval.metaeval.tables.degenerate import degenerate_notes
@@ -166,6 +170,21 @@ def check_run_args(args: argparse.Namespace) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    """``run``; Ctrl+C stops it with one line saying what was written (:mod:`korean_eval.cli.stopping`), exit
+    status 130."""
+    stop = RunStop(args.out, bool(args.latex or args.report), not args.no_cache)
+    progress = None if args.quiet else ProgressBar()
+    try:
+        return _run(args, stop, progress)
+    except (EvaluationStopped, KeyboardInterrupt):
+        if progress is not None:
+            progress.end_line()
+        print(stop.message(), file=sys.stderr)
+        return STOPPED_STATUS
+
+
+def _run(args: argparse.Namespace, stop: RunStop, progress: ProgressBar | None) -> int:
+    """The work of :func:`run_command`."""
     check_run_args(args)
     loaded = load_from_args(args) if args.mtme else None
     evalset = loaded.evalset if loaded else build_evalset(args)
@@ -196,17 +215,23 @@ def run_command(args: argparse.Namespace) -> int:
         use_cache_dir(args.cache_dir)
     cache = open_cache(args.cache_dir, enabled=not args.no_cache)
     print_validation_report(evalset)
-    progress = None if args.quiet else ProgressBar()
-    results, _key = stored_evaluation(evalset, config, cache)
-    if results is None:  # the pipeline (scipy, numba, the metrics) is imported only when something is computed
-        from korean_eval.engine.pipeline import evaluate
+    share = pipeline_share(args.bootstrap, evalset)
+    with stop.computing() as event, held_writes(cache) as held:  # the cache's writes made once all is computed
+        results, _key = stored_evaluation(evalset, config, held)
+        if results is None:  # the pipeline (scipy, numba, the metrics) is imported only when something is computed
+            from korean_eval.engine.pipeline import evaluate
 
-        print_kernel_notice(config.metrics, config.ter_implementation, evalset, args.bootstrap)
-        results = evaluate(evalset, config, progress=progress, cache=cache)
-    elif progress is not None:
-        progress(1.0, "done (stored result of an identical evaluation)")
-    settings = StatisticsSettings(resamples=args.bootstrap, seed=args.seed, statistic=args.statistic)
-    extra = evaluation_tables(results, evalset, settings, cache, config)
+            print_kernel_notice(config.metrics, config.ter_implementation, evalset, args.bootstrap)
+            results = evaluate(evalset, config, progress=scaled(progress, 0.0, share), cache=held, stop=event)
+        elif progress is not None:
+            progress(share, "done (stored result of an identical evaluation)")
+        settings = StatisticsSettings(resamples=args.bootstrap, seed=args.seed, statistic=args.statistic)
+        extra = evaluation_tables(results, evalset, settings, held, config, scaled(progress, share, 1.0), event)
+        to_store = bool(held.writes)
+    stop.cache_written = to_store
+    if cache.problem and cache.problem not in results.notes:  # a write that failed once the run finished
+        results.notes.append(cache.problem)
+    check_stop(stop.event)  # a Ctrl+C while the cache was written: stop before the tables
     for note in degenerate_notes(results.correlations):
         print(f"note: {note}", file=sys.stderr)
     extra_meta: dict[str, object] = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
@@ -218,9 +243,13 @@ def run_command(args: argparse.Namespace) -> int:
     if args.out:
         from korean_eval.exports.csv_zip import write_tables
 
+        stop.out_state = "writing"
         paths = write_tables(results, args.out, evalset, extra, extra_meta)
+        stop.out_state = "written"
         print(f"wrote {len(paths)} files to {args.out}", file=sys.stderr)
+    stop.exports_state = "writing"
     write_exports(args, results, evalset, extra, extra_meta)
+    stop.exports_state = "written"
     print(_summary(results, extra, args.statistic))
     return 0
 

@@ -39,7 +39,7 @@ score = CPU seconds of the cell's worker tasks + seconds in this process; meta =
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +56,7 @@ from korean_eval.engine.collect import (
     timing_table,
     token_stats_row,
 )
+from korean_eval.engine.held_writes import held_writes
 from korean_eval.engine.human_side import HumanScores, human_notes, human_scores, human_system_table
 from korean_eval.engine.planning import (
     LevelPlan,
@@ -67,8 +68,10 @@ from korean_eval.engine.planning import (
     plan_run,
     tokenize_texts,
 )
+from korean_eval.engine.progress import Progress, Ticker
 from korean_eval.engine.result_store import digest, store_result, stored_evaluation
 from korean_eval.engine.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
+from korean_eval.engine.stopping import StopSignal, check_stop
 from korean_eval.engine.workers import (
     WORKER_ANALYZER_LEVELS,
     Job,
@@ -86,26 +89,6 @@ from korean_eval.metaeval.tables.human_ceiling import run_ceiling
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import GIVEN_LEVEL, Results, higher_is_better
-
-Progress = Callable[[float, str], None]
-
-
-@dataclass
-class Ticker:
-    """Progress through the run's steps: :meth:`report` a message at the fraction done so far, :meth:`advance`
-    after each step."""
-
-    progress: Progress | None
-    steps: int
-    done: int = 0
-
-    def report(self, message: str, fraction: float | None = None) -> None:
-        if self.progress is not None:
-            value = self.done / self.steps if fraction is None else fraction
-            self.progress(min(max(value, 0.0), 1.0), message)
-
-    def advance(self) -> None:
-        self.done += 1
 
 
 def prepare_level(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCache | None = None) -> TokenLevel:
@@ -139,23 +122,32 @@ def evaluate(
     config: EvalConfig | None = None,
     progress: Progress | None = None,
     cache: NullCache | None = None,
+    stop: StopSignal | None = None,
 ) -> Results:
     """Run the whole pipeline on ``evalset``; see the module docstring.
 
     With a persistent cache, an evaluation already computed with the same data, settings, token-level versions
     and package source is loaded instead of recomputed (``cache.store_results = False`` turns that off).
+
+    ``progress(fraction, message)`` is called as the work advances, within a level as its chunks are tokenised and
+    within a cell as its tasks finish (:mod:`korean_eval.engine.progress`). ``stop`` (a :class:`threading.Event`
+    or anything with ``is_set()``) is checked between tasks and chunks: once set, the run cancels its queued tasks
+    and raises :class:`~korean_eval.engine.stopping.EvaluationStopped`, as it does when ``progress`` raises it;
+    the cache gets nothing of a run that did not finish (:mod:`korean_eval.engine.held_writes`).
     """
     config = config or EvalConfig()
     cache = cache or NullCache()
+    check_stop(stop)
     stored, key = stored_evaluation(evalset, config, cache)
     if stored is not None:
         Ticker(progress, 1).report("done (stored result of an identical evaluation)", 1.0)
         return stored
-    with one_blas_thread():
-        results = run_stages(evalset, config, progress, cache)
-    if key is not None and cache.enabled:
-        results.result_key = key
-        store_result(cache, key, results)
+    with held_writes(cache) as held:
+        with one_blas_thread():
+            results = run_stages(evalset, config, progress, held, stop)
+        if key is not None and cache.enabled:
+            results.result_key = key
+            store_result(held, key, results)
     results.notes = results.notes + ([cache.problem] if cache.problem else [])
     return results
 
@@ -190,19 +182,23 @@ class FinishedCell:
         return self.job.result()
 
 
-def run_stages(evalset: EvalSet, config: EvalConfig, progress: Progress | None, cache: NullCache) -> Results:
+def run_stages(
+    evalset: EvalSet, config: EvalConfig, progress: Progress | None, cache: NullCache, stop: StopSignal | None = None
+) -> Results:
     """plan → tokenise → score → collect → meta-evaluate, interleaved per level (see the module docstring)."""
     run = plan_run(evalset, config)  # 1. plan
-    # the scheduler holds a lease on the pools for the run and cancels its queued tasks when the run stops early
+    ticker = Ticker(progress, run.steps, stop)
+    # the scheduler holds a lease on the pools for the run and cancels its queued tasks when the run stops early;
+    # while the run waits for a task, the ticker reports its progress and checks the stop signal
     with make_scheduler(config) as sched:
-        return _run_stages(run, evalset, config, progress, cache, sched)
+        sched.watch = ticker.watch
+        return _run_stages(run, evalset, config, ticker, cache, sched)
 
 
 def _run_stages(
-    run: RunPlan, evalset: EvalSet, config: EvalConfig, progress: Progress | None, cache: NullCache, sched: Scheduler
+    run: RunPlan, evalset: EvalSet, config: EvalConfig, ticker: Ticker, cache: NullCache, sched: Scheduler
 ) -> Results:
     """The stages of :func:`run_stages` on ``sched``."""
-    ticker = Ticker(progress, run.steps)
     humans = human_scores(evalset, config)
     # 2. tokenise, each level planned and its scoring started as soon as it is tokenised
     started = tokenise_and_start_scoring(run, evalset, config, cache, sched, ticker)
@@ -213,7 +209,10 @@ def _run_stages(
     given, notes = given_cells(evalset, config)
     finished = [f for cells in per_level for _, f in cells]
     finished += [finish_cell(cell, evalset, humans, config, sched, meta_pool) for cell in given]
-    ticker.report("meta-evaluation")
+    if finished:
+        ticker.track("meta-evaluation", [f.job for f in finished], "cells")
+    else:
+        ticker.report("meta-evaluation")
     for f in finished:  # every cell's meta-evaluation back, in cell order
         f.evaluation  # noqa: B018
     notes = [started[lv].tokenised.fallback_note for lv in run.levels if started[lv].tokenised.fallbacks] + notes
@@ -246,7 +245,11 @@ def score_level(
     shape = (len(evalset.system_names), len(evalset.seg_ids))
     out = []
     for p, source in zip(level.plan.metrics, level.sources, strict=True):
-        ticker.report(f"scoring {p.name} at level {level.plan.name}")
+        label = f"scoring {p.name} at level {level.plan.name}"
+        if source is not None and len(source.jobs) > 1:
+            ticker.track(label, source.jobs, "tasks done")
+        else:
+            ticker.report(label)
         scored = score_cell(level.plan, p, source, shape, evalset.n_refs, cache, sched)
         out.append((scored, finish_cell(scored.cell, evalset, humans, config, sched, meta_pool)))
         ticker.advance()
@@ -322,6 +325,7 @@ class _WorkerTokens:
     level: TokenLevel
     lookup: TokenLookup
     jobs: list[Job]
+    sizes: list[int]  # texts per job
     seconds: float
 
 
@@ -368,19 +372,23 @@ def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, n
         pool = None
         if lookup.missing:  # no process for no work
             pool = sched.pool(n_pairs, level_role(name)) if large else sched.analyzer_pool(name)
-        jobs = [sched.submit(task_tokenize, (name, chunk), (name, ""), pool) for chunk in text_chunks(lookup.missing)]
-        out[name] = _WorkerTokens(level, lookup, jobs, time.perf_counter() - start)
+        cut = text_chunks(lookup.missing)
+        jobs = [sched.submit(task_tokenize, (name, chunk), (name, ""), pool) for chunk in cut]
+        out[name] = _WorkerTokens(level, lookup, jobs, [len(c) for c in cut], time.perf_counter() - start)
     return out
 
 
 def _tokenise_here(
     name: str, texts: Sequence[str], evalset: EvalSet, config: EvalConfig, cache: NullCache, ticker: Ticker
 ) -> TokenisedLevel:
-    """Tokenise one level in this process."""
-    ticker.report(f"tokenising at level {name}")
+    """Tokenise one level in this process, chunk by chunk (:func:`~korean_eval.engine.planning.tokenize_texts`),
+    reporting the texts done."""
+    label = f"tokenising at level {name}"
+    ticker.report(label)
     start = time.perf_counter()
     level = prepare_level(name, evalset, config, cache)
-    tok, tok_seconds, fallbacks = tokenize_texts(level, texts, cache)
+    tok, tok_seconds, fallbacks = tokenize_texts(level, texts, cache,
+                                                 lambda done, total: ticker.part(done, total, label, "texts"))
     ticker.advance()
     return TokenisedLevel(name, level, tok, tok_seconds, fallbacks, time.perf_counter() - start)
 
@@ -390,10 +398,13 @@ def _collect_worker_tokens(
 ) -> TokenisedLevel:
     """A level tokenised by the worker processes (its new tokens stored in the cache). Its seconds: this process's
     set-up and cache seconds plus the workers' tokenizer seconds."""
-    ticker.report(f"tokenising at level {name}")
+    label = f"tokenising at level {name}"
     start, waited = time.perf_counter(), sched.waited
     tokens, tok_seconds, fallbacks = w.lookup.tokens, 0.0, 0
-    if w.jobs:
+    if not w.jobs:
+        ticker.report(label)
+    else:
+        ticker.track(label, w.jobs, "texts", w.sizes)
         joined: list[str] = []
         for job in w.jobs:
             chunk, seconds, chunk_fallbacks = job.result()

@@ -13,7 +13,7 @@ Nothing here computes a statistic or starts a worker: :func:`korean_eval.engine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,13 +98,34 @@ def lookup_tokens(level: TokenLevel, texts: Sequence[str], cache: NullCache) -> 
     return lookup
 
 
-def tokenize_texts(level: TokenLevel, texts: Sequence[str], cache: NullCache) -> tuple[dict[str, str], float, int]:
-    """Map each distinct text to its space-joined tokens; return (map, tokenizer seconds, fallbacks)."""
+#: Characters per piece of the texts a level tokenises in this process: the pieces are analysed one after the other
+#: (each text's tokens do not depend on the others, so the pieces change no token) and progress is reported between
+#: them — 5,000 characters are 1.6 s of Kkma, KoNLPy's slowest analyzer, and 0.03 s of Kiwi.
+HERE_CHUNK_CHARS = 5_000
+
+
+def tokenize_texts(
+    level: TokenLevel, texts: Sequence[str], cache: NullCache, progress: Callable[[int, int], None] | None = None
+) -> tuple[dict[str, str], float, int]:
+    """Map each distinct text to its space-joined tokens; return (map, tokenizer seconds, fallbacks). The texts
+    missing from the cache are tokenised in pieces of :data:`HERE_CHUNK_CHARS` characters, ``progress(done,
+    total)`` called with the texts done after each piece but the last."""
+    from korean_eval.engine.workers import text_chunks
+
     lookup = lookup_tokens(level, texts, cache)
     if not lookup.missing:
         return lookup.tokens, 0.0, 0
-    result = level.tokenize_joined(lookup.missing)
-    return lookup.complete(cache, result.joined), result.seconds, result.fallbacks
+    joined: list[str] = []
+    seconds, fallbacks = 0.0, 0
+    pieces = text_chunks(lookup.missing, HERE_CHUNK_CHARS)
+    for i, piece in enumerate(pieces):
+        result = level.tokenize_joined(piece)
+        joined += result.joined
+        seconds += result.seconds
+        fallbacks += result.fallbacks
+        if progress is not None and i + 1 < len(pieces):
+            progress(len(joined), len(lookup.missing))
+    return lookup.complete(cache, joined), seconds, fallbacks
 
 
 @dataclass

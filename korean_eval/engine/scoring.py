@@ -2,7 +2,7 @@
 
 :func:`dispatch_level` starts the work as soon as a level is planned (in the worker processes when the level has
 at least :data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs to compute), and returns per metric a
-:data:`StatisticsSource`; :func:`score_cell` later calls it, stores the new rows in the cache, merges them with the
+:class:`StatisticsSource`; :func:`score_cell` later calls it, stores the new rows in the cache, merges them with the
 cached ones and computes the segment scores (one per row) and the system scores (from the statistics summed over a
 system's present segments). How the work is cut (docs/design.md §2):
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
@@ -28,12 +28,31 @@ import numpy as np
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.collect import Cell
 from korean_eval.engine.planning import LevelPlan, MetricPlan
-from korean_eval.engine.workers import Rows, Scheduler, chunks, local_refs, task_bleu, task_chrf, task_generic
+from korean_eval.engine.workers import (
+    Job,
+    Rows,
+    Scheduler,
+    chunks,
+    local_refs,
+    task_bleu,
+    task_chrf,
+    task_generic,
+)
 from korean_eval.metrics import Metric
 from korean_eval.metrics.sacre import BleuMetric, ChrfMetric, TerMetric
 from korean_eval.model.config import EvalConfig
 
-StatisticsSource = Callable[[], np.ndarray]  # the statistics rows of a metric plan's ``todo`` pairs, in order
+
+@dataclass
+class StatisticsSource:
+    """The statistics rows of a metric plan's ``todo`` pairs, in order, when called; ``jobs``: the tasks they come
+    from (followed by the run's progress; none when they are computed here in one call)."""
+
+    compute: Callable[[], np.ndarray]
+    jobs: list[Job] = field(default_factory=list)
+
+    def __call__(self) -> np.ndarray:
+        return self.compute()
 
 
 def dispatch_level(
@@ -54,7 +73,7 @@ def dispatch_level(
         elif isinstance(p.metric, BleuMetric):
             sources.append(_dispatch_bleu(plan, p, config, sched, pool))
         elif isinstance(p.metric, TerMetric) and p.metric.implementation == "fast":
-            here = partial(_compute_here, p, plan.hyps, plan.refs, sched, (plan.name, p.name))
+            here = StatisticsSource(partial(_compute_here, p, plan.hyps, plan.refs, sched, (plan.name, p.name)))
             sources.append(_dispatch_ter_chunks(plan, p, config, sched, pool) if pool is not None else here)
         else:
             sources.append(_dispatch_generic(plan, p, config, sched, pool))
@@ -80,7 +99,7 @@ def _dispatch_bleu(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Sc
         job = sched.submit(task_bleu, args, (plan.name, p.name), pool)
         rows.add(job, [int(i) for i in chunk])
     assert isinstance(p.metric, BleuMetric)
-    return partial(rows.gather, p.todo, 2 + 2 * p.metric.max_ngram_order)
+    return StatisticsSource(partial(rows.gather, p.todo, 2 + 2 * p.metric.max_ngram_order), rows.jobs)
 
 
 def _dispatch_ter_chunks(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Scheduler, pool) -> StatisticsSource:
@@ -92,7 +111,7 @@ def _dispatch_ter_chunks(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sch
     for chunk in chunks(p.todo, plan.ref_ids, pool is not None):
         args = (p.name, options, runtime, [plan.hyps[i] for i in chunk], [[s[i] for i in chunk] for s in plan.refs])
         rows.add(sched.submit(task_generic, args, (plan.name, p.name), pool), [int(i) for i in chunk])
-    return partial(rows.gather, p.todo, 2)
+    return StatisticsSource(partial(rows.gather, p.todo, 2), rows.jobs)
 
 
 def _dispatch_generic(
@@ -104,7 +123,8 @@ def _dispatch_generic(
         p.name, options, runtime, [plan.hyps[i] for i in p.todo], [[s[i] for i in p.todo] for s in plan.refs],
         plan.corpus if p.corpus_key else None,
     )
-    return sched.submit(task_generic, args, (plan.name, p.name), pool).result
+    job = sched.submit(task_generic, args, (plan.name, p.name), pool)
+    return StatisticsSource(job.result, [job])
 
 
 def _compute_here(p: MetricPlan, hyps: list[str], refs: list[list[str]], sched: Scheduler, owner: tuple[str, str]):
@@ -130,9 +150,15 @@ def _dispatch_chrf(plan: LevelPlan, split: list[MetricPlan], sched: Scheduler, p
     char_keys = [_dispatch_char_blocks(plan.name, p, stripped, s_refs, s_unique, sched, pool) for p in split]
     word_rows, word_width = _dispatch_word_blocks(plan, split, sched, pool)
     return [
-        partial(_chrf_statistics, p, keys, sched.char_rows, word_rows, word_width)
+        StatisticsSource(partial(_chrf_statistics, p, keys, sched.char_rows, word_rows, word_width),
+                         _jobs_of(sched.char_rows, keys) + word_rows.jobs)
         for p, keys in zip(split, char_keys, strict=True)
     ]
+
+
+def _jobs_of(rows: Rows, keys: Sequence) -> list[Job]:
+    """The jobs of ``rows`` that hold the rows of ``keys``, in job order."""
+    return [rows.jobs[j] for j in sorted({rows.where[k][0] for k in keys})]
 
 
 def _dispatch_char_blocks(

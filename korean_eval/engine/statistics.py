@@ -32,7 +32,9 @@ import pandas as pd
 
 from korean_eval.engine.blas_threads import one_blas_thread
 from korean_eval.engine.cache import NullCache
+from korean_eval.engine.progress import Progress, Ticker
 from korean_eval.engine.result_store import digest, load_result, store_result
+from korean_eval.engine.stopping import StopSignal, check_stop
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import RESAMPLES, SEED
 from korean_eval.model.results import Results
@@ -74,22 +76,24 @@ def statistics_key(results: Results, settings: StatisticsSettings) -> str | None
     return digest({"version": STATISTICS_CACHE_VERSION, "result": results.result_key, "settings": asdict(settings)})
 
 
-def compute_statistics(results: Results, settings: StatisticsSettings, config: EvalConfig | None = None
-                       ) -> StatisticsTables:
+def compute_statistics(results: Results, settings: StatisticsSettings, config: EvalConfig | None = None,
+                       progress: Progress | None = None, stop: StopSignal | None = None) -> StatisticsTables:
     """Every statistics table of ``results`` (see the module docstring), computed now: as tasks
     (:mod:`korean_eval.engine.statistics_tasks`) on the workers of ``config`` (its ``jobs`` or ``scheduler``) when
-    the run is large enough for them, else in this process; the same bytes either way."""
-    from korean_eval.engine.workers import make_scheduler
+    the run is large enough for them, else in this process; the same bytes either way. ``progress`` hears
+    ``statistics: n of m tasks done``; ``stop`` is checked between the tasks
+    (:mod:`korean_eval.engine.stopping`)."""
+    from korean_eval.engine.workers import Scheduler, make_scheduler
 
-    sched = make_scheduler(config) if config is not None else None
-    if sched is None:
-        return _compute(results, settings, None)
+    sched = make_scheduler(config) if config is not None else Scheduler(1)  # Scheduler(1): this process
+    ticker = Ticker(progress, 1, stop)
     with sched:  # a lease on the pools; queued tasks cancelled if the stage stops early
-        return _compute(results, settings, sched)
+        sched.watch = ticker.watch
+        return _compute(results, settings, sched, ticker)
 
 
-def _compute(results: Results, settings: StatisticsSettings, sched) -> StatisticsTables:
-    """:func:`compute_statistics` on ``sched`` (None: this process)."""
+def _compute(results: Results, settings: StatisticsSettings, sched, ticker: Ticker) -> StatisticsTables:
+    """:func:`compute_statistics` on ``sched``."""
     from korean_eval.engine import statistics_tasks as st
     from korean_eval.metaeval.tables.accuracy_significance import ACCURACY_TESTS, accuracy_tables
     from korean_eval.metaeval.tables.intervals import confidence_interval_table
@@ -98,12 +102,12 @@ def _compute(results: Results, settings: StatisticsSettings, sched) -> Statistic
     n, seed, statistic = settings.resamples, settings.seed, settings.statistic
     grouping = headline_grouping(statistic)  # segment level: item for PDP, else none
     keys = list(results.segment_matrices)
-    pool = sched.pool(int(np.isfinite(results.human_matrix).sum())) if sched is not None else None
+    pool = sched.pool(int(np.isfinite(results.human_matrix).sum()))
+    jobs = []
 
     def submit(fn, *args):
-        if sched is None or pool is None:
-            return _Here(fn, args)
-        return sched.submit(fn, args, ("statistics", fn.__name__), pool)
+        jobs.append(sched.submit(fn, args, ("statistics", fn.__name__), pool))
+        return jobs[-1]
 
     interval_jobs = [(chunk, submit(st.task_intervals, st.trimmed(results, chunk, True), n, seed))
                      for chunk in st.config_chunks(keys)]
@@ -123,15 +127,17 @@ def _compute(results: Results, settings: StatisticsSettings, sched) -> Statistic
     if results.human_ratings is not None:
         ceiling_job = submit(st.task_ceiling, results.human_ratings, results.systems, results.seg_ids,
                              results.settings, n, seed)
+    ticker.track("statistics", jobs, "tasks done")
     spa_tables = []
-    if "spa" in ACCURACY_TESTS:
+    if "spa" in ACCURACY_TESTS:  # its permutation blocks, tasks of their own, dispatched from here
 
         def map_blocks(fn, arguments: list[tuple]) -> list:
-            jobs = [submit(st.task_call, fn, *a) for a in arguments]
-            return [job.result() for job in jobs]
+            spa_jobs = [sched.submit(st.task_call, (fn, *a), ("statistics", fn.__name__), pool) for a in arguments]
+            ticker.track("statistics", [*jobs, *spa_jobs], "tasks done")
+            return [job.result() for job in spa_jobs]
 
         spa_tables.append(accuracy_tables(accuracy_results, n_permutations=n, seed=seed, statistics=("spa",),
-                                          map_blocks=map_blocks if sched is not None else None))
+                                          map_blocks=map_blocks))
     accuracy_tables_by = [job.result() for job in accuracy_jobs] + spa_tables  # acc_eq, then SPA
     values = st.merge_intervals([(chunk, job.result()) for chunk, job in interval_jobs], results.correlations)
     with_ci = confidence_interval_table(results, values, n_resamples=n, seed=seed)
@@ -158,16 +164,6 @@ def _compute(results: Results, settings: StatisticsSettings, sched) -> Statistic
     return StatisticsTables(with_ci, tables)
 
 
-class _Here:
-    """A statistics task run in this process when its result is first needed (no executor)."""
-
-    def __init__(self, fn, args: tuple):
-        self.fn, self.args = fn, args
-
-    def result(self):
-        return self.fn(*self.args)[0]
-
-
 def _empty_pairs() -> pd.DataFrame:
     from korean_eval.metaeval.tables.system_pairs import SYSTEM_PAIR_COLUMNS
 
@@ -176,10 +172,11 @@ def _empty_pairs() -> pd.DataFrame:
 
 def statistics_tables(
     results: Results, settings: StatisticsSettings, cache: NullCache | None = None,
-    config: EvalConfig | None = None,
+    config: EvalConfig | None = None, progress: Progress | None = None, stop: StopSignal | None = None,
 ) -> StatisticsTables | None:
     """The statistics of ``results`` (None when :func:`wants_statistics` is false), from the cache when an
-    identical evaluation's were stored, else computed (and stored when the result is)."""
+    identical evaluation's were stored, else computed (and stored when the result is; ``progress`` and ``stop``:
+    :func:`compute_statistics`)."""
     if not wants_statistics(results, settings):
         return None
     cache = cache or NullCache()
@@ -190,7 +187,7 @@ def statistics_tables(
             stored.loaded = True
             return stored
     with one_blas_thread():
-        computed = compute_statistics(results, settings, config)
+        computed = compute_statistics(results, settings, config, progress, stop)
     if key is not None:
         store_result(cache, key, computed, kind="statistics")
     return computed
@@ -198,20 +195,22 @@ def statistics_tables(
 
 def evaluation_tables(
     results: Results, evalset, settings: StatisticsSettings, cache: NullCache | None = None,
-    config: EvalConfig | None = None,
+    config: EvalConfig | None = None, progress: Progress | None = None, stop: StopSignal | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Every table of a run beside the result's own, by file name: the statistics (:func:`statistics_tables`;
     ``results.correlations`` gets their intervals), per-domain tables, the ratings and the human ceiling, and with
     error spans the span tables; ``results.notes`` gets the degenerate-data notes of the correlations
     (:func:`korean_eval.metaeval.tables.degenerate.degenerate_notes`); on few systems or segments, notes beside the
     values (:func:`korean_eval.engine.small_samples.annotate_small_samples`). The one entry point of the CLI's
-    ``run`` and of :func:`korean_eval.evaluate`."""
+    ``run`` and of :func:`korean_eval.evaluate`. ``progress`` hears the statistics' tasks, then ``done`` at 1;
+    ``stop`` is checked between the tasks and the tables (:mod:`korean_eval.engine.stopping`)."""
     from korean_eval.engine.small_samples import annotate_small_samples
     from korean_eval.exports.csv_zip import domain_tables, rating_tables
     from korean_eval.metaeval.tables.degenerate import degenerate_notes
 
     extra: dict[str, pd.DataFrame] = {}
-    found = statistics_tables(results, settings, cache, config)
+    found = statistics_tables(results, settings, cache, config, progress, stop)
+    check_stop(stop)
     if found is not None:
         results.correlations = found.correlations
         extra.update(found.tables)
@@ -221,7 +220,11 @@ def evaluation_tables(
     if results.spans is not None:
         from korean_eval.lens.span_detection import span_tables  # Kiwi: only with error spans
 
+        check_stop(stop)
         extra.update(span_tables(results, evalset.systems, settings.statistic, settings.resamples, settings.seed,
                                  cache))
     annotate_small_samples(results, extra)
+    check_stop(stop)
+    if progress is not None:
+        progress(1.0, "done")
     return extra

@@ -43,6 +43,8 @@ import numpy as np
 
 from korean_eval.engine.blas_threads import pin_blas_threads
 from korean_eval.engine.packed_texts import PackedTexts, packable
+from korean_eval.engine.progress import REPORT_SECONDS
+from korean_eval.engine.stopping import EvaluationStopped, wait_watching
 from korean_eval.levels.registry import get_level
 from korean_eval.metrics import make_metric
 from korean_eval.metrics.sacre import BleuMetric
@@ -179,6 +181,24 @@ def pool_state() -> dict[str, object]:
     with _POOL_LOCK:
         return {"roles": {role: workers for role, (_, workers) in _POOLS.items()}, "leases": _IDLE.leases,
                 "idle_seconds": _IDLE.seconds, "releases": _IDLE.releases}
+
+
+def queued_tasks() -> int:
+    """Tasks waiting in the local pools that no worker has started (cancelled ones not counted): none once every
+    run that handed them out has ended, however it ended (:meth:`Scheduler.close`)."""
+    with _POOL_LOCK:
+        pools = [pool for pool, _ in _POOLS.values()]
+    waiting = 0
+    for pool in pools:
+        pending = getattr(pool, "_pending_work_items", {})  # concurrent.futures' own bookkeeping
+        while True:
+            try:
+                items = list(pending.values())
+                break
+            except RuntimeError:  # changed by the pool's thread meanwhile
+                continue
+        waiting += sum(1 for item in items if not item.future.running() and not item.future.done())
+    return waiting
 
 
 def _disarm() -> None:
@@ -440,23 +460,36 @@ class Job:
             else:
                 sched.futures.append(self.future)
 
+    @property
+    def finished(self) -> bool:
+        """Whether the task's result is there (computed here, or its future done)."""
+        return self._value is not None or (self.future is not None and self.future.done())
+
     def result(self) -> np.ndarray:
+        """The task's result: its future's, waited for while the scheduler's ``watch`` is called (which may stop the
+        run, :func:`korean_eval.engine.stopping.wait_watching`); computed here without a pool or when its worker
+        died."""
         if self._value is None:
             value = None
+            watch = self.sched.watch
             if self.future is not None:
                 start = time.perf_counter()
                 try:
-                    value, seconds = self.future.result()
+                    value, seconds = wait_watching(self.future, watch)
                 except (BrokenProcessPool, CancelledError):  # a worker died (e.g. killed): recompute here
                     _discard_pool(self.pool)
                 self.sched.waited += time.perf_counter() - start
             if value is None:
+                if watch is not None:
+                    watch()
                 start = time.perf_counter()
                 value, seconds = self.fn(*self.args)
                 self.sched.waited += time.perf_counter() - start
             self._value = value
             self.sched.seconds[self.owner] += seconds
             self.args = ()
+            if watch is not None:
+                watch()
         return self._value
 
 
@@ -497,6 +530,8 @@ class Scheduler:
     char_rows: Rows = field(default_factory=Rows)  # chrF character blocks, shared across levels
     executor: object | None = None
     futures: list = field(default_factory=list)  # every task handed to a pool, for :meth:`close`
+    #: Called while a task is waited for and around a task computed here (progress; it raises to stop the run).
+    watch: Callable[[], None] | None = None
     _lease: ExitStack | None = None
 
     def pool(self, n_pairs: int, role: str = "main"):
@@ -595,14 +630,24 @@ def warm_up_kiwi() -> bool:
 
 def _task_reporting(fn: Callable, args: tuple, report: Connection | None):
     """Runs in a worker: ``fn(*args, progress=…)`` with its ``progress(fraction, message)`` calls sent on
-    ``report`` (when given); the report connection is closed at the end."""
+    ``report`` (when given); the report connection is closed at the end. Once the caller has closed its end (it
+    stopped waiting: :func:`run_in_worker`), the next report raises
+    :class:`~korean_eval.engine.stopping.EvaluationStopped`, which ends the task."""
+    if report is None:
+        return fn(*args)
+
+    def progress(fraction: float, message: str) -> None:
+        try:
+            if report.poll():  # the caller's end closed (or a word from it): nobody waits for this task
+                raise EvaluationStopped()
+            report.send((fraction, message))
+        except OSError:
+            raise EvaluationStopped() from None
+
     try:
-        if report is None:
-            return fn(*args)
-        return fn(*args, progress=lambda fraction, message: report.send((fraction, message)))
+        return fn(*args, progress=progress)
     finally:
-        if report is not None:
-            report.close()
+        report.close()
 
 
 def run_in_worker(fn: Callable, args: tuple, role: str, progress: Callable[[float, str], None] | None = None,
@@ -612,9 +657,11 @@ def run_in_worker(fn: Callable, args: tuple, role: str, progress: Callable[[floa
     pool can start (inside a worker, or spawning fails) or its worker died.
 
     With ``progress``, ``fn`` is called with a ``progress`` keyword argument too, whose calls in the worker reach
-    ``progress`` here. Whatever ``progress`` raises (e.g. the dashboard's session went away) cancels the task if
-    it has not started (a started one finishes in the worker, its result unused) and is raised again. ``fn`` and
-    its arguments must be picklable (module-level functions).
+    ``progress`` here (the last one again every :data:`~korean_eval.engine.progress.REPORT_SECONDS` while no new
+    one comes, so that a caller that stops in its callback is heard soon). Whatever ``progress`` raises (the dashboard's Stop button, its session gone) cancels the
+    task if it has not started, else stops it at its next report in the worker (that report raises
+    :class:`~korean_eval.engine.stopping.EvaluationStopped` there), and is raised again. ``fn`` and its arguments
+    must be picklable (module-level functions).
     """
 
     def here():
@@ -624,8 +671,9 @@ def run_in_worker(fn: Callable, args: tuple, role: str, progress: Callable[[floa
         pool = _executor(1, role)
         if pool is None:
             return here()
-        # the sending end stays open here until the task ends: the pool pickles (duplicates) it after submit returns
-        ends = multiprocessing.get_context("spawn").Pipe(duplex=False) if progress is not None else None
+        # the worker's end stays open here until the task ends: the pool pickles (duplicates) it after submit
+        # returns; closing this end tells a running task to stop (_task_reporting)
+        ends = multiprocessing.get_context("spawn").Pipe(duplex=True) if progress is not None else None
         try:
             try:
                 future = pool.submit(_task_reporting, fn, args, ends[1] if ends else None)
@@ -633,6 +681,7 @@ def run_in_worker(fn: Callable, args: tuple, role: str, progress: Callable[[floa
                 _discard_pool(pool)
                 return here()
             try:
+                last, sent = None, time.monotonic()
                 while not future.done():
                     if ends is None:
                         try:
@@ -640,8 +689,11 @@ def run_in_worker(fn: Callable, args: tuple, role: str, progress: Callable[[floa
                         except TimeoutError:
                             continue
                     if ends[0].poll(poll_seconds):
-                        fraction, message = ends[0].recv()
-                        progress(fraction, message)
+                        last, sent = ends[0].recv(), time.monotonic()
+                        progress(*last)
+                    elif last is not None and time.monotonic() - sent >= REPORT_SECONDS:  # the last one again
+                        sent = time.monotonic()
+                        progress(*last)
                 while ends is not None and ends[0].poll(0):  # what the task reported before it finished
                     fraction, message = ends[0].recv()
                     progress(fraction, message)

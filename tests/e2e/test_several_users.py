@@ -18,11 +18,9 @@ Bounded: three browser contexts in one Chromium, a few hundred pairs each, every
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from contextlib import ExitStack
-from pathlib import Path
 
 import pytest
 
@@ -32,6 +30,7 @@ from tests.support.app_server import (
     AppServer,
     Session,
     chromium_page,
+    cpu_seconds,
     descendants,
     idle,
     launch_chromium,
@@ -110,19 +109,6 @@ def served_files() -> set[str]:
             if p.is_file() and not skip & set(p.relative_to(ROOT).parts)}
 
 
-def _cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU seconds of the running processes ``pids`` (``/proc/<pid>/stat`` fields 14 and 15)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / tick
-    return total
-
-
 def test_a_session_that_leaves_mid_evaluation_leaves_no_work_behind(tmp_path):
     """The first page evaluates the sample on the worker pool (``KOREAN_EVAL_PARALLEL_MIN_PAIRS=100``); its session
     closes once the scoring began."""
@@ -135,9 +121,9 @@ def test_a_session_that_leaves_mid_evaluation_leaves_no_work_behind(tmp_path):
         # the run stopped and gave its lease back: the pools' idle release ends every worker
         assert wait_until(lambda: not server.workers(), 60), f"workers still run: {server.workers()}"
         group = [server.pid, *descendants(server.pid)]
-        before = _cpu_seconds(group)
+        before = cpu_seconds(group)
         time.sleep(3)
-        assert _cpu_seconds(group) - before < 0.5, "the server still computes for the session that left"
+        assert cpu_seconds(group) - before < 0.5, "the server still computes for the session that left"
 
         with Session(server) as next_one:  # the queue's only slot is free: no waiting
             assert next_one.wait_for_progress("\0", 300) and next_one.finished, next_one.progress[-3:]

@@ -79,6 +79,19 @@ def descendants(pid: int, table: dict[int, Proc] | None = None) -> list[int]:
     return found
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of the running processes ``pids`` (``/proc/<pid>/stat`` fields 14 and 15)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
 def group_members(pgrp: int) -> list[int]:
     """The running processes of process group ``pgrp`` (a process keeps its group when its parent dies)."""
     return [p.pid for p in process_table().values() if p.pgrp == pgrp and p.running]

@@ -244,7 +244,11 @@ def test_runner_reports_every_stage_in_order(tiny):
     messages: list[tuple[float, str]] = []
     results = evaluate(tiny, config, lambda f, m: messages.append((f, m)))
     steps = 2 * 3 + 1
-    assert messages == [
+    # each step's first report, without the counts a step reports as its tasks finish ("…: 2 of 4 cells"), nor
+    # the repeats of a report while the run waits
+    labels = [(f, m.split(": ")[0]) for f, m in messages]
+    firsts = [(f, m) for i, (f, m) in enumerate(labels) if i == 0 or labels[i - 1][1] != m]
+    assert firsts == [
         (0 / steps, "tokenising at level char"),
         (1 / steps, "tokenising at level word"),
         (2 / steps, "scoring bleu at level word"),
