@@ -119,6 +119,7 @@ def test_lens_probe_over_slow_levels_waits_for_its_button(monkeypatch):
     original = lens_state.run_lens
     monkeypatch.setattr(lens_state, "analyzers_in_workers", lambda: False)  # the lens in this process: runs counted
     monkeypatch.setattr(lens_state, "run_lens", lambda *a, **k: runs.append(k["with_probe"]) or original(*a, **k))
+    lens_state._store.clear()  # no lens result kept in memory by an earlier test of these settings  # noqa: SLF001
     at = _app("pages/lens.py", **{"metrics|sacrebleu": ["chrf"], "level|kiwi": False})
     assert runs == [False]  # the analysis (cheap) ran, the probe (estimated 10 min) did not
     probe_button = at.button(key="lens_probe_run")

@@ -89,8 +89,10 @@ class HealthProbe:
 def session_files(folder: Path, i: int, n_systems: int = 3) -> tuple[dict, dict[str, tuple[list[str], list[str]]]]:
     """Session ``i``'s files in ``folder``: the sample's reference, ``n_systems`` (at most 5) of its systems, the
     first ones under the names ``sys_a``, ``sys_b`` … (every session the same names, each session other texts:
-    the systems are rotated by ``i``) and the last under ``only_u<i>`` (this session only), their human scores
-    renamed alike; and per system name its (hypotheses, references)."""
+    the systems are rotated by ``i``; from the sixth session on, whose rotation repeats an earlier one's, each
+    hypothesis file's first line ends in a mark of the session, so that its texts are its own) and the last under
+    ``only_u<i>`` (this session only), their human scores renamed alike; and per system name its (hypotheses,
+    references)."""
     folder.mkdir(parents=True)
     sample = sample_files()
     originals = sorted(sample["systems"])
@@ -104,6 +106,10 @@ def session_files(folder: Path, i: int, n_systems: int = 3) -> tuple[dict, dict[
         if path.stem in names:
             target = folder / f"{names[path.stem]}.txt"
             shutil.copyfile(path, target)
+            if i >= len(originals):
+                lines = target.read_text(encoding="utf-8").splitlines()
+                lines[0] = f"{lines[0]} ({i})"
+                target.write_text("\n".join(lines) + "\n", encoding="utf-8")
             systems.append(target)
             texts[names[path.stem]] = (target.read_text(encoding="utf-8").splitlines(), refs)
     rows = list(csv.reader(io.StringIO(sample["human"].read_text(encoding="utf-8")), delimiter="\t"))

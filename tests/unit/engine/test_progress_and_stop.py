@@ -60,6 +60,7 @@ def _moves_within(messages: list[tuple[float, str]], label: str) -> list[tuple[f
 
 def test_a_level_tokenised_here_reports_its_texts_chunk_by_chunk(monkeypatch):
     monkeypatch.setattr(pg, "REPORT_SECONDS", 0.0)  # every piece reported, however fast
+    monkeypatch.setattr(wk, "_ANALYZERS_IN_WORKERS", [False])  # here, whatever a dashboard test set before
     sample = load_sample()  # 26,000 characters to tokenise: 6 pieces of 5,000
     messages: list[tuple[float, str]] = []
     config = EvalConfig(levels=("komoran",), metrics=("bleu",), jobs=1)
