@@ -121,8 +121,8 @@ def standardise_scores(scores: np.ndarray) -> np.ndarray:
     return (scores - scores.mean()) / (sd if sd > 0 else 1.0)
 
 
-#: Permutations per matrix product inside :func:`spa_swap_block` (bounds its memory: configurations × this × pairs
-#: of systems × sign patterns doubles).
+#: Permutations per matrix product inside :func:`spa_swap_block` (bounds its memory: configurations × this ×
+#: systems × sign patterns single-precision numbers).
 SPA_CHUNK = 10
 
 
@@ -140,17 +140,26 @@ def _hybrid_difference(
     return total
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _relative(projected: np.ndarray, j: int, c: int, s: int, p: int) -> float:
+    """``σ_p·(W_s∘z_s − W_0∘z_0)`` of configuration ``c`` in permutation ``j`` (0 for system 0 itself)."""
+    return np.float64(projected[j, c, s - 1, p]) if s > 0 else 0.0
+
+
 @njit(cache=True, nogil=True)
 def _hybrid_spa_deltas(
-    full: np.ndarray, total: np.ndarray, swapped: np.ndarray, swapped_bound: np.ndarray, swapped_total: np.ndarray,
+    full: np.ndarray, total: np.ndarray, projected: np.ndarray, bound: np.ndarray, swapped_total: np.ndarray,
     pairs: np.ndarray, p_human: np.ndarray, z: np.ndarray, swaps: np.ndarray, signs: np.ndarray, first: np.ndarray,
     second: np.ndarray,
 ) -> np.ndarray:
     """``δ_j = SPA(a′_j) − SPA(b′_j)`` of every configuration pair and permutation (see :func:`spa_swap_block`);
     permutation by permutation, so that one permutation's terms of every configuration stay in the cache while all
-    pairs read them. ``swapped`` comes from single-precision projections, within ``swapped_bound`` of the exact values; a comparison
-    that bound cannot decide is summed again in double precision (:func:`_hybrid_difference`)."""
-    n_perm_j, n_configs, n_pairs, n_patterns = swapped.shape
+    pairs read them. ``projected`` ``(k, C, S − 1, P)``: the single-precision projections of each system's swapped
+    entries less system 0's, each within ``bound`` ``(k, C, S − 1)`` of the exact value; a comparison the bounds
+    cannot decide is summed again in double precision (:func:`_hybrid_difference`)."""
+    n_perm_j = projected.shape[0]
+    n_patterns = projected.shape[3]
+    n_pairs = first.size
     out = np.empty((pairs.shape[0], n_perm_j))
     for j in range(n_perm_j):
         for r in range(pairs.shape[0]):
@@ -158,15 +167,19 @@ def _hybrid_spa_deltas(
             error_a = 0.0
             error_b = 0.0
             for q in range(n_pairs):
+                s, t = first[q], second[q]
                 # a′ = a with the swapped entries taken from b; b′ = a + b − a′ (entry by entry)
                 observed_a = total[a, q] - swapped_total[j, a, q] + swapped_total[j, b, q]
                 observed_b = total[a, q] + total[b, q] - observed_a
                 bar_a = observed_a - 1e-12 * max(1.0, abs(observed_a))
                 bar_b = observed_b - 1e-12 * max(1.0, abs(observed_b))
-                margin = swapped_bound[j, a, q] + swapped_bound[j, b, q]
+                margin = bound[j, a, t - 1] + bound[j, b, t - 1]
+                if s > 0:
+                    margin += bound[j, a, s - 1] + bound[j, b, s - 1]
                 hits_a, hits_b, maybe_a, maybe_b = 0, 0, 0, 0
                 for p in range(n_patterns):  # branch-free: the comparisons the bound decides, and the undecided
-                    null_a = full[a, q, p] - swapped[j, a, q, p] + swapped[j, b, q, p]
+                    null_a = (full[a, q, p] - (_relative(projected, j, a, s, p) - _relative(projected, j, a, t, p))
+                              + (_relative(projected, j, b, s, p) - _relative(projected, j, b, t, p)))
                     null_b = full[a, q, p] + full[b, q, p] - null_a
                     hits_a += null_a >= bar_a + margin
                     hits_b += null_b >= bar_b + margin
@@ -174,12 +187,13 @@ def _hybrid_spa_deltas(
                     maybe_b += null_b >= bar_b - margin
                 if maybe_a > hits_a or maybe_b > hits_b:  # some comparison within the bound: sum it in double
                     for p in range(n_patterns):
-                        null_a = full[a, q, p] - swapped[j, a, q, p] + swapped[j, b, q, p]
+                        null_a = (full[a, q, p] - (_relative(projected, j, a, s, p) - _relative(projected, j, a, t, p))
+                                  + (_relative(projected, j, b, s, p) - _relative(projected, j, b, t, p)))
                         null_b = full[a, q, p] + full[b, q, p] - null_a
                         if bar_a - margin <= null_a < bar_a + margin:
-                            hits_a += _hybrid_difference(z, swaps, signs, p, j, a, b, first[q], second[q]) >= bar_a
+                            hits_a += _hybrid_difference(z, swaps, signs, p, j, a, b, s, t) >= bar_a
                         if bar_b - margin <= null_b < bar_b + margin:
-                            hits_b += _hybrid_difference(z, swaps, signs, p, j, b, a, first[q], second[q]) >= bar_b
+                            hits_b += _hybrid_difference(z, swaps, signs, p, j, b, a, s, t) >= bar_b
                 error_a += abs(p_human[q] - hits_a / n_patterns)
                 error_b += abs(p_human[q] - hits_b / n_patterns)
             out[r, j] = (error_b - error_a) / n_pairs
@@ -202,10 +216,10 @@ def spa_swap_block(
 
     Computed without forming the hybrids: ``σ·(x′_s − x′_t)`` is ``σ·d_a − σ·(W∘z_a)_{st} + σ·(W∘z_b)_{st}`` with
     ``d_a`` a's differences and ``(W∘z)_{st} = W_s∘z_s − W_t∘z_t``, and ``σ·(W∘z_c)`` is one matrix product per
-    configuration (not per pair) for every permutation of a chunk of :data:`SPA_CHUNK` — in single precision, of
-    z-scores less each item's mean over every configuration and system (the same for ``a`` and ``b``, so it cancels),
-    with an error bound and every comparison the bound cannot decide redone in double precision
-    (:mod:`korean_eval.metaeval.stats.sign_projection`).
+    configuration (not per pair) for every permutation of a chunk of :data:`SPA_CHUNK` — of each system's entries
+    less system 0's (pairs are differences of those), in single precision, of z-scores less each item's mean over
+    every configuration and system (the same for ``a`` and ``b``, so it cancels), with an error bound and every
+    comparison the bound cannot decide redone in double precision (:mod:`korean_eval.metaeval.stats.sign_projection`).
     """
     z = np.ascontiguousarray(z, dtype=np.float64)
     signs = np.ascontiguousarray(signs, dtype=np.float64)
@@ -222,14 +236,13 @@ def spa_swap_block(
     for start in range(0, len(coins), SPA_CHUNK):
         swaps = np.ascontiguousarray(coins[start:start + SPA_CHUNK], dtype=np.bool_).reshape(-1, n_sys, n_items)
         w = swaps.astype(np.float64)
-        kept = (w[:, None] * centred[None]).reshape(-1, n_items)  # (k · C · S, n)
-        by_system = project(signs32, kept.T).reshape(len(w), n_configs, n_sys, len(signs))
-        bound = projection_bounds(kept.T).reshape(len(w), n_configs, n_sys)
-        swapped = np.ascontiguousarray(by_system[:, :, first].astype(np.float64) - by_system[:, :, second])  # (k,C,Q,P)
-        swapped_bound = np.ascontiguousarray(bound[..., first] + bound[..., second])
+        kept = w[:, None] * centred[None]  # (k, C, S, n)
+        relative = (kept[:, :, 1:] - kept[:, :, :1]).reshape(-1, n_items)  # system s less system 0, s > 0
+        projected = project(signs32, relative.T).reshape(len(w), n_configs, n_sys - 1, len(signs))
+        bound = np.ascontiguousarray(projection_bounds(relative.T).reshape(len(w), n_configs, n_sys - 1))
         sums = (w[:, None] * z[None]).sum(axis=3)
         swapped_total = np.ascontiguousarray(sums[..., first] - sums[..., second])  # (k, C, Q)
-        out.append(_hybrid_spa_deltas(full, total, swapped, swapped_bound, swapped_total, pairs, p_human, z, swaps,
+        out.append(_hybrid_spa_deltas(full, total, projected, bound, swapped_total, pairs, p_human, z, swaps,
                                       signs, first, second))
     return np.concatenate(out, axis=1) if out else np.empty((len(pairs), 0))
 
