@@ -140,13 +140,25 @@ def bar_axis_top(df: pd.DataFrame, bottom: float) -> float:
     return max(top, 0.1)
 
 
+#: With intervals drawn, a bar at least this share of the value axis long carries its value label inside, at its
+#: base (white), where the interval's whiskers never cross it; shorter bars keep it above their end.
+INSIDE_LABEL_SHARE = 0.2
+
+
+def _label_places(y: np.ndarray, has_ci: bool, span: float) -> tuple[list[str], list[str]]:
+    """Per bar: where its value label goes (``inside`` at the base, or ``outside`` above the end) and its colour."""
+    inside = [bool(has_ci and np.isfinite(v) and abs(v) >= INSIDE_LABEL_SHARE * span) for v in y]
+    return (["inside" if i else "outside" for i in inside], ["#fff" if i else "#333" for i in inside])
+
+
 def _correlation_bar(sub: pd.DataFrame, x: list[list[str]], statistic: str, top: frozenset[tuple[str, str]],
-                     family: str, digits: int = 2) -> dict:
+                     family: str, digits: int = 2, span: float = 1.0) -> dict:
     """The bar trace of one family's rows ``sub`` of a correlation view (:func:`correlation_bars`), its value labels
-    with ``digits`` decimals."""
+    with ``digits`` decimals (inside long bars when intervals are drawn; ``span``: the value axis's length)."""
     y = sub["shown"].to_numpy(float)
     in_top = [(lv, m) in top for lv, m in zip(sub["level"], sub["metric"], strict=True)]
     has_ci = np.isfinite(sub["shown_low"].to_numpy(float)).any()
+    places, colors = _label_places(y, has_ci, span)
     return dict(
         type="bar",
         name=FAMILY_LABELS.get(family, family),
@@ -155,8 +167,9 @@ def _correlation_bar(sub: pd.DataFrame, x: list[list[str]], statistic: str, top:
         marker=dict(color=FAMILY_COLORS[family], line=dict(width=0)),
         text=[(f"<b>{v:.{digits}f}</b>" if t else f"{v:.{digits}f}") if np.isfinite(v) else "n/a"
               for v, t in zip(y, in_top, strict=True)],
-        textposition="outside",
-        textfont=dict(color="#333"),
+        textposition=places,
+        insidetextanchor="start",
+        textfont=dict(color=colors),
         cliponaxis=False,
         customdata=_bar_hover_data(sub),
         error_y=dict(
@@ -196,15 +209,16 @@ def correlation_bars(
     data = []
     digits = formats.separating_digits(df["shown"], [(lv, m) in top for lv, m in zip(df["level"], df["metric"],
                                                                                     strict=True)])
-    for family in [f for f in FAMILY_COLORS if f in set(df["family"])]:
-        mask = (df["family"] == family).to_numpy()
-        x = [[o for o, k in zip(outer, mask, strict=True) if k], [i for i, k in zip(inner, mask, strict=True) if k]]
-        data.append(_correlation_bar(df[mask], x, statistic, top, family, digits))
-    data += _outline_top(df, top)
-    data = [merge(trace, bar_text(len(df))) for trace in data]
     lows = np.append(df["shown_low"].to_numpy(float), df["shown"].to_numpy(float))
     ymin = float(np.nanmin(lows)) if np.isfinite(lows).any() else 0.0
     bottom = min(0.0, ymin * 1.15 if np.isfinite(ymin) else 0.0)
+    span = bar_axis_top(df, bottom) - bottom
+    for family in [f for f in FAMILY_COLORS if f in set(df["family"])]:
+        mask = (df["family"] == family).to_numpy()
+        x = [[o for o, k in zip(outer, mask, strict=True) if k], [i for i, k in zip(inner, mask, strict=True) if k]]
+        data.append(_correlation_bar(df[mask], x, statistic, top, family, digits, span))
+    data += _outline_top(df, top)
+    data = [merge(trace, bar_text(len(df))) for trace in data]
     layout = dict(
         yaxis=dict(
             title=dict(text=f"{STATISTIC_LABELS[statistic]} with humans" if statistic in STATISTICS

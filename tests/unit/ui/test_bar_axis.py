@@ -36,3 +36,14 @@ def test_the_ceiling_line_raises_the_axis_to_show_itself():
     assert fig.layout.yaxis.range[1] == pytest.approx(0.88)
     add_ceiling_line(fig, pd.Series({"value": 0.2, "ci_low": np.nan, "ci_high": np.nan}))
     assert fig.layout.yaxis.range[1] == pytest.approx(0.88)  # a lower line leaves it
+
+
+def test_value_labels_sit_inside_long_bars_where_no_whisker_crosses_them():
+    from ui.charts import INSIDE_LABEL_SHARE, _label_places
+
+    y = np.array([0.8, 0.1, np.nan, -0.5])
+    places, colors = _label_places(y, has_ci=True, span=1.0)
+    assert places == ["inside", "outside", "outside", "inside"]  # a short bar or "n/a" keeps its label above
+    assert colors == ["#fff", "#333", "#333", "#fff"]
+    assert _label_places(y, has_ci=False, span=1.0)[0] == ["outside"] * 4  # no interval: nothing to cross
+    assert _label_places(np.array([INSIDE_LABEL_SHARE * 2.0]), has_ci=True, span=2.0)[0] == ["inside"]
