@@ -363,14 +363,21 @@ def cached_confidence_intervals(ctx: Context, n_resamples: int = RESAMPLES):
 def correlations_with_ci(ctx: Context, n_resamples: int = RESAMPLES):
     """``results.correlations`` with bootstrap 95% intervals — the correlations' and the pairwise accuracies'
     (acc_eq, pairwise accuracy, SPA) — cached per result, in memory and in the persistent cache."""
-    key = stored_views.intervals_key(ctx.key, n_resamples)
-    store = _ci_store()
+    def compute():
+        with st.spinner(f"Bootstrapping 95% confidence intervals ({n_resamples} resamples of the segments)…"):
+            return stored_views.intervals(ctx.results, n_resamples)
+
+    return _remembered(_ci_store(), stored_views.intervals_key(ctx.key, n_resamples), compute)
+
+
+def _remembered(store: _Store, key: str, compute: Callable[[], Any]) -> Any:
+    """The view under ``key``: from ``store`` (this process's memory), else from the persistent cache, else
+    ``compute()`` (then stored in both)."""
     hit = store.get(key)
     if hit is None:
         hit = stored_views.load_view(disk_cache(), key)
     if hit is None:
-        with st.spinner(f"Bootstrapping 95% confidence intervals ({n_resamples} resamples of the segments)…"):
-            hit = stored_views.intervals(ctx.results, n_resamples)
+        hit = compute()
         stored_views.store_view(disk_cache(), key, hit)
     store.put(key, hit)
     return hit
@@ -407,16 +414,12 @@ def _stats_key(ctx: Context, kind: str, *settings: object) -> str:
 
 def _cached_stat(key: str, message: str, name: str, compute):
     """``compute()`` kept as ``(name, value)`` under ``key``, in memory and in the persistent cache."""
-    store = _stats_store()
-    hit = store.get(key)
-    if hit is None:
-        hit = stored_views.load_view(disk_cache(), key)
-    if hit is None:
+
+    def named():
         with st.spinner(message):
-            hit = (name, compute())
-        stored_views.store_view(disk_cache(), key, hit)
-    store.put(key, hit)
-    return hit[1]
+            return name, compute()
+
+    return _remembered(_stats_store(), key, named)[1]
 
 
 def cached_significance(ctx: Context, statistic: str, granularity: str, grouping: str, test: str):
@@ -468,12 +471,8 @@ def top_cluster(ctx: Context, statistic: str, granularity: str, grouping: str):
     full = _stats_store().get(_stats_key(ctx, "significance", statistic, granularity, grouping, HEADLINE_TEST))
     if full is not None:
         return full[1][1]
-    key = stored_views.top_cluster_key(ctx.key, statistic, granularity, grouping)
-    store = _stats_store()
-    hit = store.get(key)
-    if hit is None:
-        hit = stored_views.load_view(disk_cache(), key)
-    if hit is None:
+
+    def compute():
         bar = st.progress(0.0, text=f"Finding the top significance cluster, {granularity} level…")
 
         def progress(fraction: float, message: str) -> None:
@@ -481,10 +480,10 @@ def top_cluster(ctx: Context, statistic: str, granularity: str, grouping: str):
 
         value = stored_views.top_cluster(ctx.results, statistic, granularity, grouping, progress=progress)
         bar.empty()
-        hit = (stored_views.top_cluster_name(statistic, granularity, grouping), value)
-        stored_views.store_view(disk_cache(), key, hit)
-    store.put(key, hit)
-    return hit[1][1]
+        return stored_views.top_cluster_name(statistic, granularity, grouping), value
+
+    key = stored_views.top_cluster_key(ctx.key, statistic, granularity, grouping)
+    return _remembered(_stats_store(), key, compute)[1][1]
 
 
 def accuracy_significance(ctx: Context, statistic: str):
