@@ -35,7 +35,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from korean_eval.engine.cache import NullCache  # noqa: E402
-from korean_eval.engine.pipeline import evaluate, prepare_level  # noqa: E402
+from korean_eval.engine.pipeline import evaluate  # noqa: E402
+from korean_eval.engine.tokenise_stage import prepare_level  # noqa: E402
 from korean_eval.levels.registry import LEVEL_NAMES, level_availability  # noqa: E402
 from korean_eval.model.config import EvalConfig  # noqa: E402
 from korean_eval.model.evalset import evalset_from_texts  # noqa: E402

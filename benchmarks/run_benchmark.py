@@ -75,6 +75,7 @@ import pandas as pd  # noqa: E402
 import sacrebleu  # noqa: E402
 
 import korean_eval.engine.workers as workers  # noqa: E402
+from korean_eval.engine import pools  # noqa: E402
 from korean_eval.engine.cache import DiskCache  # noqa: E402
 from korean_eval.engine.pipeline import evaluate  # noqa: E402
 from korean_eval.inputs.tables import attach_human  # noqa: E402
@@ -152,7 +153,7 @@ def _cpu_seconds(pid: int) -> float:
 
 def _worker_pids() -> list[int]:
     """The processes of every local worker pool (the main pool and Kiwi's)."""
-    return [pid for pool, _ in list(workers._POOLS.values()) for pid in (getattr(pool, "_processes", {}) or {})]
+    return [pid for pool, _ in list(pools._POOLS.values()) for pid in (getattr(pool, "_processes", {}) or {})]
 
 
 class MemorySampler:
@@ -491,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace, tmp: Path) -> int:
-    jobs = workers.worker_count(args.jobs)
+    jobs = pools.worker_count(args.jobs)
     m: dict = {"machine": machine_info(), "jobs": jobs, "notes": []}
     print(json.dumps(m["machine"], indent=2), file=sys.stderr)
     data = args.data or tmp / "data"

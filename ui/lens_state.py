@@ -19,7 +19,9 @@ import json
 import streamlit as st
 
 from korean_eval.engine.limits import size_problem
-from korean_eval.engine.workers import LENS_ROLE, analyzers_in_workers, run_in_worker
+from korean_eval.engine.pools import analyzers_in_workers
+from korean_eval.engine.worker_call import run_in_worker
+from korean_eval.engine.workers import LENS_ROLE
 from korean_eval.exports.csv_zip import to_csv_bytes
 from korean_eval.lens.perturb import KINDS
 from korean_eval.lens.run import LensResult, run_lens, run_lens_with_disk_cache

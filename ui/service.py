@@ -27,7 +27,7 @@ from typing import Protocol, TypeVar
 
 import streamlit as st
 
-from korean_eval.engine import workers
+from korean_eval.engine import pools, workers
 from korean_eval.engine.admission import EvaluationQueue, QueueFull
 from korean_eval.engine.heap import trim_heap
 from korean_eval.engine.limits import ServiceLimits
@@ -45,8 +45,9 @@ def limits() -> ServiceLimits:
     """The server's limits (environment variables, :mod:`korean_eval.engine.limits`), applied to the worker pools
     once per process; the housekeeping thread started."""
     found = ServiceLimits.from_env()
-    workers.set_idle_release(found.pool_idle_seconds)
-    workers.set_analyzers_in_workers(found.analyzers_in_workers)
+    pools.set_idle_release(found.pool_idle_seconds)
+    pools.set_analyzers_in_workers(found.analyzers_in_workers)
+    pools.set_analyzer_processes(found.analyzer_processes)
     janitor().start()
     return found
 

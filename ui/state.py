@@ -32,12 +32,13 @@ import streamlit as st
 from korean_eval.engine import stored_views
 from korean_eval.engine.cache import NullCache, open_cache
 from korean_eval.engine.limits import size_problem
-from korean_eval.engine.pipeline import evaluate, prepare_level
+from korean_eval.engine.pipeline import evaluate
+from korean_eval.engine.pools import analyzers_in_workers
+from korean_eval.engine.tokenise_stage import prepare_level
+from korean_eval.engine.worker_call import run_in_worker
 from korean_eval.engine.workers import (
     WORKER_ANALYZER_LEVELS,
-    analyzers_in_workers,
     level_role,
-    run_in_worker,
     task_tokenize,
 )
 from korean_eval.inputs.sample import load_sample
@@ -663,7 +664,7 @@ def spm_key(config: EvalConfig) -> str:
 def tokenize(text: str, levels: list[str], evalset: EvalSet, config: EvalConfig) -> dict[str, list[str]]:
     """``text`` tokenised at each level (SentencePiece trained on the current references, as in the pipeline). The
     analyzers with a large model tokenise in a worker process when the server keeps them there
-    (:func:`korean_eval.engine.workers.analyzers_in_workers`): their tokens are then the space-joined tokens the
+    (:func:`korean_eval.engine.pools.analyzers_in_workers`): their tokens are then the space-joined tokens the
     pipeline scores, split again."""
     out: dict[str, list[str]] = {}
     for name in levels:

@@ -5,7 +5,7 @@ A computation a page starts — an evaluation (:func:`ui.state.results`), the Ko
 keyed by the computation's key (content hash + settings). A click makes Streamlit interrupt the running script at
 its next message, which is the next progress report — the engine reports at least every half second while it works
 (:mod:`korean_eval.engine.progress`), a lens in a worker process likewise
-(:func:`korean_eval.engine.workers.run_in_worker`). The exception unwinds the run: its scheduler cancels its queued
+(:func:`korean_eval.engine.worker_call.run_in_worker`). The exception unwinds the run: its scheduler cancels its queued
 tasks, the server's queue gives its slot back, the cache gets nothing (:mod:`korean_eval.engine.stopping`); a lens
 running in a worker process stops at its next report there.
 

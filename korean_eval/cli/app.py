@@ -12,7 +12,7 @@ Streamlit server (``os.execv``): Ctrl+C and SIGTERM reach the server itself, whi
 The limits of a server shared by several users (:mod:`korean_eval.engine.limits`) are options of ``app`` too:
 ``--max-running N``, ``--max-large-running N``, ``--max-waiting N``, ``--session-running N``,
 ``--max-pair-levels N``, ``--pool-idle-seconds S|never``, ``--result-idle-seconds S``,
-``--analyzers-in-workers 1|0`` set the environment variables of the same names for the server, and
+``--analyzers-in-workers 1|0``, ``--analyzer-processes N|any`` set the environment variables of the same names for the server, and
 ``--max-upload-mb N`` is Streamlit's ``--server.maxUploadSize N`` (docs/deployment.md, "Several users").
 """
 
@@ -51,6 +51,7 @@ LIMIT_OPTIONS = {
     "--pool-idle-seconds": "pool_idle_seconds",
     "--result-idle-seconds": "result_idle_seconds",
     "--analyzers-in-workers": "analyzers_in_workers",
+    "--analyzer-processes": "analyzer_processes",
 }
 UPLOAD_OPTION = "--max-upload-mb"  # Streamlit's server.maxUploadSize (MB per file)
 

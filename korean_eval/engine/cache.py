@@ -6,7 +6,7 @@ Keys are content hashes, never user-controlled paths:
 * statistics: (metric key = level key + metric signature/options, SHA-1 of hypothesis tokens + reference tokens)
   → the statistics vector (float64) and the segment score;
 * blobs: (a string key built by the caller from content hashes) → bytes; the pipeline keeps trained SentencePiece
-  models (:func:`korean_eval.engine.pipeline.prepare_level`), whole evaluation results (:mod:`korean_eval.engine.result_store`)
+  models (:func:`korean_eval.engine.tokenise_stage.prepare_level`), whole evaluation results (:mod:`korean_eval.engine.result_store`)
   and their statistics tables (:mod:`korean_eval.engine.statistics`) here, at most :data:`MAX_RESULTS` of each of
   the last two kinds, least recently used dropped first.
 

@@ -15,6 +15,7 @@ variable                                  meaning (default)
 ``KOREAN_EVAL_POOL_IDLE_SECONDS``         seconds without a run after which the worker processes end (60)
 ``KOREAN_EVAL_RESULT_IDLE_SECONDS``       seconds a result unused stays in the server's memory (60)
 ``KOREAN_EVAL_ANALYZERS_IN_WORKERS``      Kiwi and KoNLPy analyse only in worker processes (1)
+``KOREAN_EVAL_ANALYZER_PROCESSES``        analyzer processes (one model each) alive at once, or ``any`` (1)
 ========================================  =====================================================================
 """
 
@@ -24,8 +25,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from korean_eval.engine.workers import (
+from korean_eval.engine.pools import (
+    ANALYZER_PROCESSES_ENV,
     ANALYZERS_IN_WORKERS_ENV,
+    analyzer_processes_setting,
     POOL_IDLE_ENV,
     flag_setting,
     idle_seconds_setting,
@@ -41,6 +44,7 @@ ENV_NAMES: dict[str, str] = {
     "pool_idle_seconds": POOL_IDLE_ENV,
     "result_idle_seconds": "KOREAN_EVAL_RESULT_IDLE_SECONDS",
     "analyzers_in_workers": ANALYZERS_IN_WORKERS_ENV,
+    "analyzer_processes": ANALYZER_PROCESSES_ENV,
 }
 
 
@@ -63,6 +67,9 @@ class ServiceLimits:
             keeps it, so a later visit loads it instead of computing it again).
         analyzers_in_workers: the analyzers with a large model (Kiwi, KoNLPy's JVM) run only in worker processes,
             also for a small evaluation, so that the pools' idle release returns their memory.
+        analyzer_processes: analyzer processes (Kiwi's, one per KoNLPy analyzer, the Korean lens's) alive at once
+            (None: any number); another waits until one has no task and ends it, so an evaluation of every level
+            holds one analyzer model at a time (:func:`korean_eval.engine.pools.set_analyzer_processes`).
     """
 
     max_running: int = 2
@@ -73,6 +80,7 @@ class ServiceLimits:
     pool_idle_seconds: float | None = 60.0
     result_idle_seconds: float = 60.0
     analyzers_in_workers: bool = True
+    analyzer_processes: int | None = 1
 
     def __post_init__(self) -> None:
         for name in ("max_running", "max_large_running", "session_running", "max_pair_levels"):
@@ -80,6 +88,9 @@ class ServiceLimits:
                 raise ValueError(f"{ENV_NAMES[name]} must be a whole number ≥ 1, got {getattr(self, name)}")
         if self.max_waiting < 0:
             raise ValueError(f"{ENV_NAMES['max_waiting']} must be a whole number ≥ 0, got {self.max_waiting}")
+        if self.analyzer_processes is not None and self.analyzer_processes < 1:
+            raise ValueError(f"{ENV_NAMES['analyzer_processes']} must be a whole number ≥ 1 or 'any', "
+                             f"got {self.analyzer_processes}")
         if not self.result_idle_seconds >= 0:
             raise ValueError(f"{ENV_NAMES['result_idle_seconds']} must be ≥ 0, got {self.result_idle_seconds}")
 
@@ -94,6 +105,8 @@ class ServiceLimits:
                 continue
             if f.name == "pool_idle_seconds":
                 values[f.name] = idle_seconds_setting(raw)
+            elif f.name == "analyzer_processes":
+                values[f.name] = analyzer_processes_setting(raw)
             elif f.name == "analyzers_in_workers":
                 values[f.name] = flag_setting(ENV_NAMES[f.name], raw)
             elif f.name == "result_idle_seconds":
@@ -108,7 +121,7 @@ class ServiceLimits:
         for f in fields(self):
             value = getattr(self, f.name)
             if value is None:
-                text = "never"
+                text = "any" if f.name == "analyzer_processes" else "never"
             elif isinstance(value, bool):
                 text = "1" if value else "0"
             else:

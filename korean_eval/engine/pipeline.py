@@ -5,7 +5,7 @@ The pipeline is five named stages, each a function with explicit inputs and outp
 1. plan (:mod:`korean_eval.engine.planning`): the levels, their work order and every text (:func:`plan_run`); per level,
    after tokenising, the (system, segment) pairs as tokens and, per metric, the cached statistics and the pairs
    still to compute (:func:`plan_level`);
-2. tokenise (:func:`tokenise`): every distinct text (references shared by all systems) once per level, cached by
+2. tokenise (:mod:`korean_eval.engine.tokenise_stage`): every distinct text (references shared by all systems) once per level, cached by
    text hash, level and library version;
 3. score (:mod:`korean_eval.engine.scoring`): per-segment statistics of every pair that has a hypothesis (cached by token
    hash and metric options), started as soon as a level is planned (:func:`dispatch_level`) and gathered per
@@ -39,7 +39,6 @@ score = CPU seconds of the cell's worker tasks + seconds in this process; meta =
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,59 +61,24 @@ from korean_eval.engine.planning import (
     LevelPlan,
     RunPlan,
     TokenisedLevel,
-    TokenLookup,
-    lookup_tokens,
     plan_level,
     plan_run,
-    tokenize_texts,
 )
 from korean_eval.engine.progress import Progress, Ticker
-from korean_eval.engine.result_store import digest, store_result, stored_evaluation
+from korean_eval.engine.result_store import store_result, stored_evaluation
 from korean_eval.engine.scoring import ScoredCell, StatisticsSource, dispatch_level, score_cell
 from korean_eval.engine.stopping import StopSignal, check_stop
+from korean_eval.engine.tokenise_stage import tokenise
 from korean_eval.engine.workers import (
-    WORKER_ANALYZER_LEVELS,
     Job,
     Scheduler,
-    analyzers_in_workers,
-    level_role,
     make_scheduler,
-    task_tokenize,
-    text_chunks,
-    tokenised_in_workers,
 )
-from korean_eval.levels.registry import SpmLevel, TokenLevel, get_level, level_availability, package_version
 from korean_eval.metaeval.tables import tidy
 from korean_eval.metaeval.tables.human_ceiling import run_ceiling
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import GIVEN_LEVEL, Results, higher_is_better
-
-
-def prepare_level(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCache | None = None) -> TokenLevel:
-    """Instantiate a level; SentencePiece is trained on the evaluation's references (or loads the given model).
-
-    With a ``cache``, a SentencePiece model trained here is stored (keyed by the library version, the vocabulary
-    size and the distinct references, which determine the model: training is single-threaded) and loaded next time.
-    """
-    ok, reason = level_availability(name)
-    if not ok:
-        raise ValueError(f"token level {name!r} is unavailable: {reason}")
-    if name == "spm":
-        references = [r for stream in evalset.refs for r in stream]
-        if config.spm_model is not None or cache is None or not cache.enabled:
-            return SpmLevel(config.spm_vocab, config.spm_model).fit(references)
-        key = "spm-model:" + digest([package_version("sentencepiece"), config.spm_vocab, list(dict.fromkeys(references))])
-        model = cache.get_blob(key)
-        if model is not None:
-            try:
-                return SpmLevel(config.spm_vocab, model, trained=True)
-            except ValueError:
-                pass  # a damaged entry: train again
-        level = SpmLevel(config.spm_vocab).fit(references)
-        cache.put_blob(key, level._model_bytes, "spm")
-        return level
-    return get_level(name)
 
 
 def evaluate(
@@ -312,109 +276,6 @@ def assemble(
         human_ceiling=ceiling,
         spans=evalset.spans,
     )
-
-
-# ---- tokenise --------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _WorkerTokens:
-    """A level handed to the worker processes for tokenising: its cache look-up, one job per chunk of the missing
-    texts (:func:`korean_eval.engine.workers.text_chunks`), and this process's seconds on it so far."""
-
-    level: TokenLevel
-    lookup: TokenLookup
-    jobs: list[Job]
-    sizes: list[int]  # texts per job
-    seconds: float
-
-
-def tokenise(
-    run: RunPlan, evalset: EvalSet, config: EvalConfig, cache: NullCache, sched: Scheduler, ticker: Ticker
-) -> Iterator[TokenisedLevel]:
-    """The tokenise stage: yield every level as soon as it is tokenised, in :attr:`RunPlan.work_order`.
-
-    When the run is large enough to start the worker processes, the distinct texts missing from the token cache of
-    every level tokenised in the workers (:func:`korean_eval.engine.workers.tokenised_in_workers`) are handed to them at once, in chunks of about equal length (each worker
-    loads an analyzer once and keeps it), so that every core tokenises; a level is yielded when its chunks are
-    back. SentencePiece, Kiwi (on its own native threads, while the workers tokenise the other levels), and every
-    level of a small run, are tokenised in this process.
-    """
-    n_pairs = evalset.system_pairs() if run.levels else 0
-    in_workers = _start_worker_tokenising(run, cache, sched, n_pairs)
-    for name in run.work_order:
-        if name in in_workers:
-            yield _collect_worker_tokens(name, in_workers.pop(name), cache, sched, ticker)
-        else:
-            yield _tokenise_here(name, run.texts, evalset, config, cache, ticker)
-
-
-def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, n_pairs: int) -> dict[str, _WorkerTokens]:
-    """Hand the texts of every pool level missing from the token cache to the workers, chunk by chunk (Kiwi's to
-    the worker of its role, :func:`korean_eval.engine.workers.level_role`); in a run too small for the pool, only
-    those of the analyzers with a large model, when :func:`korean_eval.engine.workers.analyzers_in_workers` (their
-    models then live only in the workers); none when the run stays in this process.
-
-    The level's analyzer is never loaded here: a worker checks its availability when it tokenises (an unavailable
-    level raises ``RuntimeError`` naming the reason).
-    """
-    out: dict[str, _WorkerTokens] = {}
-    if not n_pairs:
-        return out
-    large = sched.pool(n_pairs) is not None
-    for name in run.work_order:
-        if not tokenised_in_workers(name) or not (
-                large or name in WORKER_ANALYZER_LEVELS and analyzers_in_workers()):
-            continue
-        start = time.perf_counter()
-        level = get_level(name)
-        lookup = lookup_tokens(level, run.texts, cache)
-        pool = None
-        if lookup.missing:  # no process for no work
-            pool = sched.pool(n_pairs, level_role(name)) if large else sched.analyzer_pool(name)
-        cut = text_chunks(lookup.missing)
-        jobs = [sched.submit(task_tokenize, (name, chunk), (name, ""), pool) for chunk in cut]
-        out[name] = _WorkerTokens(level, lookup, jobs, [len(c) for c in cut], time.perf_counter() - start)
-    return out
-
-
-def _tokenise_here(
-    name: str, texts: Sequence[str], evalset: EvalSet, config: EvalConfig, cache: NullCache, ticker: Ticker
-) -> TokenisedLevel:
-    """Tokenise one level in this process, chunk by chunk (:func:`~korean_eval.engine.planning.tokenize_texts`),
-    reporting the texts done."""
-    label = f"tokenising at level {name}"
-    ticker.report(label)
-    start = time.perf_counter()
-    level = prepare_level(name, evalset, config, cache)
-    tok, tok_seconds, fallbacks = tokenize_texts(level, texts, cache,
-                                                 lambda done, total: ticker.part(done, total, label, "texts"))
-    ticker.advance()
-    return TokenisedLevel(name, level, tok, tok_seconds, fallbacks, time.perf_counter() - start)
-
-
-def _collect_worker_tokens(
-    name: str, w: _WorkerTokens, cache: NullCache, sched: Scheduler, ticker: Ticker
-) -> TokenisedLevel:
-    """A level tokenised by the worker processes (its new tokens stored in the cache). Its seconds: this process's
-    set-up and cache seconds plus the workers' tokenizer seconds."""
-    label = f"tokenising at level {name}"
-    start, waited = time.perf_counter(), sched.waited
-    tokens, tok_seconds, fallbacks = w.lookup.tokens, 0.0, 0
-    if not w.jobs:
-        ticker.report(label)
-    else:
-        ticker.track(label, w.jobs, "texts", w.sizes)
-        joined: list[str] = []
-        for job in w.jobs:
-            chunk, seconds, chunk_fallbacks = job.result()
-            joined += chunk
-            tok_seconds += seconds
-            fallbacks += chunk_fallbacks
-        tokens = w.lookup.complete(cache, joined)
-    seconds = w.seconds + (time.perf_counter() - start) - (sched.waited - waited) + tok_seconds
-    ticker.advance()
-    return TokenisedLevel(name, w.level, tokens, tok_seconds, fallbacks, seconds)
 
 
 # ---- meta-evaluate ---------------------------------------------------------------------------------------------

@@ -144,7 +144,7 @@ def run_lens_with_disk_cache(
 ) -> LensResult:
     """:func:`run_lens` with the process's persistent cache (:func:`korean_eval.engine.cache.open_cache`, the same
     directory in a worker process as in its parent): the task the dashboard hands to a worker process of its own
-    (:func:`korean_eval.engine.workers.run_in_worker`), so that Kiwi's model and the lens's analyses leave the
+    (:func:`korean_eval.engine.worker_call.run_in_worker`), so that Kiwi's model and the lens's analyses leave the
     server's memory with the worker."""
     from korean_eval.engine.cache import open_cache
 

@@ -25,8 +25,6 @@ from korean_eval.engine.pipeline import (
     evaluate,
     given_cells,
     meta_evaluate_cell,
-    prepare_level,
-    tokenise,
 )
 from korean_eval.engine.planning import (
     level_pairs,
@@ -37,6 +35,7 @@ from korean_eval.engine.planning import (
     work_order,
 )
 from korean_eval.engine.scoring import dispatch_level, score_cell
+from korean_eval.engine.tokenise_stage import prepare_level, tokenise
 from korean_eval.engine.workers import Scheduler
 from korean_eval.metrics import make_metric
 from korean_eval.model.config import EvalConfig

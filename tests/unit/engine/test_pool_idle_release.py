@@ -1,4 +1,4 @@
-"""The worker pools of a long-lived process (korean_eval.engine.workers): released after an idle time and started
+"""The worker pools of a long-lived process (korean_eval.engine.pools): released after an idle time and started
 again by the next run; never released while a run holds its lease; a run that stops early leaves none of its tasks
 queued; a task run in a worker of its own reports its progress back; the large analyzers tokenise only in worker
 processes when asked to, with the same tokens.
@@ -18,6 +18,7 @@ from concurrent.futures import CancelledError
 
 import pytest
 
+from korean_eval.engine import pools, worker_call
 from korean_eval.engine import workers as wk
 from tests.support.app_server import ROOT, process_table, wait_until
 
@@ -29,12 +30,12 @@ START_SECONDS = 120  # a spawned worker imports numpy and the package: seconds o
 @pytest.fixture
 def fresh_pools():
     """No pool before or after the test; the idle release and the analyzer setting as they were."""
-    before = wk.pool_state()["idle_seconds"], wk.analyzers_in_workers()
-    wk._end_all_pools()
+    before = pools.pool_state()["idle_seconds"], pools.analyzers_in_workers()
+    pools._end_all_pools()
     yield
-    wk._end_all_pools()
-    wk.set_idle_release(before[0])
-    wk.set_analyzers_in_workers(before[1])
+    pools._end_all_pools()
+    pools.set_idle_release(before[0])
+    pools.set_analyzers_in_workers(before[1])
 
 
 def _alive(pids) -> list[int]:
@@ -47,45 +48,45 @@ def _worker_pids(pool) -> list[int]:
 
 
 def report_steps(n: int, progress=None) -> int:
-    """A task for :func:`korean_eval.engine.workers.run_in_worker`: ``n`` progress reports, then its process id."""
+    """A task for :func:`korean_eval.engine.worker_call.run_in_worker`: ``n`` progress reports, then its process id."""
     for i in range(n):
         progress(i / n, f"step {i}")
     return os.getpid()
 
 
 def test_idle_pools_end_and_the_next_run_starts_them_again(fresh_pools):
-    wk.set_idle_release(1.0)
-    with wk.pools_in_use():
-        pool = wk._executor(1, "test-idle")
+    pools.set_idle_release(1.0)
+    with pools.pools_in_use():
+        pool = pools.pool_for(1, "test-idle")
         assert pool is not None
         assert pool.submit(os.getpid).result(timeout=START_SECONDS) != os.getpid()
         pids = _worker_pids(pool)
         time.sleep(1.5)  # longer than the idle time, but a lease is held
-        assert wk.pool_state()["roles"] == {"test-idle": 1}
+        assert pools.pool_state()["roles"] == {"test-idle": 1}
         assert _alive(pids) == pids
-    releases = wk.pool_state()["releases"]
-    assert wait_until(lambda: not wk.pool_state()["roles"], 10), wk.pool_state()
-    assert wk.pool_state()["releases"] == releases + 1
+    releases = pools.pool_state()["releases"]
+    assert wait_until(lambda: not pools.pool_state()["roles"], 10), pools.pool_state()
+    assert pools.pool_state()["releases"] == releases + 1
     assert wait_until(lambda: not _alive(pids), 10), f"workers {pids} still run after the release"
 
-    with wk.pools_in_use():  # a later run: a new pool, new processes
-        again = wk._executor(1, "test-idle")
+    with pools.pools_in_use():  # a later run: a new pool, new processes
+        again = pools.pool_for(1, "test-idle")
         assert again is not None and again is not pool
         assert again.submit(os.getpid).result(timeout=START_SECONDS) not in pids
 
 
 def test_no_release_without_an_idle_time(fresh_pools):
-    wk.set_idle_release(None)
-    with wk.pools_in_use():
-        pool = wk._executor(1, "test-keep")
+    pools.set_idle_release(None)
+    with pools.pools_in_use():
+        pool = pools.pool_for(1, "test-keep")
         assert pool.submit(int, 3).result(timeout=START_SECONDS) == 3
     time.sleep(1.0)
-    assert wk.pool_state()["roles"] == {"test-keep": 1}
+    assert pools.pool_state()["roles"] == {"test-keep": 1}
 
 
 def test_a_run_that_stops_early_cancels_its_queued_tasks(fresh_pools):
     sched = wk.Scheduler(1)
-    pool = wk._executor(1, "test-cancel")
+    pool = pools.pool_for(1, "test-cancel")
     assert pool.submit(int, 0).result(timeout=START_SECONDS) == 0  # started
     with pytest.raises(KeyboardInterrupt), sched:
         first = sched.submit(time.sleep, (2.0,), ("test", ""), pool)
@@ -96,15 +97,15 @@ def test_a_run_that_stops_early_cancels_its_queued_tasks(fresh_pools):
     with pytest.raises(CancelledError):
         queued[-1].future.result(timeout=0)
     assert not sched.futures
-    assert wk.pool_state()["leases"] == 0
+    assert pools.pool_state()["leases"] == 0
 
 
 def test_run_in_worker_reports_progress_from_its_own_process(fresh_pools):
     seen: list[tuple[float, str]] = []
-    pid = wk.run_in_worker(report_steps, (4,), "test-task", lambda f, m: seen.append((f, m)), poll_seconds=0.05)
+    pid = worker_call.run_in_worker(report_steps, (4,), "test-task", lambda f, m: seen.append((f, m)), poll_seconds=0.05)
     assert pid != os.getpid()
     assert seen == [(0.0, "step 0"), (0.25, "step 1"), (0.5, "step 2"), (0.75, "step 3")]
-    assert wk.pool_state()["leases"] == 0
+    assert pools.pool_state()["leases"] == 0
 
 
 class _Gone(BaseException):
@@ -116,25 +117,25 @@ def test_run_in_worker_stops_when_progress_raises(fresh_pools):
         raise _Gone
 
     with pytest.raises(_Gone):
-        wk.run_in_worker(report_steps, (3,), "test-task", progress, poll_seconds=0.05)
-    assert wk.pool_state()["leases"] == 0
-    assert wk.run_in_worker(report_steps, (0,), "test-task") != os.getpid()  # the pool still serves
+        worker_call.run_in_worker(report_steps, (3,), "test-task", progress, poll_seconds=0.05)
+    assert pools.pool_state()["leases"] == 0
+    assert worker_call.run_in_worker(report_steps, (0,), "test-task") != os.getpid()  # the pool still serves
 
 
 SMALL_RUN = textwrap.dedent("""
     import json, sys
-    from korean_eval.engine import workers as wk
+    from korean_eval.engine import pools
     from korean_eval.engine.pipeline import evaluate
     from korean_eval.inputs.sample import load_sample
     from korean_eval.levels import registry
     from korean_eval.model.config import EvalConfig
 
     if __name__ == "__main__":
-        wk.set_analyzers_in_workers(sys.argv[1] == "1")
+        pools.set_analyzers_in_workers(sys.argv[1] == "1")
         data = load_sample()
         res = evaluate(data, EvalConfig(levels=("word", "kiwi"), metrics=("bleu",)))
         print(json.dumps({"kiwi_loaded_here": registry.kiwi_analyzer.cache_info().currsize,
-                          "roles": wk.pool_state()["roles"],
+                          "roles": pools.pool_state()["roles"],
                           "scores": res.system_scores.sort_values(["level", "system"])["score"].round(9).tolist()}))
 """)
 

@@ -20,6 +20,7 @@ import pytest
 import korean_eval
 import korean_eval.engine.progress as pg
 import korean_eval.engine.workers as wk
+from korean_eval.engine import pools, worker_call
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.pipeline import evaluate
 from korean_eval.inputs.sample import load_sample
@@ -60,7 +61,7 @@ def _moves_within(messages: list[tuple[float, str]], label: str) -> list[tuple[f
 
 def test_a_level_tokenised_here_reports_its_texts_chunk_by_chunk(monkeypatch):
     monkeypatch.setattr(pg, "REPORT_SECONDS", 0.0)  # every piece reported, however fast
-    monkeypatch.setattr(wk, "_ANALYZERS_IN_WORKERS", [False])  # here, whatever a dashboard test set before
+    monkeypatch.setattr(pools, "_ANALYZERS_IN_WORKERS", [False])  # here, whatever a dashboard test set before
     sample = load_sample()  # 26,000 characters to tokenise: 6 pieces of 5,000
     messages: list[tuple[float, str]] = []
     config = EvalConfig(levels=("komoran",), metrics=("bleu",), jobs=1)
@@ -125,7 +126,7 @@ def test_a_stop_from_the_progress_callback_ends_the_run_and_leaves_nothing(unint
     with pytest.raises(korean_eval.EvaluationStopped):
         korean_eval.evaluate(head_of_sample(SEGMENTS), progress=progress, stop=stop, cache=tmp_path, **SETTINGS)
     assert stopped_at and time.monotonic() - stopped_at[0] < 2.0
-    assert wk.queued_tasks() == 0  # cancelled: only the tasks already running finish, their results unused
+    assert pools.queued_tasks() == 0  # cancelled: only the tasks already running finish, their results unused
     assert wait_until(lambda: not _pending_in_pools(), 60), _pending_in_pools()
     assert _rows(tmp_path) == 0  # nothing of the stopped run in the cache
 
@@ -140,7 +141,7 @@ def test_a_stop_from_the_progress_callback_ends_the_run_and_leaves_nothing(unint
 
 def _pending_in_pools() -> int:
     """Work items of the local pools not finished yet (running or queued, cancelled ones aside)."""
-    return sum(1 for pool, _ in list(wk._POOLS.values()) for item in list(pool._pending_work_items.values())
+    return sum(1 for pool, _ in list(pools._POOLS.values()) for item in list(pool._pending_work_items.values())
                if not item.future.done())
 
 
@@ -152,7 +153,7 @@ def test_a_stop_set_before_the_run_raises_before_any_work():
 
 
 def reports_slowly(n: int, progress=None) -> int:
-    """A task for :func:`korean_eval.engine.workers.run_in_worker`: ``n`` progress reports 0.1 s apart."""
+    """A task for :func:`korean_eval.engine.worker_call.run_in_worker`: ``n`` progress reports 0.1 s apart."""
     for i in range(n):
         progress(i / n, f"step {i}")
         time.sleep(0.1)
@@ -172,11 +173,11 @@ def test_a_task_in_a_worker_of_its_own_stops_once_its_caller_stopped():
 
     try:
         with pytest.raises(_Clicked):
-            wk.run_in_worker(reports_slowly, (600,), "test-stop", clicked)  # 60 s of reports unless stopped
+            worker_call.run_in_worker(reports_slowly, (600,), "test-stop", clicked)  # 60 s of reports unless stopped
         start = time.monotonic()
-        assert wk.run_in_worker(reports_slowly, (1,), "test-stop", lambda f, m: None) == 1
+        assert worker_call.run_in_worker(reports_slowly, (1,), "test-stop", lambda f, m: None) == 1
         assert time.monotonic() - start < 20  # not behind the rest of the first task's minute
     finally:
-        pool = wk._POOLS.get("test-stop")
+        pool = pools._POOLS.get("test-stop")
         if pool is not None:
-            wk._discard_pool(pool[0])
+            pools.discard_pool(pool[0])

@@ -12,10 +12,11 @@ import pytest
 import sacrebleu
 from scipy import stats as sps
 
-import korean_eval.engine.pipeline as pl
 import korean_eval.engine.planning as plan
+import korean_eval.engine.tokenise_stage as tokenise_stage
 import korean_eval.engine.workers as wk
 import korean_eval.metaeval.stats.correlation as corr
+from korean_eval.engine import pools
 from korean_eval.engine.cache import DiskCache, NullCache, pair_key
 from korean_eval.engine.pipeline import evaluate
 from korean_eval.engine.result_store import MAGIC, result_key
@@ -134,7 +135,7 @@ def test_worker_processes_give_identical_results(sample, serial, monkeypatch):
     monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
     monkeypatch.setattr(wk, "CHUNK_PAIRS", 37)  # many small chunks, references split across chunks
     parallel = evaluate(sample, EvalConfig(levels=LEVELS, metrics=METRICS, jobs=2), cache=NullCache())
-    assert wk._POOLS["main"][1] == 2
+    assert pools._POOLS["main"][1] == 2
     assert_same_results(parallel, serial)
 
 
@@ -152,7 +153,7 @@ def test_chrf_blocks_are_shared_by_levels_with_the_same_characters(sample):
     sched = wk.Scheduler(1)
     config = EvalConfig(levels=("word", "char"), metrics=("chrf", "chrf++"), jobs=1)
     for name in config.levels:
-        level = pl.prepare_level(name, sample, config)
+        level = tokenise_stage.prepare_level(name, sample, config)
         tok, _, _ = plan.tokenize_texts(level, [t for s in sample.refs for t in s] + [
             h for hyps in sample.systems.values() for h in hyps if h is not None], NullCache())
         level_plan = plan.plan_level(name, level, tok, sample, config, NullCache())
@@ -211,9 +212,9 @@ def test_stats_block_handles_duplicates_and_misses(tmp_path):
 
 def test_trained_spm_model_is_cached(sample, tmp_path):
     config = EvalConfig(levels=("spm",))
-    first = pl.prepare_level("spm", sample, config, DiskCache(tmp_path))
-    again = pl.prepare_level("spm", sample, config, DiskCache(tmp_path))
-    fresh = pl.prepare_level("spm", sample, config)
+    first = tokenise_stage.prepare_level("spm", sample, config, DiskCache(tmp_path))
+    again = tokenise_stage.prepare_level("spm", sample, config, DiskCache(tmp_path))
+    fresh = tokenise_stage.prepare_level("spm", sample, config)
     assert first.version() == again.version() == fresh.version()
     text = sample.refs[0][0]
     assert again.tokenize_one(text) == fresh.tokenize_one(text)
@@ -226,7 +227,7 @@ def test_a_killed_worker_only_costs_time(sample, serial, monkeypatch):
     import time
 
     monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
-    pool = wk._executor(2)
+    pool = pools.pool_for(2)
     assert pool is not None
     pool.submit(int, 0).result()  # the workers are up
     os.kill(next(iter(pool._processes)), signal.SIGKILL)

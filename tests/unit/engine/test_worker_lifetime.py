@@ -18,6 +18,7 @@ import pytest
 
 import korean_eval.engine.workers as wk
 from korean_eval.daemon_threads import map_on_threads
+from korean_eval.engine import pools
 from tests.support.app_server import ROOT, process_table, wait_until
 
 
@@ -101,7 +102,7 @@ def _running(pids) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table from /proc")
 def test_workers_ignore_ctrl_c_and_end_when_their_lifeline_closes():
-    pool = wk._executor(2)
+    pool = pools.pool_for(2)
     assert pool is not None
     assert pool.submit(int, 1).result(timeout=120) == 1  # started and initialised
     pids = list(pool._processes)
@@ -113,7 +114,7 @@ def test_workers_ignore_ctrl_c_and_end_when_their_lifeline_closes():
 
     busy = [pool.submit(time.sleep, 60) for _ in pids]  # every worker busy: a plain shutdown would wait a minute
     time.sleep(1)
-    wk._end_all_pools()  # what happens at exit: queued tasks cancelled, the lifelines closed
+    pools._end_all_pools()  # what happens at exit: queued tasks cancelled, the lifelines closed
     assert wait_until(lambda: not _running(pids), 10), _running(pids)
     assert all(f.done() for f in busy) or wait_until(lambda: all(f.done() for f in busy), 10)
-    assert not wk._POOLS and not wk._LIFELINES
+    assert not pools._POOLS and not pools._LIFELINES

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import korean_eval.engine.workers as wk
+from korean_eval.engine import pools
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.pipeline import evaluate
 from korean_eval.inputs.sample import load_sample
@@ -115,7 +116,7 @@ def test_worker_tokenising_in_chunks_equals_serial(monkeypatch):
     monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
     monkeypatch.setattr(wk, "TOKENISE_CHUNK_CHARS", 500)  # many chunks per level
     parallel = evaluate(sample, EvalConfig(levels=levels, metrics=("bleu", "chrf", "ter"), jobs=2), cache=NullCache())
-    assert wk._POOLS.get("main") is not None
+    assert pools._POOLS.get("main") is not None
     assert parallel.tokens == serial.tokens
     assert_same_results(parallel, serial)
     for level in levels:
@@ -132,7 +133,7 @@ def test_konlpy_levels_tokenise_in_the_workers(monkeypatch):
     serial = evaluate(sample, EvalConfig(levels=("hannanum",), metrics=("bleu",), jobs=1), cache=NullCache())
     monkeypatch.setattr(wk, "PARALLEL_MIN_PAIRS", 1)
     parallel = evaluate(sample, EvalConfig(levels=("hannanum",), metrics=("bleu",), jobs=2), cache=NullCache())
-    assert wk._POOLS.get("main") is not None
+    assert pools._POOLS.get("main") is not None
     assert parallel.tokens == serial.tokens
     key = ("hannanum", "bleu")
     assert np.array_equal(parallel.segment_matrices[key], serial.segment_matrices[key], equal_nan=True)

@@ -1,0 +1,199 @@
+"""The tokenise stage: every level of a run tokenised, each yielded as soon as its tokens are there, from the token
+cache, the worker processes or this process (docs/design.md §2).
+
+With a bound on the analyzer processes (:func:`korean_eval.engine.pools.set_analyzer_processes`, the dashboard's
+default), the levels whose analyzer runs in a process of its own (Kiwi, each KoNLPy analyzer) are handed out one at
+a time: the next when the previous one's tokens are back, so that its process can end before the next analyzer
+loads its model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from korean_eval.engine.cache import NullCache
+from korean_eval.engine.planning import RunPlan, TokenisedLevel, TokenLookup, lookup_tokens, tokenize_texts
+from korean_eval.engine.pools import MAIN_ROLE, analyzer_processes, analyzers_in_workers
+from korean_eval.engine.progress import Ticker
+from korean_eval.engine.result_store import digest
+from korean_eval.engine.workers import (
+    WORKER_ANALYZER_LEVELS,
+    Job,
+    Scheduler,
+    level_role,
+    task_tokenize,
+    text_chunks,
+    tokenised_in_workers,
+)
+from korean_eval.levels.registry import SpmLevel, TokenLevel, get_level, level_availability, package_version
+from korean_eval.model.config import EvalConfig
+from korean_eval.model.evalset import EvalSet
+
+
+def prepare_level(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCache | None = None) -> TokenLevel:
+    """Instantiate a level; SentencePiece is trained on the evaluation's references (or loads the given model).
+
+    With a ``cache``, a SentencePiece model trained here is stored (keyed by the library version, the vocabulary
+    size and the distinct references, which determine the model: training is single-threaded) and loaded next time.
+    """
+    ok, reason = level_availability(name)
+    if not ok:
+        raise ValueError(f"token level {name!r} is unavailable: {reason}")
+    if name == "spm":
+        references = [r for stream in evalset.refs for r in stream]
+        if config.spm_model is not None or cache is None or not cache.enabled:
+            return SpmLevel(config.spm_vocab, config.spm_model).fit(references)
+        key = "spm-model:" + digest([package_version("sentencepiece"), config.spm_vocab, list(dict.fromkeys(references))])
+        model = cache.get_blob(key)
+        if model is not None:
+            try:
+                return SpmLevel(config.spm_vocab, model, trained=True)
+            except ValueError:
+                pass  # a damaged entry: train again
+        level = SpmLevel(config.spm_vocab).fit(references)
+        cache.put_blob(key, level._model_bytes, "spm")
+        return level
+    return get_level(name)
+
+
+
+@dataclass
+class _WorkerTokens:
+    """A level handed to the worker processes for tokenising: its cache look-up, one job per chunk of the missing
+    texts (:func:`korean_eval.engine.workers.text_chunks`), and this process's seconds on it so far."""
+
+    level: TokenLevel
+    lookup: TokenLookup
+    jobs: list[Job]
+    sizes: list[int]  # texts per job
+    seconds: float
+    #: Its chunks not handed out yet, the run's size and whether the run uses the pools (a level whose analyzer
+    #: waits for a process of its own: :func:`_hand_out`).
+    waiting: list[list[str]] = field(default_factory=list)
+    n_pairs: int = 0
+    large: bool = False
+
+
+def tokenise(
+    run: RunPlan, evalset: EvalSet, config: EvalConfig, cache: NullCache, sched: Scheduler, ticker: Ticker
+) -> Iterator[TokenisedLevel]:
+    """The tokenise stage: yield every level as soon as it is tokenised, in :attr:`RunPlan.work_order`.
+
+    When the run is large enough to start the worker processes, the distinct texts missing from the token cache of
+    every level tokenised in the workers (:func:`korean_eval.engine.workers.tokenised_in_workers`) are handed to them at once, in chunks of about equal length (each worker
+    loads an analyzer once and keeps it), so that every core tokenises; a level is yielded when its chunks are
+    back. SentencePiece, Kiwi (on its own native threads, while the workers tokenise the other levels), and every
+    level of a small run, are tokenised in this process.
+    """
+    n_pairs = evalset.system_pairs() if run.levels else 0
+    in_workers = _start_worker_tokenising(run, cache, sched, n_pairs)
+    _hand_out_waiting(in_workers, sched, ticker, block=False)
+    for name in run.work_order:
+        if name in in_workers:
+            w = in_workers.pop(name)
+            if w.waiting:
+                _hand_out(name, w, sched, ticker, block=True)
+            tokenised = _collect_worker_tokens(name, w, cache, sched, ticker)
+            _hand_out_waiting(in_workers, sched, ticker, block=False)
+            yield tokenised
+        else:
+            yield _tokenise_here(name, run.texts, evalset, config, cache, ticker)
+
+
+def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, n_pairs: int) -> dict[str, _WorkerTokens]:
+    """Hand the texts of every pool level missing from the token cache to the workers, chunk by chunk (Kiwi's to
+    the worker of its role, :func:`korean_eval.engine.workers.level_role`); in a run too small for the pool, only
+    those of the analyzers with a large model, when :func:`korean_eval.engine.pools.analyzers_in_workers` (their
+    models then live only in the workers); none when the run stays in this process.
+
+    The level's analyzer is never loaded here: a worker checks its availability when it tokenises (an unavailable
+    level raises ``RuntimeError`` naming the reason).
+    """
+    out: dict[str, _WorkerTokens] = {}
+    if not n_pairs:
+        return out
+    large = sched.pool(n_pairs) is not None
+    for name in run.work_order:
+        if not tokenised_in_workers(name) or not (
+                large or name in WORKER_ANALYZER_LEVELS and analyzers_in_workers()):
+            continue
+        start = time.perf_counter()
+        level = get_level(name)
+        lookup = lookup_tokens(level, run.texts, cache)
+        cut = text_chunks(lookup.missing)
+        w = _WorkerTokens(level, lookup, [], [len(c) for c in cut], 0.0, cut, n_pairs, large)
+        if cut and (level_role(name) == MAIN_ROLE or analyzer_processes() is None):
+            _hand_out(name, w, sched, None, block=True)  # a process of its own waits for none
+        w.seconds = time.perf_counter() - start
+        out[name] = w
+    return out
+
+
+def _hand_out(name: str, w: _WorkerTokens, sched: Scheduler, ticker: Ticker | None, block: bool) -> bool:
+    """Submit the level's waiting chunks to the pool of its role; whether they went (not when ``block`` is False
+    and its analyzer process must wait for room). While blocked the ticker says so."""
+    def waiting() -> None:
+        if ticker is not None:
+            ticker.report(f"tokenising at level {name}: waiting for another analyzer's process to finish")
+        if sched.watch is not None:
+            sched.watch()
+
+    role = level_role(name)
+    if w.large:
+        pool = sched.pool(w.n_pairs, role, waiting) if block else sched.pool(w.n_pairs, role, block=False)
+    else:
+        pool = sched.analyzer_pool(name, waiting) if block else sched.analyzer_pool(name, block=False)
+    if pool is None and not block and sched.executor is None:
+        return False
+    w.jobs = [sched.submit(task_tokenize, (name, chunk), (name, ""), pool) for chunk in w.waiting]
+    w.waiting = []
+    return True
+
+
+def _hand_out_waiting(in_workers: dict[str, _WorkerTokens], sched: Scheduler, ticker: Ticker, block: bool) -> None:
+    """Hand out the waiting levels, in work order, while their analyzer processes find room."""
+    for name, w in in_workers.items():
+        if w.waiting and not _hand_out(name, w, sched, ticker, block):
+            return
+
+
+def _tokenise_here(
+    name: str, texts: Sequence[str], evalset: EvalSet, config: EvalConfig, cache: NullCache, ticker: Ticker
+) -> TokenisedLevel:
+    """Tokenise one level in this process, chunk by chunk (:func:`~korean_eval.engine.planning.tokenize_texts`),
+    reporting the texts done."""
+    label = f"tokenising at level {name}"
+    ticker.report(label)
+    start = time.perf_counter()
+    level = prepare_level(name, evalset, config, cache)
+    tok, tok_seconds, fallbacks = tokenize_texts(level, texts, cache,
+                                                 lambda done, total: ticker.part(done, total, label, "texts"))
+    ticker.advance()
+    return TokenisedLevel(name, level, tok, tok_seconds, fallbacks, time.perf_counter() - start)
+
+
+def _collect_worker_tokens(
+    name: str, w: _WorkerTokens, cache: NullCache, sched: Scheduler, ticker: Ticker
+) -> TokenisedLevel:
+    """A level tokenised by the worker processes (its new tokens stored in the cache). Its seconds: this process's
+    set-up and cache seconds plus the workers' tokenizer seconds."""
+    label = f"tokenising at level {name}"
+    start, waited = time.perf_counter(), sched.waited
+    tokens, tok_seconds, fallbacks = w.lookup.tokens, 0.0, 0
+    if not w.jobs:
+        ticker.report(label)
+    else:
+        ticker.track(label, w.jobs, "texts", w.sizes)
+        joined: list[str] = []
+        for job in w.jobs:
+            chunk, seconds, chunk_fallbacks = job.result()
+            joined += chunk
+            tok_seconds += seconds
+            fallbacks += chunk_fallbacks
+        tokens = w.lookup.complete(cache, joined)
+    seconds = w.seconds + (time.perf_counter() - start) - (sched.waited - waited) + tok_seconds
+    ticker.advance()
+    return TokenisedLevel(name, w.level, tokens, tok_seconds, fallbacks, seconds)
+
