@@ -45,11 +45,13 @@ BARS = ".js-plotly-plot .barlayer .point path"
 
 
 class TreeMemory:
-    """Samples the summed VmRSS of a process and its descendants (MB) in a thread; keeps the peak."""
+    """Samples the summed VmRSS of a process and its descendants (MB) in a thread; keeps the peak and, at the
+    peak, each process's share (``peak_parts``: MB, the root process first, the others largest first)."""
 
     def __init__(self, pid: int, interval: float = 0.2):
         self.pid, self.interval = pid, interval
         self.peak = 0.0
+        self.peak_parts: list[float] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -57,7 +59,9 @@ class TreeMemory:
         table = process_table()
         per = {p: table[p].rss_mb for p in [self.pid, *descendants(self.pid, table)] if p in table}
         total = sum(per.values())
-        self.peak = max(self.peak, total)
+        if total > self.peak:
+            self.peak = total
+            self.peak_parts = [per.get(self.pid, 0.0)] + sorted((v for p, v in per.items() if p != self.pid), reverse=True)
         return total, per
 
     def _run(self) -> None:

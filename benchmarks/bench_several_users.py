@@ -102,7 +102,7 @@ def run(users: int, tmp: Path, after: float, grid: Path | None) -> dict:
             charts, waited = open_charts_at_once(pages, "Correlations", 1800)
             for page in pages:
                 idle(page, 1800)
-        peak = memory.peak
+        peak, peak_parts = memory.peak, memory.peak_parts
         exceptions = sum(page.locator(NO_EXCEPTION).count() for page in pages)
         leaks = 0
         if grid is None:
@@ -125,6 +125,7 @@ def run(users: int, tmp: Path, after: float, grid: Path | None) -> dict:
         "users": users, "levels": levels, "charts": [round(charts[i], 1) for i in sorted(charts)],
         "waited": len(waited), "health_max": max(health.seconds, default=float("nan")),
         "health_n": len(health.seconds), "base_mb": base, "loaded_mb": loaded, "peak_mb": peak, "held_mb": held,
+        "peak_parts": [round(mb) for mb in peak_parts],
         "after": after_leaving, "below_1gb_after": below_1gb, "exceptions": exceptions + tracebacks, "leaks": leaks,
     }
     report(figures)
@@ -140,6 +141,9 @@ def report(f: dict) -> None:
     print(f"/_stcore/health: {f['health_n']} answers while evaluating, slowest {f['health_max']:.3f} s")
     print(f"memory (server + every process it started): idle {f['base_mb']:,.0f} MB, data loaded "
           f"{f['loaded_mb']:,.0f} MB, peak {f['peak_mb']:,.0f} MB, charts drawn {f['held_mb']:,.0f} MB")
+    parts = f.get("peak_parts") or []
+    if parts:
+        print(f"at the peak: server {parts[0]:,} MB; the processes it started {', '.join(f'{mb:,}' for mb in parts[1:])} MB")
     print("after every user left: " + ", ".join(f"{t} s {mb:,.0f} MB" for t, mb in f["after"]))
     below = f["below_1gb_after"]
     print(f"≤ 1 GB {'after ' + format(below, '.0f') + ' s' if below is not None else 'not reached'}; "

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from korean_eval.exports.charts import small_support_layer, text_outside
 from korean_eval.lens.perturb import KIND_LABELS, KIND_SHORT_LABELS
 from korean_eval.lens.pos_categories import CATEGORY_LABELS
+from korean_eval.lens.probe import MIN_PROBE_SEGMENTS
 from korean_eval.lens.profile import MIN_SUPPORT
 from korean_eval.model.palette import SYSTEM_COLORS
 from ui.charts import base_layout, esc, labelled_axis
@@ -27,9 +29,6 @@ def _cells(z: np.ndarray, fmt: str) -> list[list[str]]:
     return [[format(v, fmt) if np.isfinite(v) else "–" for v in row] for row in z]
 
 
-#: Fill and text colour of a cell whose value rests on too few morphemes (:data:`korean_eval.lens.profile.MIN_SUPPORT`).
-SMALL_FILL = "#E6E6E6"
-SMALL_TEXT = "#6B6B6B"
 
 
 def _profile_hover(value_label: str, v: float, hyp: int, ref: int, matched: int, small: bool) -> str:
@@ -70,7 +69,7 @@ def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bo
         colorscale="Blues_r" if higher_is_better else "Reds",
         zmin=min(low, 0.999) if higher_is_better else 0,
         zmax=1 if higher_is_better else max(high, 1e-9),
-        text=[[t if not s else "" for t, s in zip(tr, sr, strict=True)] for tr, sr in zip(text, low_support, strict=True)],
+        text=text_outside(text, low_support),
         texttemplate="%{text}",
         textfont=CELL_FONT,
         customdata=hover,
@@ -82,13 +81,7 @@ def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bo
     )
     data = [heatmap]
     if low_support.any():
-        data.append(dict(
-            type="heatmap", z=np.where(low_support, 1.0, np.nan), x=columns, y=rows, showscale=False,
-            colorscale=[[0, SMALL_FILL], [1, SMALL_FILL]], xgap=2, ygap=2, hoverongaps=False,
-            text=[[t if s else "" for t, s in zip(tr, sr, strict=True)] for tr, sr in zip(text, low_support, strict=True)],
-            texttemplate="%{text}", textfont=merge(CELL_FONT, dict(color=SMALL_TEXT)), customdata=hover,
-            hovertemplate="%{customdata}<extra></extra>", name="too few morphemes",
-        ))
+        data.append(small_support_layer(low_support, text, hover, columns, rows, CELL_FONT, 2))
     layout = dict(
         yaxis=merge(dict(autorange="reversed", title=dict(text="system")), labelled_axis(rows)),
         xaxis=merge(dict(title=dict(text="morpheme category (Kiwi's Sejong tags)")), labelled_axis(columns, angle=0)),
@@ -100,28 +93,36 @@ def profile_heatmap(matrix: pd.DataFrame, value_label: str, higher_is_better: bo
 def probe_heatmap(matrix: pd.DataFrame, value: str, value_label: str, details: pd.DataFrame) -> go.Figure:
     """``(metric, level)`` rows × perturbation kinds (columns, short labels; the full label in the hover box),
     diverging colours centred on 0: red = the metric punishes the error, blue = it rewards it. ``details`` (the
-    probe summary) fills the hover boxes. Readable at 20 rows × 10 kinds in 800 px."""
+    probe summary) fills the hover boxes; a cell resting on fewer than
+    :data:`~korean_eval.lens.probe.MIN_PROBE_SEGMENTS` perturbed segments is covered by a grey layer and takes no
+    part in the colour scale. Readable at 20 rows × 10 kinds in 800 px."""
     z = matrix.to_numpy(float)
     rows = details.set_index(["kind", "metric", "level"])
     hover = [[_hover_text(rows, kind, metric, level) for kind in matrix.columns] for metric, level in matrix.index]
-    finite = np.abs(z[np.isfinite(z)])
+    applied = np.array([[rows["applied"].get((kind, metric, level), 0) for kind in matrix.columns]
+                        for metric, level in matrix.index], int).reshape(z.shape)
+    grey = applied < MIN_PROBE_SEGMENTS
+    readable = np.where(grey, np.nan, z)  # the colour scale spans these; grey cells are covered by a layer
+    finite = np.abs(readable[np.isfinite(readable)])
     span = float(finite.max()) if finite.size else 1.0
+    text = _cells(z, ".2f" if value == "relative_to_drop" else ".1f")
     columns = [KIND_SHORT_LABELS[k] for k in matrix.columns]
     configs = [f"{esc(metric_label(m))} · {esc(lv)}" for m, lv in matrix.index]
     heatmap = dict(
         type="heatmap",
-        z=z,
+        z=readable,
         x=columns,
         y=configs,
         colorscale="RdBu_r",
         zmid=0,
         zmin=-span,
         zmax=span,
-        text=_cells(z, ".2f" if value == "relative_to_drop" else ".1f"),
+        text=text_outside(text, grey),
         texttemplate="%{text}",
         textfont=CELL_FONT,
         customdata=hover,
         hovertemplate="%{customdata}<extra></extra>",
+        hoverongaps=False,
         colorbar=dict(title=dict(text="× drop" if value == "relative_to_drop" else "penalty"), thickness=10),
         xgap=1,
         ygap=1,
@@ -137,7 +138,10 @@ def probe_heatmap(matrix: pd.DataFrame, value: str, value_label: str, details: p
         margin=dict(l=110, r=10, t=150, b=20),
     )
     title = f"Which metric × level notices which error: {value_label}"
-    return figure([heatmap], base_layout(layout, 210 + 28 * len(matrix), title, legend=False))
+    if grey.any():
+        title += f" (grey: fewer than {MIN_PROBE_SEGMENTS} segments perturbed)"
+    data = [heatmap] + ([small_support_layer(grey, text, hover, columns, configs, CELL_FONT, 1)] if grey.any() else [])
+    return figure(data, base_layout(layout, 210 + 28 * len(matrix), title, legend=False))
 
 
 def _hover_text(rows: pd.DataFrame, kind: str, metric: str, level: str) -> str:
@@ -154,6 +158,8 @@ def _hover_text(rows: pd.DataFrame, kind: str, metric: str, level: str) -> str:
         f"relative to dropping a content eojeol: {relative:.2f}" if np.isfinite(relative) else "no ratio (no drop penalty)",
         f"{int(row['applied'])} segments perturbed, {int(row['not_applicable'])} could not be",
     ]
+    if row["applied"] < MIN_PROBE_SEGMENTS:
+        lines.append(f"<b>fewer than {MIN_PROBE_SEGMENTS} segments: too few to read</b>")
     return "<br>".join(lines)
 
 

@@ -206,10 +206,30 @@ def tokens_per_word_figure(tokens: pd.DataFrame) -> go.Figure:
     return _layout(fig, "Tokens per whitespace word", 360)
 
 
-#: Fill and text of a profile cell resting on too few morphemes (:data:`korean_eval.lens.profile.MIN_SUPPORT`), as
-#: on the dashboard.
+#: Fill and text of a heatmap cell resting on too few observations (a profile cell on fewer than
+#: :data:`korean_eval.lens.profile.MIN_SUPPORT` morphemes, a probe cell on fewer than
+#: :data:`korean_eval.lens.probe.MIN_PROBE_SEGMENTS` segments), here and on the dashboard.
 SMALL_FILL = "#E6E6E6"
 SMALL_TEXT = "#6B6B6B"
+
+
+def small_support_layer(grey: np.ndarray, text: Sequence[Sequence[str]], hover: Sequence[Sequence[str]], x, y,
+                        font: dict, gap: int) -> dict:
+    """A heatmap trace that covers the cells of ``grey`` (True: too few observations) in :data:`SMALL_FILL` with
+    their text in :data:`SMALL_TEXT` and their hover boxes; drawn over the value heatmap, whose colour scale should
+    leave those cells out and whose text should be blank there (:func:`text_outside`)."""
+    return dict(
+        type="heatmap", z=np.where(grey, 1.0, np.nan), x=x, y=y, showscale=False,
+        colorscale=[[0, SMALL_FILL], [1, SMALL_FILL]], xgap=gap, ygap=gap, hoverongaps=False,
+        text=[[t if g else "" for t, g in zip(tr, gr, strict=True)] for tr, gr in zip(text, grey, strict=True)],
+        texttemplate="%{text}", textfont={**font, "color": SMALL_TEXT}, customdata=hover,
+        hovertemplate="%{customdata}<extra></extra>", name="too few to read",
+    )
+
+
+def text_outside(text: Sequence[Sequence[str]], grey: np.ndarray) -> list[list[str]]:
+    """``text`` blank in the cells of ``grey`` (their text is drawn by :func:`small_support_layer`)."""
+    return [[t if not g else "" for t, g in zip(tr, gr, strict=True)] for tr, gr in zip(text, grey, strict=True)]
 
 
 def lens_profile_figure(profile: pd.DataFrame) -> go.Figure:
@@ -245,17 +265,12 @@ def lens_profile_figure(profile: pd.DataFrame) -> go.Figure:
     fig = go.Figure(go.Heatmap(
         z=z, x=list(range(len(CATEGORIES))), y=list(range(len(systems))), colorscale="Blues_r",
         zmin=min(float(finite.min()) if finite.size else 0.0, 0.999), zmax=1,
-        text=[[t if not g else "" for t, g in zip(tr, gr, strict=True)] for tr, gr in zip(text, grey, strict=True)],
-        texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 1), customdata=hover,
+        text=text_outside(text, grey), texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 1), customdata=hover,
         hovertemplate="%{customdata}<extra></extra>", hoverongaps=False, xgap=2, ygap=2,
         colorbar=dict(title=dict(text="F1"), thickness=12)))
     if grey.any():
-        fig.add_trace(go.Heatmap(
-            z=np.where(grey, 1.0, np.nan), x=list(range(len(CATEGORIES))), y=list(range(len(systems))),
-            colorscale=[[0, SMALL_FILL], [1, SMALL_FILL]], showscale=False, hoverongaps=False, xgap=2, ygap=2,
-            text=[[t if g else "" for t, g in zip(tr, gr, strict=True)] for tr, gr in zip(text, grey, strict=True)],
-            texttemplate="%{text}", textfont=dict(size=MIN_TEXT + 1, color=SMALL_TEXT), customdata=hover,
-            hovertemplate="%{customdata}<extra></extra>"))
+        fig.add_trace(go.Heatmap(small_support_layer(grey, text, hover, list(range(len(CATEGORIES))),
+                                                     list(range(len(systems))), dict(size=MIN_TEXT + 1), 2)))
     _every_tick(fig, "x", range(len(CATEGORIES)), columns)
     _every_tick(fig, "y", range(len(systems)), [esc(s) for s in systems])
     fig.update_xaxes(title_text="morpheme category (Kiwi's Sejong tags)")
@@ -267,26 +282,37 @@ def lens_profile_figure(profile: pd.DataFrame) -> go.Figure:
 def lens_probe_figure(summary: pd.DataFrame) -> go.Figure:
     """Which metric × level notices which perturbation of the references (``summary``: the lens's ``probe.csv``):
     the mean penalty relative to dropping a content eojeol (1 = as severe, 0 = not noticed, below 0 = rewarded), on
-    a diverging scale centred on 0; the segments each cell rests on in its hover box."""
+    a diverging scale centred on 0; the segments each cell rests on in its hover box, and a cell resting on fewer
+    than :data:`~korean_eval.lens.probe.MIN_PROBE_SEGMENTS` covered by a grey layer and out of the colour scale."""
     from korean_eval.lens.perturb import KIND_LABELS, KIND_SHORT_LABELS, KINDS
+    from korean_eval.lens.probe import MIN_PROBE_SEGMENTS
 
     kinds = [k for k in KINDS if k in set(summary["kind"])]
     configs = list(dict.fromkeys(zip(summary["metric"], summary["level"], strict=True)))
     cells = summary.set_index(["kind", "metric", "level"])
     z = np.array([[cells["relative_to_drop"].get((k, m, lv), np.nan) for k in kinds] for m, lv in configs], float)
+    applied = np.array([[cells["applied"].get((k, m, lv), 0) for k in kinds] for m, lv in configs], int)
+    grey = applied < MIN_PROBE_SEGMENTS
     hover = [[f"{KIND_LABELS[k]}<br>{esc(metric_label(m))} at {esc(lv)}: {z[i, j]:.2f} × a dropped content eojeol"
-              f"<br>{int(cells['applied'].get((k, m, lv), 0)):,} segments perturbed" for j, k in enumerate(kinds)]
-             for i, (m, lv) in enumerate(configs)]
-    finite = np.abs(z[np.isfinite(z)])
+              f"<br>{applied[i, j]:,} segments perturbed"
+              + (f"<br>fewer than {MIN_PROBE_SEGMENTS} segments: too few to read" if grey[i, j] else "")
+              for j, k in enumerate(kinds)] for i, (m, lv) in enumerate(configs)]
+    readable = np.where(grey, np.nan, z)  # the colour scale spans these; grey cells are covered by a layer
+    finite = np.abs(readable[np.isfinite(readable)])
     span = float(finite.max()) if finite.size else 1.0
+    text = [[f"{v:.2f}" if np.isfinite(v) else "–" for v in row] for row in z]
+    x, y = list(range(len(kinds))), list(range(len(configs)))
     fig = go.Figure(go.Heatmap(
-        z=z, x=list(range(len(kinds))), y=list(range(len(configs))), colorscale="RdBu_r", zmid=0, zmin=-span,
-        zmax=span, text=[[f"{v:.2f}" if np.isfinite(v) else "–" for v in row] for row in z], texttemplate="%{text}",
-        textfont=dict(size=MIN_TEXT), customdata=hover, hovertemplate="%{customdata}<extra></extra>", xgap=1,
-        ygap=1, colorbar=dict(title=dict(text="× drop"), thickness=12)))
+        z=readable, x=x, y=y, colorscale="RdBu_r", zmid=0, zmin=-span, zmax=span, text=text_outside(text, grey),
+        texttemplate="%{text}", textfont=dict(size=MIN_TEXT), customdata=hover,
+        hovertemplate="%{customdata}<extra></extra>", hoverongaps=False, xgap=1, ygap=1,
+        colorbar=dict(title=dict(text="× drop"), thickness=12)))
+    if grey.any():
+        fig.add_trace(go.Heatmap(small_support_layer(grey, text, hover, x, y, dict(size=MIN_TEXT), 1)))
     _every_tick(fig, "x", range(len(kinds)), [KIND_SHORT_LABELS[k] for k in kinds])
     _every_tick(fig, "y", range(len(configs)), [f"{esc(metric_label(m))} · {esc(lv)}" for m, lv in configs])
     fig.update_xaxes(title_text="perturbation of the reference", tickangle=0)
     fig.update_yaxes(autorange="reversed", title_text="metric · token level")
-    return _layout(fig, "Which metric × level notices which error (penalty relative to dropping a content eojeol)",
+    return _layout(fig, "Which metric × level notices which error (penalty relative to dropping a content eojeol; "
+                        f"grey: fewer than {MIN_PROBE_SEGMENTS} segments)",
                    260 + 26 * len(configs))

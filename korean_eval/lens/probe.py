@@ -41,6 +41,15 @@ UNPERTURBED = "(unperturbed)"
 SUMMARY_COLUMNS = ["kind", "level", "metric", "applied", "not_applicable", "mean_change", "mean_penalty",
                    "relative_to_drop", "higher_is_better"]
 SEGMENT_COLUMNS = ["kind", "seg_id", "level", "metric", "score", "unperturbed", "change", "penalty"]
+MIN_PROBE_SEGMENTS = 10
+"""A summary cell resting on fewer perturbed segments is marked (greyed in the charts, out of their colour scale):
+its mean is that of a handful of sentences."""
+
+
+def small_probe_support(summary: pd.DataFrame, minimum: int = MIN_PROBE_SEGMENTS) -> pd.Series:
+    """True for the rows of ``summary`` (:data:`SUMMARY_COLUMNS`) resting on fewer than ``minimum`` perturbed
+    segments (``applied``)."""
+    return summary["applied"] < minimum
 
 
 @dataclass
