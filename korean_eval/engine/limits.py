@@ -28,8 +28,8 @@ from dataclasses import dataclass, fields
 from korean_eval.engine.pools import (
     ANALYZER_PROCESSES_ENV,
     ANALYZERS_IN_WORKERS_ENV,
-    analyzer_processes_setting,
     POOL_IDLE_ENV,
+    analyzer_processes_setting,
     flag_setting,
     idle_seconds_setting,
 )
