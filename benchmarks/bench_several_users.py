@@ -104,8 +104,11 @@ def run(users: int, tmp: Path, after: float, grid: Path | None) -> dict:
                 idle(page, 1800)
         peak, peak_parts = memory.peak, memory.peak_parts
         exceptions = sum(page.locator(NO_EXCEPTION).count() for page in pages)
-        leaks = 0
-        if grid is None:
+        leaks, scored = 0, []
+        if grid is not None:  # every ticked level scored (none skipped or failed on the way)
+            rows = downloaded_system_scores(pages[0], tmp / "user0")
+            scored = sorted({r["level"] for r in rows})
+        else:
             for i, (page, (_files, texts)) in enumerate(zip(pages, data, strict=True)):
                 seen = {r["system"] for r in downloaded_system_scores(page, tmp / f"user{i}")}
                 leaks += len(seen - set(texts)) + len(set(texts) - seen)
@@ -125,7 +128,7 @@ def run(users: int, tmp: Path, after: float, grid: Path | None) -> dict:
         "users": users, "levels": levels, "charts": [round(charts[i], 1) for i in sorted(charts)],
         "waited": len(waited), "health_max": max(health.seconds, default=float("nan")),
         "health_n": len(health.seconds), "base_mb": base, "loaded_mb": loaded, "peak_mb": peak, "held_mb": held,
-        "peak_parts": [round(mb) for mb in peak_parts],
+        "peak_parts": [round(mb) for mb in peak_parts], "scored": scored,
         "after": after_leaving, "below_1gb_after": below_1gb, "exceptions": exceptions + tracebacks, "leaks": leaks,
     }
     report(figures)
@@ -141,6 +144,10 @@ def report(f: dict) -> None:
     print(f"/_stcore/health: {f['health_n']} answers while evaluating, slowest {f['health_max']:.3f} s")
     print(f"memory (server + every process it started): idle {f['base_mb']:,.0f} MB, data loaded "
           f"{f['loaded_mb']:,.0f} MB, peak {f['peak_mb']:,.0f} MB, charts drawn {f['held_mb']:,.0f} MB")
+    if f["levels"]:
+        missing = sorted(set(f["levels"]) - set(f["scored"]))
+        print(f"levels with system scores: {len(f['scored'])} of {len(f['levels'])}"
+              + (f" (missing: {', '.join(missing)})" if missing else ""))
     parts = f.get("peak_parts") or []
     if parts:
         print(f"at the peak: server {parts[0]:,} MB; the processes it started {', '.join(f'{mb:,}' for mb in parts[1:])} MB")

@@ -128,8 +128,8 @@ def evaluate(
             decreases.
         stop: a :class:`threading.Event` (or anything with ``is_set()``) that stops the run once set: checked
             between tasks and chunks, it makes ``evaluate`` cancel the run's queued tasks and raise
-            :class:`~korean_eval.engine.stopping.EvaluationStopped` (``korean_eval.EvaluationStopped``); nothing
-            of a stopped run is written to the cache.
+            :class:`~korean_eval.engine.stopping.EvaluationStopped` (``korean_eval.EvaluationStopped``); the
+            cache keeps what the stopped run finished (tokens, statistics), never a result.
         **settings: further :class:`~korean_eval.model.config.EvalConfig` fields (``overrides``, ``ter_cap``,
             ``jobs``, ``scheduler``, …).
 
@@ -158,7 +158,7 @@ def evaluate(
     from korean_eval.engine.pipeline import evaluate as run_pipeline
 
     share = pipeline_share(resamples, evalset)
-    with held_writes(store) as held:  # nothing written unless the whole run finishes
+    with held_writes(store) as held:  # written when the run finishes; a stopped run keeps what it finished
         results = run_pipeline(evalset, config, progress=scaled(progress, 0.0, share), cache=held, stop=stop)
         results.notes.extend(choice.notes)
         results.statistics = evaluation_tables(results, evalset, StatisticsSettings(resamples, seed, statistic),

@@ -98,8 +98,21 @@ def lens_result(evalset: EvalSet, config: EvalConfig, with_probe: bool | None = 
         st.error(problem, icon=":material/block:")
         return None
     expected = f", {duration(estimate)} expected" if estimate is not None else ""
-    bar = stopping.StoppableBar(key, f"Starting the Korean lens{expected}…")
+    with stopping.Interruption(key) as interruption:
+        result = _lens_with_bar(key, evalset, config, with_probe, f"Starting the Korean lens{expected}…", interruption)
+    if result is not None:
+        store.put(key, result)
+    return result
 
+
+def _lens_with_bar(key: str, evalset: EvalSet, config: EvalConfig, with_probe: bool, start_text: str,
+                   interruption: stopping.Interruption) -> LensResult | None:
+    """:func:`lens_result`'s computation: the bar, the server's queue, then the lens (in a worker process of its
+    own when the analyzers run only in workers)."""
+    pairs = evalset.system_pairs()
+    bar = stopping.StoppableBar(key, start_text)
+
+    @interruption.guard
     def progress(fraction: float, message: str) -> None:
         bar.progress(fraction, f"{message} ({fraction:.0%})")
 
@@ -111,14 +124,12 @@ def lens_result(evalset: EvalSet, config: EvalConfig, with_probe: bool | None = 
                         cache=state.disk_cache(), progress=progress)
 
     try:
-        result = service.queued(run, pairs, lambda text: bar.progress(0.0, text))
+        result = service.queued(run, pairs, interruption.guard(lambda text: bar.progress(0.0, text)))
     except (ValueError, RuntimeError) as err:
         bar.empty()
         input_error(err)
         return None
     bar.empty()
-    if result is not None:
-        store.put(key, result)
     return result
 
 

@@ -296,6 +296,13 @@ def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
     if problem:
         st.error(problem, icon=":material/block:")
         return None
+    with stopping.Interruption(key) as interruption:
+        return _evaluate_with_bar(key, evalset, config, store, interruption)
+
+
+def _evaluate_with_bar(key: str, evalset: EvalSet, config: EvalConfig, store, interruption: stopping.Interruption):
+    """:func:`results`' computation: the bar, the other session's progress when it computes the same key, the
+    server's queue, then the evaluation."""
     bar = stopping.StoppableBar(key, "Starting the evaluation…")
     flights = _flights()
     while (running := flights.lead(key)) is not None:
@@ -307,15 +314,18 @@ def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
             bar.empty()
             return hit
 
+    @interruption.guard
     def progress(fraction: float, message: str) -> None:
         flights.report(key, fraction, message)
         bar.progress(fraction, f"{message} ({fraction:.0%})")
 
+    @interruption.guard
     def show(text: str) -> None:
         bar.progress(0.0, text)
 
     try:
-        res = service.queued(lambda: evaluate(evalset, config, progress=progress, cache=disk_cache()), pairs, show)
+        res = service.queued(lambda: evaluate(evalset, config, progress=progress, cache=disk_cache()),
+                             evalset.system_pairs(), show)
     except (ValueError, RuntimeError) as err:
         bar.empty()
         input_error(err)

@@ -6,11 +6,18 @@ keyed by the computation's key (content hash + settings). A click makes Streamli
 its next message, which is the next progress report — the engine reports at least every half second while it works
 (:mod:`korean_eval.engine.progress`), a lens in a worker process likewise
 (:func:`korean_eval.engine.worker_call.run_in_worker`). The exception unwinds the run: its scheduler cancels its queued
-tasks, the server's queue gives its slot back, the cache gets nothing (:mod:`korean_eval.engine.stopping`); a lens
+tasks, the server's queue gives its slot back, the cache keeps what the run finished and no result
+(:mod:`korean_eval.engine.stopping`); a lens
 running in a worker process stops at its next report there.
 
-The button's callback, which Streamlit runs first thing in the rerun the click causes, marks the key as stopped in
-the session (:func:`stop`). A page that finds its key stopped says so and offers a button that starts it again
+Inside the computation, Streamlit's interruption (the rerun the click asks for, or the Stop of Streamlit's own
+header) is turned into :class:`~korean_eval.engine.stopping.EvaluationStopped` (:class:`Interruption`), so the
+engine ends as a stopped run does — keeping in the cache what it finished — and raised again outside it, so that
+Streamlit reruns or stops the script as it asked. The button's callback, which Streamlit runs first thing in the
+rerun the click causes, marks the key as stopped in the session (:func:`stop`); the header's Stop marks it too, by
+the session's id (its session state cannot be touched while Streamlit stops the script), and the session's next
+:func:`stopped` takes it into its state. A click while a script runs makes Streamlit stop that run and start
+another in a new thread; the stop the old thread then meets is not the user's, and is not marked. A page that finds its key stopped says so and offers a button that starts it again
 (:func:`stopped_notice`) instead of computing, so the rerun does not silently start the same work again; changed
 settings make another key, which computes as usual.
 """
@@ -18,17 +25,57 @@ settings make another key, which computes as usual.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException, StopException
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+from korean_eval.engine.stopping import EvaluationStopped
+
+F = TypeVar("F", bound=Callable)
 
 #: Session-state key of the computation keys the user stopped.
 STOPPED_KEY = "ke_stopped"
 #: What a page says where a stopped computation's result would be (the button's label filled in).
-STOPPED_TEXT = "Stopped — nothing computed for these settings; press **{button}** to start again."
+STOPPED_TEXT = "Stopped — no result for these settings; press **{button}** to go on from what it finished."
+
+
+#: Keys stopped by Streamlit's header Stop, by session id, until that session's next :func:`stopped` moves them into
+#: its session state (which cannot be touched while Streamlit stops the script: every access raises its
+#: ``StopException`` again).
+_STOPPED_BY_HEADER: dict[str, set[str]] = {}
+#: The thread of each session's latest script run that asked :func:`stopped`: a stop caught in an older run's thread
+#: is Streamlit ending that run for a newer one (a click while it ran), not the user's header Stop.
+_LATEST_RUN: dict[str, threading.Thread] = {}
+_HEADER_LOCK = threading.Lock()
+
+
+def _session_id() -> str | None:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.session_id if ctx is not None else None
+
+
+def _stopped_by_header(key: str) -> None:
+    session = _session_id()
+    if session is None:
+        return
+    with _HEADER_LOCK:
+        if _LATEST_RUN.get(session) is threading.current_thread():
+            _STOPPED_BY_HEADER.setdefault(session, set()).add(key)
 
 
 def stopped(key: str) -> bool:
     """Whether the user stopped the computation of ``key`` in this session (and did not start it again)."""
+    session = _session_id()
+    with _HEADER_LOCK:
+        if session is not None:
+            _LATEST_RUN[session] = threading.current_thread()
+        by_header = _STOPPED_BY_HEADER.pop(session, set()) if session is not None else set()
+    if by_header:
+        st.session_state[STOPPED_KEY] = {*st.session_state.get(STOPPED_KEY, ()), *by_header}
     return key in st.session_state.get(STOPPED_KEY, ())
 
 
@@ -40,6 +87,40 @@ def stop(key: str) -> None:
 def start_again(key: str) -> None:
     """Forget that ``key`` was stopped (a button's callback): the page computes it again."""
     st.session_state[STOPPED_KEY] = set(st.session_state.get(STOPPED_KEY, ())) - {key}
+
+
+class Interruption:
+    """The computation of ``key`` as Streamlit interrupts it: ``with Interruption(key) as interruption:`` around it,
+    and its progress callbacks wrapped by :meth:`guard`. A Streamlit interruption raised inside a callback becomes
+    :class:`~korean_eval.engine.stopping.EvaluationStopped` there and is raised again when the block ends; the
+    header's Stop (Streamlit's ``StopException``), inside or outside the computation, marks ``key`` stopped."""
+
+    def __init__(self, key: str):
+        self.key = key
+        self.caught: ScriptControlException | None = None
+
+    def guard(self, callback: F) -> F:
+        """``callback`` turning Streamlit's interruption into ``EvaluationStopped``."""
+        def guarded(*args, **kwargs):
+            try:
+                return callback(*args, **kwargs)
+            except ScriptControlException as exc:
+                self.caught = exc
+                if isinstance(exc, StopException):
+                    _stopped_by_header(self.key)
+                raise EvaluationStopped() from exc
+
+        return guarded  # type: ignore[return-value]
+
+    def __enter__(self) -> Interruption:
+        return self
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if isinstance(exc, StopException):
+            _stopped_by_header(self.key)
+        if isinstance(exc, EvaluationStopped) and self.caught is not None:
+            raise self.caught from None
+        return False
 
 
 def _widget_key(kind: str, key: str) -> str:
@@ -55,7 +136,7 @@ class StoppableBar:
             bar_column, button_column = st.columns([8, 1], vertical_alignment="center")
             self.bar = bar_column.progress(0.0, text=text)
             button_column.button("Stop", key=_widget_key("stop", key), icon=":material/stop_circle:",
-                                 on_click=stop, args=(key,), help="Stop this computation; nothing of it is kept")
+                                 on_click=stop, args=(key,), help="Stop this computation; what it finished is kept for the next one")
 
     def progress(self, fraction: float, text: str) -> None:
         self.bar.progress(min(max(fraction, 0.0), 1.0), text=text)

@@ -216,7 +216,8 @@ def _run(args: argparse.Namespace, stop: RunStop, progress: ProgressBar | None) 
     cache = open_cache(args.cache_dir, enabled=not args.no_cache)
     print_validation_report(evalset)
     share = pipeline_share(args.bootstrap, evalset)
-    with stop.computing() as event, held_writes(cache) as held:  # the cache's writes made once all is computed
+    with stop.computing() as event, held_writes(cache) as held:  # made once all is computed, or when stopped
+        stop.held = held
         results, _key = stored_evaluation(evalset, config, held)
         if results is None:  # the pipeline (scipy, numba, the metrics) is imported only when something is computed
             from korean_eval.engine.pipeline import evaluate

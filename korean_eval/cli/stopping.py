@@ -5,9 +5,9 @@ While the run computes (:meth:`RunStop.computing`), the first Ctrl+C (SIGINT) se
 engine checks between its tasks and chunks (:mod:`korean_eval.engine.stopping`): the run cancels its queued tasks
 and raises :class:`~korean_eval.engine.stopping.EvaluationStopped`. A second Ctrl+C raises ``KeyboardInterrupt`` at
 once, as does a Ctrl+C while the tables are written. Either way the command ends with exit status 130 and one line,
-e.g. ``stopped after 12.3 s; nothing written (no tables in out/, nothing stored in the cache)``; the worker
-processes end with it (docs/design.md §7). The cache gets the run's tokens, statistics and result only once
-everything is computed (:mod:`korean_eval.engine.held_writes`).
+e.g. ``stopped after 12.3 s; the tokens and statistics finished so far kept in the cache (a new run starts from
+them); no tables in out/``; the worker processes end with it (docs/design.md §7). A stopped run keeps in the cache
+what it finished, never a result (:mod:`korean_eval.engine.held_writes`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class RunStop:
         self.start = time.perf_counter()
         self.out, self.exports, self.cache_enabled = out, exports, cache_enabled
         self.cache_written = False  # the run's cache writes made
+        self.held = None  # the run's held cache writes (HeldWrites), once it has them
         self.out_state = ""  # "", "writing" or "written"
         self.exports_state = ""
 
@@ -56,8 +57,12 @@ class RunStop:
         """One line: how long the run ran, and what it wrote and did not write."""
         done, missing = [], []
         if self.cache_enabled:
-            (done if self.cache_written else missing).append(
-                "the results stored in the cache" if self.cache_written else "nothing stored in the cache")
+            if self.cache_written:
+                done.append("the results stored in the cache")
+            elif self.held is not None and self.held.committed:
+                done.append("the tokens and statistics finished so far kept in the cache (a new run starts from them)")
+            else:
+                missing.append("nothing stored in the cache")
         if self.out:
             if self.out_state == "written":
                 done.append(f"the tables written to {self.out}")

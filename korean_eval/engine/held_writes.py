@@ -1,11 +1,16 @@
-"""A run's cache writes held until the run finishes: a run that stops early (:mod:`korean_eval.engine.stopping`) or
-fails writes nothing to the cache.
+"""A run's cache writes held until the run ends: made when it finishes or is stopped
+(:mod:`korean_eval.engine.stopping`), dropped when it fails.
 
 :func:`held_writes` wraps the run's cache in :class:`HeldWrites`: reads go to the cache itself, and the writes —
 tokens, per-pair statistics, blobs (stored results, a trained SentencePiece model) — are kept as the calls that make
 them, with the objects they were given (the run keeps those objects anyway: its tokens and statistics), and made
 when the block ends without an exception. Nested runs (:func:`korean_eval.evaluate` around the pipeline) hold them
 until the outermost block ends. A run never reads back what it wrote itself, so holding changes no number.
+
+Every write is a finished unit (a level's tokens once all its texts are back, a chunk's statistics, a whole stored
+result or table), so a stopped run keeps what it finished — the next run with the same data starts from it — and
+never a result: that is written only when everything is computed. A run that fails (an error, a second Ctrl+C) keeps
+nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from korean_eval.engine.cache import NullCache
+from korean_eval.engine.stopping import EvaluationStopped
 
 
 class HeldWrites:
@@ -25,6 +31,7 @@ class HeldWrites:
     def __init__(self, base: NullCache):
         self.base = base
         self.writes: list[tuple[str, tuple]] = []
+        self.committed = 0  # writes made so far
 
     def put_tokens(self, level_key: str, items: Iterable[tuple[bytes, str]]) -> None:
         self.writes.append(("put_tokens", (level_key, items)))
@@ -40,6 +47,7 @@ class HeldWrites:
         writes, self.writes = self.writes, []
         for name, args in writes:
             getattr(self.base, name)(*args)
+            self.committed += 1
 
     def discard(self) -> None:
         """Drop the held writes."""
@@ -53,10 +61,15 @@ class HeldWrites:
 
 @contextmanager
 def held_writes(cache: NullCache) -> Iterator[HeldWrites]:
-    """``cache`` with its writes held for the block: made at its end, dropped when it raises (a stopped run)."""
+    """``cache`` with its writes held for the block: made at its end or when the run is stopped
+    (:class:`~korean_eval.engine.stopping.EvaluationStopped`: what it finished is kept), dropped when it raises
+    anything else."""
     held = HeldWrites(cache)
     try:
         yield held
+    except EvaluationStopped:
+        held.commit()
+        raise
     except BaseException:
         held.discard()
         raise

@@ -97,7 +97,8 @@ def evaluate(
     within a cell as its tasks finish (:mod:`korean_eval.engine.progress`). ``stop`` (a :class:`threading.Event`
     or anything with ``is_set()``) is checked between tasks and chunks: once set, the run cancels its queued tasks
     and raises :class:`~korean_eval.engine.stopping.EvaluationStopped`, as it does when ``progress`` raises it;
-    the cache gets nothing of a run that did not finish (:mod:`korean_eval.engine.held_writes`).
+    a stopped run keeps in the cache what it finished, never a result; a failed one keeps nothing
+    (:mod:`korean_eval.engine.held_writes`).
     """
     config = config or EvalConfig()
     cache = cache or NullCache()

@@ -8,8 +8,9 @@ A caller passes ``stop`` — a :class:`threading.Event`, or any object with ``is
 raises :class:`EvaluationStopped`. A progress callback may end the run the same way, by raising (the dashboard's
 Stop button interrupts its script inside the callback). On the way out the run's
 :class:`~korean_eval.engine.workers.Scheduler` cancels its tasks still queued (a task already running on a worker
-finishes there, its result unused), and the cache writes the run held are dropped
-(:mod:`korean_eval.engine.held_writes`): a stopped run leaves no work queued and writes nothing.
+finishes there, its result unused), and the cache gets what the run finished — a level's tokens, a chunk's
+statistics — but no result (:mod:`korean_eval.engine.held_writes`): a stopped run leaves no work queued, and the
+next run with the same data starts from what it finished.
 """
 
 from __future__ import annotations

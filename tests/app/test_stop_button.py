@@ -8,8 +8,11 @@ click itself, during a real run in a real browser, is tests/e2e/test_browser_sto
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 from korean_eval.inputs.sample import load_sample
 from tests.support.apptest import assert_clean, figure_titled, run_app
@@ -46,7 +49,7 @@ def _notice(at) -> list[str]:
 def test_a_stopped_evaluation_waits_for_its_button_then_computes(stopped_once):
     at = run_app()
     assert len(stopped_once) == 1  # stopped, and not started again by the rerun the click caused
-    assert _notice(at) == ["Stopped — nothing computed for these settings; press **Evaluate** to start again."]
+    assert _notice(at) == ["Stopped — no result for these settings; press **Evaluate** to go on from what it finished."]
     assert not at.get("plotly_chart")
     assert service.evaluation_queue().state()["running"] == 0  # the queue's slot given back
     assert not state._flights().running  # noqa: SLF001 - no computation left registered as under way
@@ -95,9 +98,41 @@ def test_a_stopped_lens_waits_for_its_button(monkeypatch):
     lens_state._store.clear()  # noqa: SLF001
     at = run_app("pages/lens.py", **{"metrics|sacrebleu": ["chrf"], "level|kiwi": False})
     assert runs == [True] and _notice(at) == [
-        "Stopped — nothing computed for these settings; press **Run the Korean lens** to start again."]
+        "Stopped — no result for these settings; press **Run the Korean lens** to go on from what it finished."]
     assert service.evaluation_queue().state()["running"] == 0
     at.button(key="lens_run").click().run()
     assert_clean(at)
     assert runs == [True, True] and not _notice(at)
     assert figure_titled(at, "Which metric × level notices which error") is not None
+
+
+def test_streamlits_own_stop_marks_the_evaluation_stopped_and_keeps_what_it_finished(monkeypatch, tmp_path):
+    """Streamlit's header Stop raises its ``StopException`` at the script's next message — inside the engine's
+    progress report. The run ends as a stopped run (the tokens it finished stay in the cache, no result), the script
+    stops, and the next rerun says "Stopped" instead of starting it again."""
+    monkeypatch.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp_path))  # empty: this module's earlier runs stored the result
+    state.disk_cache.clear()
+    state._store.clear()  # noqa: SLF001
+    original = stopping.StoppableBar.progress
+    raised: list[str] = []
+
+    def progress(self, fraction: float, text: str) -> None:
+        if not raised and text.startswith("scoring"):  # the first levels are tokenised: something to keep
+            raised.append(text)
+            raise StopException()
+        original(self, fraction, text)
+
+    monkeypatch.setattr(stopping.StoppableBar, "progress", progress)
+    at = run_app()
+    assert raised and not at.get("plotly_chart") and not at.exception
+    cache = state.disk_cache()
+    with sqlite3.connect(cache.path) as con:
+        tokens = con.execute("SELECT COUNT(*) FROM tokens").fetchone()[0]
+        results = con.execute("SELECT COUNT(*) FROM blobs WHERE kind = 'result'").fetchone()[0]
+    assert tokens > 0 and results == 0
+    assert service.evaluation_queue().state()["running"] == 0
+
+    at.run()  # the next interaction: stopped, waiting for the button
+    assert_clean(at)
+    assert _notice(at) == ["Stopped — no result for these settings; press **Evaluate** to go on from what it finished."]
+    state.disk_cache.clear()  # the module's own cache again for later tests

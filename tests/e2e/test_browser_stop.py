@@ -11,10 +11,12 @@ process table is read from /proc). Marked slow.
 from __future__ import annotations
 
 import re
+import sqlite3
 import sys
 import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.support.app_server import (
     BARS,
@@ -36,7 +38,7 @@ pytestmark = [
 ]
 
 ENV = {"KOREAN_EVAL_PARALLEL_MIN_PAIRS": "100", "KOREAN_EVAL_MAX_RUNNING": "1"}
-STOPPED = "Stopped — nothing computed for these settings; press Evaluate to start again."
+STOPPED = "Stopped — no result for these settings; press Evaluate to go on from what it finished."
 PROGRESS = '[data-testid="stProgress"]'
 
 
@@ -46,6 +48,15 @@ def _quiet(server: AppServer, seconds: float = 2.0) -> bool:
     before = cpu_seconds(group)
     time.sleep(seconds)
     return cpu_seconds(group) - before < 0.3
+
+
+def _wait_for_charts(page, server: AppServer, seconds: float) -> None:
+    """Wait for the first chart's bars; failing, say what the page shows and what the server wrote."""
+    try:
+        page.locator(BARS).first.wait_for(timeout=seconds * 1000)
+    except PlaywrightTimeout:
+        main = page.get_by_test_id("stMainBlockContainer").inner_text()[:1500]
+        pytest.fail(f"no chart after {seconds} s; the page shows:\n{main}\nthe server wrote:\n{server.stderr()[-3000:]}")
 
 
 def test_stop_ends_the_evaluation_and_evaluate_starts_it_again(tmp_path):
@@ -69,8 +80,31 @@ def test_stop_ends_the_evaluation_and_evaluate_starts_it_again(tmp_path):
         assert page.get_by_text(STOPPED).count() == 1 and page.locator(PROGRESS).count() == 0
 
         page.get_by_role("button", name="Evaluate").click()  # the server's one slot is free: it computes at once
-        page.locator(BARS).first.wait_for(timeout=300_000)
+        _wait_for_charts(page, server, 180)
         idle(page)
         assert page.get_by_text(STOPPED).count() == 0
         assert page.locator(NO_EXCEPTION).count() == 0
+        assert "Traceback" not in server.stderr(), server.stderr()[-3000:]
+
+
+def test_streamlits_own_stop_marks_the_evaluation_stopped_and_keeps_its_finished_work(tmp_path):
+    """The Stop of Streamlit's header (not ours) during the evaluation: the script stops, the server goes quiet, the
+    cache keeps the levels tokenised before the stop and no result, and the next rerun says "Stopped" instead of
+    starting the evaluation again."""
+    require_chromium()
+    with AppServer(tmp_path, env=ENV, options=BROWSER_TEST_OPTIONS) as server, \
+            chromium_page(1280, 900, 240_000) as page:
+        page.goto(server.url)
+        page.get_by_text(re.compile("scoring")).first.wait_for()  # the first levels are tokenised
+        header_stop = page.get_by_test_id("stStatusWidget").get_by_role("button", name="Stop")
+        header_stop.click()
+        assert wait_until(lambda: _quiet(server), 60, 0.0), "the server still computes after the stop"
+        with sqlite3.connect(tmp_path / "cache" / "cache-v1.sqlite") as con:
+            tokens = con.execute("SELECT COUNT(*) FROM tokens").fetchone()[0]
+            results = con.execute("SELECT COUNT(*) FROM blobs WHERE kind = 'result'").fetchone()[0]
+        assert tokens > 0 and results == 0, server.stderr()[-5000:]
+        page.keyboard.press("r")  # Streamlit's shortcut: rerun the page
+        page.get_by_text(STOPPED).wait_for(timeout=30_000)
+        idle(page)
+        assert page.locator(BARS).count() == 0 and page.locator(NO_EXCEPTION).count() == 0
         assert "Traceback" not in server.stderr(), server.stderr()[-3000:]

@@ -1,6 +1,7 @@
 """Ctrl+C during ``korean-eval run`` (korean_eval.cli.stopping): a real command in a process group of its own, on
 the worker pool, gets SIGINT once its first progress line is on stderr. It ends with exit status 130 and one line
-saying what it wrote (nothing), without a traceback, leaving no process behind, no table and nothing in the cache.
+saying what it wrote, without a traceback, leaving no process behind, no table, and in the cache only what it
+finished (no result, nothing of the level it was stopped in).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from tests.support.helpers import write_head_of_sample
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table from /proc")
 
 
-def test_ctrl_c_stops_the_run_with_one_line_and_leaves_nothing(tmp_path):
+def test_ctrl_c_stops_the_run_with_one_line_and_keeps_only_what_it_finished(tmp_path):
     args = write_head_of_sample(tmp_path / "data", 40)
     cache, out = tmp_path / "cache", tmp_path / "out"
     env = {**os.environ, "KOREAN_EVAL_PARALLEL_MIN_PAIRS": "1"}  # the worker pool on the small sample
@@ -55,10 +56,15 @@ def test_ctrl_c_stops_the_run_with_one_line_and_leaves_nothing(tmp_path):
     assert took < 15, took
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
     last = text.rstrip("\n").split("\n")[-1]
-    assert re.fullmatch(r"stopped after \d+\.\d s; nothing written \(nothing stored in the cache, no tables in "
-                        + re.escape(str(out)) + r"\)", last), text
     assert wait_until(lambda: not group_members(proc.pid), 20), group_members(proc.pid)  # workers gone too
     assert not out.exists()
     with sqlite3.connect(cache / "cache-v1.sqlite") as con:
-        assert [con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("tokens", "stats", "blobs")] == [
-            0, 0, 0]
+        tokens, stats, blobs = (con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("tokens", "stats", "blobs"))
+        komoran = con.execute("SELECT COUNT(*) FROM tokens WHERE lk LIKE '%komoran%'").fetchone()[0]
+    assert blobs == 0 and komoran == 0  # no result, and nothing of the level it was stopped in
+    if tokens or stats:  # a level finished before the stop: kept, and said so
+        said = r"the tokens and statistics finished so far kept in the cache \(a new run starts from them\); no tables in "
+        assert re.fullmatch(r"stopped after \d+\.\d s; " + said + re.escape(str(out)), last), text
+    else:
+        assert re.fullmatch(r"stopped after \d+\.\d s; nothing written \(nothing stored in the cache, no tables in "
+                            + re.escape(str(out)) + r"\)", last), text

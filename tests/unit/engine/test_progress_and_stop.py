@@ -114,7 +114,12 @@ def _rows(cache_dir) -> int:
                                                                                                "blobs"))
 
 
-def test_a_stop_from_the_progress_callback_ends_the_run_and_leaves_nothing(uninterrupted, tmp_path):
+def _count(cache_dir, sql: str) -> int:
+    with sqlite3.connect(cache_dir / "cache-v1.sqlite") as con:
+        return con.execute(sql).fetchone()[0]
+
+
+def test_a_stop_from_the_progress_callback_ends_the_run_and_keeps_only_what_it_finished(uninterrupted, tmp_path):
     stop = threading.Event()
     stopped_at: list[float] = []
 
@@ -128,7 +133,10 @@ def test_a_stop_from_the_progress_callback_ends_the_run_and_leaves_nothing(unint
     assert stopped_at and time.monotonic() - stopped_at[0] < 2.0
     assert pools.queued_tasks() == 0  # cancelled: only the tasks already running finish, their results unused
     assert wait_until(lambda: not _pending_in_pools(), 60), _pending_in_pools()
-    assert _rows(tmp_path) == 0  # nothing of the stopped run in the cache
+    # what it finished is kept (the char level's tokens: tokenised before komoran), nothing of komoran, no result
+    assert _count(tmp_path, "SELECT COUNT(*) FROM tokens WHERE lk LIKE '%char%'") > 0
+    assert _count(tmp_path, "SELECT COUNT(*) FROM tokens WHERE lk LIKE '%komoran%'") == 0
+    assert _count(tmp_path, "SELECT COUNT(*) FROM blobs") == 0
 
     again = korean_eval.evaluate(head_of_sample(SEGMENTS), cache=tmp_path, **SETTINGS)
     first = uninterrupted[0]
