@@ -43,14 +43,34 @@ STOPPED_KEY = "ke_stopped"
 STOPPED_TEXT = "Stopped — no result for these settings; press **{button}** to go on from what it finished."
 
 
-#: Keys stopped by Streamlit's header Stop, by session id, until that session's next :func:`stopped` moves them into
-#: its session state (which cannot be touched while Streamlit stops the script: every access raises its
-#: ``StopException`` again).
-_STOPPED_BY_HEADER: dict[str, set[str]] = {}
-#: The thread of each session's latest script run that asked :func:`stopped`: a stop caught in an older run's thread
-#: is Streamlit ending that run for a newer one (a click while it ran), not the user's header Stop.
-_LATEST_RUN: dict[str, threading.Thread] = {}
-_HEADER_LOCK = threading.Lock()
+class _HeaderStops:
+    """Keys stopped by Streamlit's header Stop, by session id, until that session's next :func:`stopped` moves them
+    into its session state (which cannot be touched while Streamlit stops the script: every access raises its
+    ``StopException`` again); and the thread of each session's latest script run that asked :func:`stopped` (a
+    stop met by an older run's thread is Streamlit ending that run for a newer one — a click while it ran — not the
+    user's header Stop)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.keys: dict[str, set[str]] = {}
+        self.latest: dict[str, threading.Thread] = {}
+
+    def mark(self, session: str, key: str) -> None:
+        with self.lock:
+            if self.latest.get(session) is threading.current_thread():
+                self.keys.setdefault(session, set()).add(key)
+
+    def take(self, session: str) -> set[str]:
+        """The keys marked for ``session`` (forgotten here), the calling thread noted as its latest run."""
+        with self.lock:
+            self.latest[session] = threading.current_thread()
+            return self.keys.pop(session, set())
+
+
+@st.cache_resource(show_spinner=False)
+def _header_stops() -> _HeaderStops:
+    """The server's one :class:`_HeaderStops` (every session's, each under its own session id)."""
+    return _HeaderStops()
 
 
 def _session_id() -> str | None:
@@ -58,22 +78,10 @@ def _session_id() -> str | None:
     return ctx.session_id if ctx is not None else None
 
 
-def _stopped_by_header(key: str) -> None:
-    session = _session_id()
-    if session is None:
-        return
-    with _HEADER_LOCK:
-        if _LATEST_RUN.get(session) is threading.current_thread():
-            _STOPPED_BY_HEADER.setdefault(session, set()).add(key)
-
-
 def stopped(key: str) -> bool:
     """Whether the user stopped the computation of ``key`` in this session (and did not start it again)."""
     session = _session_id()
-    with _HEADER_LOCK:
-        if session is not None:
-            _LATEST_RUN[session] = threading.current_thread()
-        by_header = _STOPPED_BY_HEADER.pop(session, set()) if session is not None else set()
+    by_header = _header_stops().take(session) if session is not None else set()
     if by_header:
         st.session_state[STOPPED_KEY] = {*st.session_state.get(STOPPED_KEY, ()), *by_header}
     return key in st.session_state.get(STOPPED_KEY, ())
@@ -98,6 +106,12 @@ class Interruption:
     def __init__(self, key: str):
         self.key = key
         self.caught: ScriptControlException | None = None
+        self.session = _session_id()
+        self.header_stops = _header_stops()  # fetched now: nothing of Streamlit can be called once it stops the run
+
+    def _stopped_by_header(self) -> None:
+        if self.session is not None:
+            self.header_stops.mark(self.session, self.key)
 
     def guard(self, callback: F) -> F:
         """``callback`` turning Streamlit's interruption into ``EvaluationStopped``."""
@@ -107,7 +121,7 @@ class Interruption:
             except ScriptControlException as exc:
                 self.caught = exc
                 if isinstance(exc, StopException):
-                    _stopped_by_header(self.key)
+                    self._stopped_by_header()
                 raise EvaluationStopped() from exc
 
         return guarded  # type: ignore[return-value]
@@ -117,7 +131,7 @@ class Interruption:
 
     def __exit__(self, kind, exc, tb) -> bool:
         if isinstance(exc, StopException):
-            _stopped_by_header(self.key)
+            self._stopped_by_header()
         if isinstance(exc, EvaluationStopped) and self.caught is not None:
             raise self.caught from None
         return False

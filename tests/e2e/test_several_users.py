@@ -2,7 +2,7 @@
 tests/app_server.py) with real browsers (Debian's Chromium through Playwright) and Streamlit's own websocket
 client.
 
-* Three browser sessions each load their own files — the same file names (``sys_a.txt``, ``sys_b.txt``) with
+* Six browser sessions each load their own files — the same file names (``sys_a.txt``, ``sys_b.txt``) with
   different texts, plus a system only that session has — and open the Correlations page at the same moment. The
   server computes one evaluation at a time (``KOREAN_EVAL_MAX_RUNNING=1``), so the later sessions show their place
   in the queue; every session gets its chart, none shows an exception, and each session's downloaded system scores
@@ -13,9 +13,10 @@ client.
   leaves nothing running: the run stops at its next step, its queued tasks are cancelled, the worker processes end
   after the pools' idle time, the server's CPU goes quiet, and the next session gets a turn at once.
 
-Bounded: three browser contexts in one Chromium, a few hundred pairs each, every wait capped (six sessions, with
-the other tests' load beside them on two cores, once kept the health check waiting 1.26 s: benchmarks/
-bench_several_users.py measures six). Marked slow.
+Bounded: six browser contexts in one Chromium, a few hundred pairs each, every wait capped. The six-session test is
+marked ``alone``: ``scripts/test`` runs it after the parallel run, with nothing beside it, because it checks the
+server's responsiveness (with the other tests' load beside it on two cores the health check once waited 1.26 s).
+Marked slow.
 """
 
 from __future__ import annotations
@@ -54,12 +55,13 @@ pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table from /proc"),
 ]
 
-SESSIONS = 3
-CHART_SECONDS = 420  # three evaluations one after another on a loaded 2-core machine, the first starting Kiwi's worker
+SESSIONS = 6
+CHART_SECONDS = 600  # six evaluations one after another on a 2-core machine, the first starting Kiwi's worker
 HEALTH_LIMIT = 1.0
 
 
 @pytest.mark.browser
+@pytest.mark.alone
 def test_sessions_loading_at_once_each_see_only_their_own_results(tmp_path):
     from sacrebleu.metrics import BLEU
 
