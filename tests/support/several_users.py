@@ -27,8 +27,10 @@ WAITING = re.compile(r"Waiting: position \d+ of \d+")
 #: ``performance.now()``: the page stays the same document across Streamlit's page changes).
 WATCH_JS = """() => {
   const watch = window.__keWatch = {clickAt: performance.now(), chartAt: null, waited: false};
+  const before = new Set(document.querySelectorAll('CHART'));  // a chart already there is not the page's
   const check = () => {
-    if (watch.chartAt === null && document.querySelector('CHART')) watch.chartAt = performance.now();
+    if (watch.chartAt === null && [...document.querySelectorAll('CHART')].some(e => !before.has(e)))
+      watch.chartAt = performance.now();
     if (!watch.waited && [...document.querySelectorAll('[data-testid="stProgress"]')]
         .some(e => /Waiting: position \\d+ of \\d+/.test(e.innerText))) watch.waited = true;
   };
