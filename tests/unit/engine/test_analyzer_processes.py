@@ -20,19 +20,9 @@ from korean_eval.inputs.sample import load_sample
 from korean_eval.levels.registry import level_availability
 from korean_eval.model.config import EvalConfig
 from tests.support.app_server import process_table, wait_until
+from tests.support.helpers import IN_CI
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table from /proc")
-
-
-@pytest.fixture
-def bounded():
-    """No pool before or after the test; the bound and the analyzer setting restored."""
-    before = pools.analyzer_processes(), pools.analyzers_in_workers()
-    pools._end_all_pools()
-    yield
-    pools._end_all_pools()
-    pools.set_analyzer_processes(before[0])
-    pools.set_analyzers_in_workers(before[1])
 
 
 def _alive(pool) -> list[int]:
@@ -40,7 +30,7 @@ def _alive(pool) -> list[int]:
     return [p for p in (getattr(pool, "_processes", {}) or {}) if p in table and table[p].running]
 
 
-def test_a_new_analyzer_process_ends_the_least_recently_used_idle_one(bounded):
+def test_a_new_analyzer_process_ends_the_least_recently_used_idle_one(fresh_pools):
     pools.set_analyzer_processes(2)
     main = pools.pool_for(2)
     first = pools.pool_for(1, "test-first")
@@ -58,7 +48,7 @@ def test_a_new_analyzer_process_ends_the_least_recently_used_idle_one(bounded):
     assert wait_until(lambda: not _alive(second), 20)
 
 
-def test_while_every_analyzer_process_is_busy_a_new_one_waits(bounded):
+def test_while_every_analyzer_process_is_busy_a_new_one_waits(fresh_pools):
     pools.set_analyzer_processes(1)
     busy = pools.pool_for(1, "test-busy")
     task = pools.submit(busy, time.sleep, 3)
@@ -71,7 +61,7 @@ def test_while_every_analyzer_process_is_busy_a_new_one_waits(bounded):
     assert set(pools.pool_state()["roles"]) == {"test-next"}
 
 
-def test_a_wait_that_raises_gives_up_and_leaves_the_busy_process(bounded):
+def test_a_wait_that_raises_gives_up_and_leaves_the_busy_process(fresh_pools):
     pools.set_analyzer_processes(1)
     busy = pools.pool_for(1, "test-busy")
     task = pools.submit(busy, time.sleep, 5)
@@ -85,7 +75,7 @@ def test_a_wait_that_raises_gives_up_and_leaves_the_busy_process(bounded):
     task.cancel()
 
 
-def test_without_a_bound_analyzer_processes_accumulate(bounded):
+def test_without_a_bound_analyzer_processes_accumulate(fresh_pools):
     pools.set_analyzer_processes(None)
     for role in ("test-a", "test-b", "test-c"):
         pools.pool_for(1, role)
@@ -93,11 +83,13 @@ def test_without_a_bound_analyzer_processes_accumulate(bounded):
 
 
 @pytest.mark.slow
-def test_an_evaluation_of_several_analyzer_levels_holds_one_analyzer_process_at_a_time(bounded):
+def test_an_evaluation_of_several_analyzer_levels_holds_one_analyzer_process_at_a_time(fresh_pools):
     """The bundled sample at kiwi, okt and komoran (KoNLPy's JVM, one analyzer per process) with a bound of one:
     at no moment do two analyzer processes live, and the scores equal those of the same run in this process."""
     levels = ["word", "kiwi"] + [lv for lv in ("okt", "komoran") if level_availability(lv)[0]]
     if len(levels) < 4:
+        if IN_CI:
+            pytest.fail("KoNLPy's JVM is required under CI=true (scripts/setup installs default-jre-headless)")
         pytest.skip("KoNLPy's JVM is unavailable here")
     data = load_sample()
     config = EvalConfig(levels=tuple(levels), metrics=("bleu", "chrf"))

@@ -27,17 +27,6 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 START_SECONDS = 120  # a spawned worker imports numpy and the package: seconds on a loaded 2-core machine
 
 
-@pytest.fixture
-def fresh_pools():
-    """No pool before or after the test; the idle release and the analyzer setting as they were."""
-    before = pools.pool_state()["idle_seconds"], pools.analyzers_in_workers()
-    pools._end_all_pools()
-    yield
-    pools._end_all_pools()
-    pools.set_idle_release(before[0])
-    pools.set_analyzers_in_workers(before[1])
-
-
 def _alive(pids) -> list[int]:
     table = process_table()
     return [p for p in pids if p in table and table[p].running]
