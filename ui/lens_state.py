@@ -99,17 +99,17 @@ def lens_result(evalset: EvalSet, config: EvalConfig, with_probe: bool | None = 
         return None
     expected = f", {duration(estimate)} expected" if estimate is not None else ""
     with stopping.Interruption(key) as interruption:
-        result = _lens_with_bar(key, evalset, config, with_probe, f"Starting the Korean lens{expected}…", interruption)
+        result = _lens_with_bar(key, evalset, config, with_probe, pairs, f"Starting the Korean lens{expected}…",
+                                interruption)
     if result is not None:
         store.put(key, result)
     return result
 
 
-def _lens_with_bar(key: str, evalset: EvalSet, config: EvalConfig, with_probe: bool, start_text: str,
+def _lens_with_bar(key: str, evalset: EvalSet, config: EvalConfig, with_probe: bool, pairs: int, start_text: str,
                    interruption: stopping.Interruption) -> LensResult | None:
     """:func:`lens_result`'s computation: the bar, the server's queue, then the lens (in a worker process of its
     own when the analyzers run only in workers)."""
-    pairs = evalset.system_pairs()
     bar = stopping.StoppableBar(key, start_text)
 
     @interruption.guard

@@ -297,10 +297,11 @@ def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
         st.error(problem, icon=":material/block:")
         return None
     with stopping.Interruption(key) as interruption:
-        return _evaluate_with_bar(key, evalset, config, store, interruption)
+        return _evaluate_with_bar(key, evalset, config, pairs, store, interruption)
 
 
-def _evaluate_with_bar(key: str, evalset: EvalSet, config: EvalConfig, store, interruption: stopping.Interruption):
+def _evaluate_with_bar(key: str, evalset: EvalSet, config: EvalConfig, pairs: int, store,
+                       interruption: stopping.Interruption):
     """:func:`results`' computation: the bar, the other session's progress when it computes the same key, the
     server's queue, then the evaluation."""
     bar = stopping.StoppableBar(key, "Starting the evaluation…")
@@ -324,8 +325,7 @@ def _evaluate_with_bar(key: str, evalset: EvalSet, config: EvalConfig, store, in
         bar.progress(0.0, text)
 
     try:
-        res = service.queued(lambda: evaluate(evalset, config, progress=progress, cache=disk_cache()),
-                             evalset.system_pairs(), show)
+        res = service.queued(lambda: evaluate(evalset, config, progress=progress, cache=disk_cache()), pairs, show)
     except (ValueError, RuntimeError) as err:
         bar.empty()
         input_error(err)
