@@ -89,14 +89,14 @@ def tokenise(
     """
     n_pairs = evalset.system_pairs() if run.levels else 0
     in_workers = _start_worker_tokenising(run, cache, sched, n_pairs)
-    _hand_out_waiting(in_workers, sched, ticker, block=False)
+    _hand_out_waiting(in_workers, sched, ticker)
     for name in run.work_order:
         if name in in_workers:
             w = in_workers.pop(name)
             if w.waiting:
                 _hand_out(name, w, sched, ticker, block=True)
             tokenised = _collect_worker_tokens(name, w, cache, sched, ticker)
-            _hand_out_waiting(in_workers, sched, ticker, block=False)
+            _hand_out_waiting(in_workers, sched, ticker)
             yield tokenised
         else:
             yield _tokenise_here(name, run.texts, evalset, config, cache, ticker)
@@ -141,10 +141,7 @@ def _hand_out(name: str, w: _WorkerTokens, sched: Scheduler, ticker: Ticker | No
             sched.watch()
 
     role = level_role(name)
-    if w.large:
-        pool = sched.pool(w.n_pairs, role, waiting) if block else sched.pool(w.n_pairs, role, block=False)
-    else:
-        pool = sched.analyzer_pool(name, waiting) if block else sched.analyzer_pool(name, block=False)
+    pool = sched.pool(w.n_pairs, role, waiting, block) if w.large else sched.analyzer_pool(name, waiting, block)
     if pool is None and not block and sched.executor is None:
         return False
     w.jobs = [sched.submit(task_tokenize, (name, chunk), (name, ""), pool) for chunk in w.waiting]
@@ -152,10 +149,10 @@ def _hand_out(name: str, w: _WorkerTokens, sched: Scheduler, ticker: Ticker | No
     return True
 
 
-def _hand_out_waiting(in_workers: dict[str, _WorkerTokens], sched: Scheduler, ticker: Ticker, block: bool) -> None:
-    """Hand out the waiting levels, in work order, while their analyzer processes find room."""
+def _hand_out_waiting(in_workers: dict[str, _WorkerTokens], sched: Scheduler, ticker: Ticker) -> None:
+    """Hand out the waiting levels, in work order, while their analyzer processes find room without waiting."""
     for name, w in in_workers.items():
-        if w.waiting and not _hand_out(name, w, sched, ticker, block):
+        if w.waiting and not _hand_out(name, w, sched, ticker, block=False):
             return
 
 
