@@ -1,7 +1,7 @@
 """BLEU, chrF, chrF+, chrF++ and TER through sacrebleu, on token strings (group "sacrebleu", ``docs/design.md §3``).
 
-Definitions (sacrebleu 2.x objects on the space-joined tokens of one level; its scores from statistics are used
-as they are, and its statistics are counted by compiled kernels that tests prove equal to its own, see below):
+Definitions (sacrebleu 2.x objects on the space-joined tokens of one level; its statistics are counted by compiled
+kernels and its scores computed from them over every row at once, both proven equal to its own by tests, see below):
 
 * BLEU: ``BLEU(tokenize="none", force=True)``; statistics ``[hyp_len, ref_len, correct_1..N, total_1..N]`` from
   ``BLEU._extract_corpus_statistics`` (counted by :mod:`korean_eval.metrics.ngram_statistics`). Segment score: ``BLEU(..., effective_order=True)._compute_score_from_stats``
@@ -15,8 +15,10 @@ as they are, and its statistics are counted by compiled kernels that tests prove
   ``100 · edits / ref_len``. The statistics come from :mod:`korean_eval.metrics.fast_ter` (identical to sacrebleu's,
   proven by tests) unless ``implementation="sacrebleu"``.
 
-Their declarations (:data:`BLEU_DECLARATION`, :data:`CHRF_DECLARATIONS`, :data:`TER_DECLARATION`) hold the
-registry names, the overridable options with their defaults and bounds, and TER's runtime settings.
+Scores from statistics (segment and corpus) are sacrebleu's formulas over every row at once
+(:mod:`korean_eval.metrics.sacre_formulas`, equal to its ``_compute_score_from_stats`` bit for bit). Their
+declarations (:data:`BLEU_DECLARATION`, :data:`CHRF_DECLARATIONS`, :data:`TER_DECLARATION`) hold the registry
+names, the overridable options with their defaults and bounds, and TER's runtime settings.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 
 from korean_eval.metrics.base import Metric, MetricInfo
 from korean_eval.metrics.declaration import IntOption, MetricDeclaration, RuntimeSetting
+from korean_eval.metrics.sacre_formulas import bleu_scores, chrf_scores, ter_scores
 
 BLEU_DECLARATION = MetricDeclaration(
     "bleu", "BLEU", "sacrebleu", True, arguments=(IntOption("max_ngram_order", 4, 1, 9, "maximum n-gram order"),),
@@ -77,14 +80,6 @@ TER_DECLARATION = MetricDeclaration(
 SACREBLEU_METRIC_NAMES: tuple[str, ...] = tuple(d.name for d in (BLEU_DECLARATION, *CHRF_DECLARATIONS, TER_DECLARATION))
 
 
-def _score_rows(compute, stats: np.ndarray) -> np.ndarray:
-    """Apply ``compute(list_of_stats) -> Score`` to every row of ``(..., k)``; returns ``(...)``."""
-    stats = np.asarray(stats, dtype=np.float64)
-    flat = stats.reshape(-1, stats.shape[-1])
-    out = np.fromiter((compute(list(row)).score for row in flat), dtype=np.float64, count=len(flat))
-    return out.reshape(stats.shape[:-1])
-
-
 def _signature(metric, nrefs: int) -> str:
     metric.num_refs = nrefs
     return metric.get_signature().format()
@@ -107,10 +102,10 @@ class BleuMetric(Metric):
         return bleu_statistics(self._corpus, list(hyps), *per_segment_references(hyps, refs))
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
-        return _score_rows(self._sentence._compute_score_from_stats, stats)
+        return bleu_scores(stats, self.max_ngram_order, effective_order=True)
 
     def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
-        return _score_rows(self._corpus._compute_score_from_stats, sums)
+        return bleu_scores(sums, self.max_ngram_order, effective_order=False)
 
     def signature(self, nrefs: int) -> str:
         """sacrebleu's BLEU signature, plus ``|ngram:N`` when the order is not sacrebleu's default 4 (which its
@@ -150,10 +145,10 @@ class ChrfMetric(Metric):
         return chrf_statistics(self._chrf, list(hyps), *per_segment_references(hyps, refs))
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
-        return _score_rows(self._chrf._compute_score_from_stats, stats)
+        return chrf_scores(stats, self.char_order + self.word_order, self.beta)
 
     def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
-        return _score_rows(self._chrf._compute_score_from_stats, sums)
+        return chrf_scores(sums, self.char_order + self.word_order, self.beta)
 
     def signature(self, nrefs: int) -> str:
         """sacrebleu's chrF signature, plus ``|beta:B`` when β is not sacrebleu's default 2 (which its signature
@@ -195,10 +190,10 @@ class TerMetric(Metric):
         return ter_statistics(list(hyps), [list(r) for r in refs], n_jobs=self.n_jobs).reshape(len(hyps), 2)
 
     def segment_scores(self, stats: np.ndarray) -> np.ndarray:
-        return _score_rows(self._ter._compute_score_from_stats, stats)
+        return ter_scores(stats)
 
     def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
-        return _score_rows(self._ter._compute_score_from_stats, sums)
+        return ter_scores(sums)
 
     def signature(self, nrefs: int) -> str:
         return _signature(self._ter, nrefs)  # the implementation is not an option: both give identical statistics
