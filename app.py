@@ -34,10 +34,12 @@ def main() -> None:
     )
 
     # Plotly's JavaScript is the page's largest part and the browser loads it only for a first chart: an empty one,
-    # drawn now and removed once the backend is imported, lets it load while the backend is imported and the page
-    # computed, so that the page's first chart is drawn as soon as it arrives
-    with st.sidebar:
-        warm_up = st.empty()
+    # drawn at a session's first run and removed once the backend is imported, lets it load while the backend is
+    # imported and the page computed, so that the page's first chart is drawn as soon as it arrives (once: the
+    # browser keeps the script, and drawing it at every rerun would cost every page a chart's work)
+    warm_up = st.sidebar.empty()
+    if not st.session_state.get("ke_plotly_loaded"):
+        st.session_state["ke_plotly_loaded"] = True
         warm_up.plotly_chart(PLOTLY_WARM_UP, key="ke_plotly_warm_up", config={"staticPlot": True})
     with st.spinner("Loading the evaluation library…"):  # the first run after the server starts imports it
         from ui import service, sidebar, state

@@ -39,7 +39,15 @@ from bench_app_memory import TreeMemory  # noqa: E402
 
 from korean_eval.inputs.sample import sample_files  # noqa: E402
 from korean_eval.levels.registry import available_levels  # noqa: E402
-from tests.support.app_server import AppServer, chromium_page, idle, launch_chromium  # noqa: E402
+from tests.support.app_server import (  # noqa: E402
+    AppServer,
+    chromium_page,
+    command_line,
+    cpu_seconds,
+    descendants,
+    idle,
+    launch_chromium,
+)
 from tests.support.several_users import (  # noqa: E402
     NO_EXCEPTION,
     HealthProbe,
@@ -98,8 +106,10 @@ def run(users: int, tmp: Path, after: float, grid: Path | None) -> dict:
         levels = tick_every_level(pages[0]) if grid is not None else None
         loaded = memory.now()[0]
         memory.peak = loaded
+        cpu_before = _cpu_split(server.pid)
         with HealthProbe(server.url) as health:
             charts, waited = open_charts_at_once(pages, "Correlations", 1800)
+            cpu_charts = _cpu_split(server.pid)
             for page in pages:
                 idle(page, 1800)
         peak, peak_parts = memory.peak, memory.peak_parts
@@ -129,10 +139,17 @@ def run(users: int, tmp: Path, after: float, grid: Path | None) -> dict:
         "waited": len(waited), "health_max": max(health.seconds, default=float("nan")),
         "health_n": len(health.seconds), "base_mb": base, "loaded_mb": loaded, "peak_mb": peak, "held_mb": held,
         "peak_parts": [round(mb) for mb in peak_parts], "scored": scored,
+        "cpu_server": cpu_charts[0] - cpu_before[0], "cpu_chromium": cpu_charts[1] - cpu_before[1],
         "after": after_leaving, "below_1gb_after": below_1gb, "exceptions": exceptions + tracebacks, "leaks": leaks,
     }
     report(figures)
     return figures
+
+
+def _cpu_split(server: int) -> tuple[float, float]:
+    """CPU seconds used so far by the server and every process it started, and by this benchmark's Chromium."""
+    chromium = [p for p in descendants(os.getpid()) if "chromium" in command_line(p)]
+    return cpu_seconds([server, *descendants(server)]), cpu_seconds(chromium)
 
 
 def report(f: dict) -> None:
@@ -141,6 +158,8 @@ def report(f: dict) -> None:
     print(f"\n== {what}; load average {os.getloadavg()[0]:.1f}")
     print(f"first chart (s after the click), per user: {charts}; slowest {max(charts, default=float('nan')):.1f} s; "
           f"{f['waited']} user(s) shown a queue position")
+    print(f"CPU seconds from the clicks to the last first chart: server and its processes {f['cpu_server']:.1f}, "
+          f"Chromium {f['cpu_chromium']:.1f}")
     print(f"/_stcore/health: {f['health_n']} answers while evaluating, slowest {f['health_max']:.3f} s")
     print(f"memory (server + every process it started): idle {f['base_mb']:,.0f} MB, data loaded "
           f"{f['loaded_mb']:,.0f} MB, peak {f['peak_mb']:,.0f} MB, charts drawn {f['held_mb']:,.0f} MB")

@@ -17,7 +17,9 @@ from korean_eval.inputs.sample import sample_files
 from tests.support.app_server import idle, upload
 
 BARS = ".js-plotly-plot .barlayer .point path"
-CHART = ".js-plotly-plot .main-svg"  # any drawn Plotly chart (with many levels the first one is a grid, not bars)
+#: Any Plotly chart drawn in the page's main area (with many levels the first one is a grid, not bars; the sidebar's
+#: empty chart that loads Plotly's script at a session's first run is not one)
+CHART = '[data-testid="stMain"] .js-plotly-plot .main-svg'
 NO_EXCEPTION = '[data-testid="stException"]'
 WAITING = re.compile(r"Waiting: position \d+ of \d+")
 
