@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from korean_eval.engine import stored_views
 from korean_eval.metaeval.tables.degenerate import degenerate_notes
 from korean_eval.model import vocabulary as vocab
 from ui import ceiling, display_tables, grid_charts, headlines, state, views
@@ -34,9 +35,10 @@ agree = st.toggle(
     help="TER is an error rate: it correlates negatively with humans when it agrees with them. With this on, "
     "its correlation is negated and labelled −TER, so a taller bar always means better agreement.",
 )
+shown = stored_views.first_screen_statistics(s.statistic)  # the statistics the charts draw, with their intervals
 ci = st.toggle(
     "95% confidence intervals (bootstrap over segments, 1000 resamples)",
-    value=state.intervals_by_default(ctx),
+    value=state.intervals_by_default(ctx, shown),
     key="corr_ci",
     persist_state="session",
     help="Percentile bootstrap: segments are resampled with all their systems; system scores are recomputed from the "
@@ -68,7 +70,7 @@ form = st.segmented_control(
     help=f"Automatic: bars up to {grid_charts.BAR_LIMIT} configurations (metric × level), a grid with the value in every "
     "cell beyond.",
 )
-with_ci = state.correlations_with_ci(ctx) if ci else None
+with_ci = state.correlations_with_ci(ctx, statistics=shown) if ci else None
 view = state.display_table(
     ctx, "correlation_view",
     lambda: views.correlation_view(res, s.statistic, s.grouping, agreement=agree, correlations=with_ci),

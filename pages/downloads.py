@@ -32,7 +32,7 @@ if data.human is not None:
     extra["human_scores.csv"] = data.human
 if data.report.excluded:
     extra["excluded_rows.csv"] = data.report.excluded_frame()
-with_ci = state.cached_confidence_intervals(ctx)
+with_ci = state.computed_confidence_intervals(ctx)
 if with_ci is not None:
     extra["correlations_with_ci.csv"] = with_ci
 extra.update(_domain_tables(ctx.key, res, data))
@@ -56,6 +56,14 @@ st.download_button(
     key="dl_zip",
     on_click="ignore",
 )
+if with_ci is not None:
+    covered = with_ci.attrs.get("confidence_intervals", {}).get("statistics")
+    st.caption(
+        "`correlations_with_ci.csv`: 95% bootstrap intervals "
+        + (f"of the statistics charted so far ({', '.join(covered)}); the other rows' are empty until the "
+           "Correlations page charts them (or the paper-ready exports below are prepared)." if covered is not None
+           else "of every row.")
+    )
 if computed:
     st.caption(
         f"Significance tables computed in this session are included ({len(computed)}): resampling with "

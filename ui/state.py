@@ -366,19 +366,43 @@ def _ci_store() -> _Store:
     return _Store(MAX_RESULTS, STATISTICS_IDLE_SECONDS)
 
 
-def cached_confidence_intervals(ctx: Context, n_resamples: int = RESAMPLES):
-    """The intervals of :func:`correlations_with_ci` if they were computed already (never computes)."""
-    return _ci_store().get(stored_views.intervals_key(ctx.key, n_resamples))
+def cached_confidence_intervals(ctx: Context, n_resamples: int = RESAMPLES, statistics: tuple[str, ...] | None = None):
+    """The intervals of :func:`correlations_with_ci` for ``statistics`` if they were computed already (never
+    computes): the table of every statistic when that was, else the one of ``statistics``; None otherwise."""
+    store = _ci_store()
+    every = store.get(stored_views.intervals_key(ctx.key, n_resamples))
+    if every is not None or statistics is None:
+        return every
+    return store.get(stored_views.intervals_key(ctx.key, n_resamples, statistics))
 
 
-def correlations_with_ci(ctx: Context, n_resamples: int = RESAMPLES):
+def computed_confidence_intervals(ctx: Context, n_resamples: int = RESAMPLES):
+    """``results.correlations`` with every interval computed so far for these results (never computes): the rows of
+    statistics whose intervals were not asked for keep empty ``ci_low``/``ci_high``; None when none was computed."""
+    every = cached_confidence_intervals(ctx, n_resamples)
+    if every is not None:
+        return every
+    parts = [table for _key, table in _ci_store().items_with_prefix(stored_views.intervals_key(ctx.key, n_resamples) + "|")]
+    if not parts:
+        return None
+    from korean_eval.metaeval.tables.intervals import merge_interval_tables
+
+    return merge_interval_tables(ctx.results.correlations, parts)
+
+
+def correlations_with_ci(ctx: Context, n_resamples: int = RESAMPLES, statistics: tuple[str, ...] | None = None):
     """``results.correlations`` with bootstrap 95% intervals — the correlations' and the pairwise accuracies'
-    (acc_eq, pairwise accuracy, SPA) — cached per result, in memory and in the persistent cache."""
+    (acc_eq, pairwise accuracy, SPA) — for the rows of ``statistics`` (None: every row; the table of every statistic
+    when it was computed already), cached per result, in memory and in the persistent cache."""
+    hit = cached_confidence_intervals(ctx, n_resamples, statistics)
+    if hit is not None:
+        return hit
+
     def compute():
         with st.spinner(f"Bootstrapping 95% confidence intervals ({n_resamples} resamples of the segments)…"):
-            return stored_views.intervals(ctx.results, n_resamples)
+            return stored_views.intervals(ctx.results, n_resamples, statistics)
 
-    return _remembered(_ci_store(), stored_views.intervals_key(ctx.key, n_resamples), compute)
+    return _remembered(_ci_store(), stored_views.intervals_key(ctx.key, n_resamples, statistics), compute)
 
 
 def _remembered(store: _Store, key: str, compute: Callable[[], Any]) -> Any:
@@ -399,10 +423,10 @@ def _remembered(store: _Store, key: str, compute: Callable[[], Any]) -> Any:
 CHEAP_INTERVAL_CELLS = 5_000
 
 
-def intervals_by_default(ctx: Context, n_resamples: int = RESAMPLES) -> bool:
-    """Whether the Correlations page opens with its intervals on: already computed for these results (cached), or
-    cheap (at most :data:`CHEAP_INTERVAL_CELLS` item × configuration cells)."""
-    if cached_confidence_intervals(ctx, n_resamples) is not None:
+def intervals_by_default(ctx: Context, statistics: tuple[str, ...], n_resamples: int = RESAMPLES) -> bool:
+    """Whether the Correlations page opens with its intervals (of ``statistics``) on: already computed for these
+    results (cached), or cheap (at most :data:`CHEAP_INTERVAL_CELLS` item × configuration cells)."""
+    if cached_confidence_intervals(ctx, n_resamples, statistics) is not None:
         return True
     return len(ctx.results.seg_ids) * len(ctx.results.segment_matrices) <= CHEAP_INTERVAL_CELLS
 

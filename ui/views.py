@@ -21,7 +21,7 @@ from korean_eval.metaeval.tables.tidy import best_levels
 from korean_eval.metrics import METRIC_NAMES, metric_info
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import GIVEN_LEVEL, Results
-from korean_eval.model.vocabulary import GRANULARITIES, STATISTIC_SYMBOLS, STATISTICS
+from korean_eval.model.vocabulary import GRANULARITIES, STATISTIC_SYMBOLS, STATISTICS, system_statistic
 from ui import formats
 
 STATISTIC_LABELS = {
@@ -36,11 +36,6 @@ STATISTIC_LABELS = {
 #: companion is SPA, :func:`system_statistic`).
 CHOSEN_STATISTICS: tuple[str, ...] = (*STATISTICS, "acc_eq")
 SYMBOLS = {**STATISTIC_SYMBOLS, "acc_eq": "acc_eq", "spa": "SPA"}
-
-
-def system_statistic(statistic: str) -> str:
-    """The statistic drawn at system level for the chosen one: SPA for acc_eq (as WMT pairs them), else itself."""
-    return "spa" if statistic == "acc_eq" else statistic
 
 
 def segment_grouping(statistic: str, grouping: str) -> str:

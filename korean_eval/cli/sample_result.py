@@ -40,6 +40,7 @@ def store_sample_result(cache=None, progress=None) -> float:
     evalset, config = load_sample(), dashboard_default_config()
     results = evaluate(evalset, config, progress=progress, cache=cache)
     content = stored_views.content_key(evalset, config)
-    if stored_views.load_view(cache, stored_views.intervals_key(content, RESAMPLES)) is None:
+    shown = stored_views.first_screen_statistics()
+    if stored_views.load_view(cache, stored_views.intervals_key(content, RESAMPLES, shown)) is None:
         stored_views.store_first_screen(results, content, cache)
     return time.perf_counter() - start

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from korean_eval.engine.cache import NullCache
@@ -47,9 +47,18 @@ def view_key(content: str, kind: str, *settings: object) -> str:
     return f"{content}|{hashlib.sha256(spec.encode()).hexdigest()}"
 
 
-def intervals_key(content: str, n_resamples: int) -> str:
-    """The key of a result's correlations table with bootstrap intervals from ``n_resamples`` resamples."""
-    return f"{content}|{n_resamples}"
+def intervals_key(content: str, n_resamples: int, statistics: Collection[str] | None = None) -> str:
+    """The key of a result's correlations table with bootstrap intervals from ``n_resamples`` resamples, for the
+    rows of ``statistics`` (None: every row)."""
+    return f"{content}|{n_resamples}" + ("" if statistics is None else "|" + ",".join(sorted(statistics)))
+
+
+def first_screen_statistics(statistic: str = "pearson") -> tuple[str, ...]:
+    """The statistics whose intervals the dashboard's Correlations page draws when it charts ``statistic``: it at
+    the segment level and its system-level counterpart (:func:`korean_eval.model.vocabulary.system_statistic`)."""
+    from korean_eval.model.vocabulary import system_statistic
+
+    return tuple(sorted({statistic, system_statistic(statistic)}))
 
 
 def stored_key(key: str) -> str:
@@ -74,12 +83,13 @@ def store_view(cache: NullCache, key: str, value: object) -> None:
         store_result(cache, stored_key(key), value, kind=VIEW_KIND)
 
 
-def intervals(results: Results, n_resamples: int = RESAMPLES) -> pd.DataFrame:
+def intervals(results: Results, n_resamples: int = RESAMPLES, statistics: Collection[str] | None = None) -> pd.DataFrame:
     """The correlations table with bootstrap 95 % intervals — the correlations' and the pairwise accuracies'
-    (:func:`korean_eval.metaeval.tables.intervals.add_confidence_intervals`, seed :data:`SEED`)."""
+    (:func:`korean_eval.metaeval.tables.intervals.add_confidence_intervals`, seed :data:`SEED`), for the rows of
+    ``statistics`` (None: every row)."""
     from korean_eval.metaeval.tables.intervals import add_confidence_intervals
 
-    return add_confidence_intervals(results, n_resamples=n_resamples)
+    return add_confidence_intervals(results, n_resamples=n_resamples, statistics=statistics)
 
 
 def top_cluster(results: Results, statistic: str, granularity: str, grouping: str,
@@ -105,11 +115,13 @@ def top_cluster_name(statistic: str, granularity: str, grouping: str) -> str:
 def store_first_screen(results: Results, content: str, cache: NullCache, statistic: str = "pearson",
                        grouping: str = "none") -> list[str]:
     """Compute and store the views the dashboard's first screen draws for ``results`` with its default settings:
-    the intervals and both granularities' top clusters of ``statistic``; the keys stored."""
+    the intervals of its statistics (:func:`first_screen_statistics`) and both granularities' top clusters of
+    ``statistic``; the keys stored."""
     from korean_eval.model.vocabulary import GRANULARITIES, grouping_used
 
-    stored = [intervals_key(content, RESAMPLES)]
-    store_view(cache, stored[0], intervals(results, RESAMPLES))
+    shown = first_screen_statistics(statistic)
+    stored = [intervals_key(content, RESAMPLES, shown)]
+    store_view(cache, stored[0], intervals(results, RESAMPLES, shown))
     for granularity in GRANULARITIES:
         used = grouping_used(granularity, grouping)
         key = top_cluster_key(content, statistic, granularity, used)

@@ -89,6 +89,12 @@ def computed_statistic(statistic: str, granularity: str, grouping: str) -> str:
     return "pearson" if statistic == "pdp" and ungrouped else statistic
 
 
+def system_statistic(statistic: str) -> str:
+    """The statistic shown at the system level beside ``statistic`` at the segment level: SPA for acc_eq (as WMT
+    pairs them), else itself."""
+    return "spa" if statistic == "acc_eq" else statistic
+
+
 def headline_grouping(statistic: str) -> str:
     """The segment-level grouping a single-table summary (the CLI's summary, significance tests and clusters) uses
     for ``statistic``: ``item`` for ``pdp`` (defined per segment, as WMT25 reads it; ungrouped it is Pearson r),

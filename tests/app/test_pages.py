@@ -669,6 +669,7 @@ def test_computed_statistics_are_offered_as_downloads():
     assert_clean(at)
     labels = [b.label for b in at.get("download_button")]
     assert any(label.startswith("system_pairs_bleu_bootstrap.csv") for label in labels)
+    assert any(label.startswith("correlations_with_ci.csv") for label in labels)  # the charts' intervals
     assert any(label.startswith("significance_pearson_segment_none_perm-inputs.csv") for label in labels)
     assert any(label.startswith("clusters_pearson_segment_none_perm-inputs.csv") for label in labels)
     assert any("seed 12345" in c.value for c in at.caption)

@@ -21,6 +21,8 @@ and SPA of every resample (its permutation p-values recomputed with the run's SP
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 import pandas as pd
 
@@ -138,7 +140,8 @@ def spa_resamples(results: Results, keys: list[tuple[str, str]], indices: np.nda
 
 
 def bootstrap_correlations(
-    results: Results, counts: np.ndarray, jobs: int | None = 1, indices: np.ndarray | None = None
+    results: Results, counts: np.ndarray, jobs: int | None = 1, indices: np.ndarray | None = None,
+    statistics: Collection[str] | None = None,
 ) -> np.ndarray:
     """Resampled correlation of every row of ``results.correlations``: ``(n_rows, n_resamples)``, row order kept.
 
@@ -157,7 +160,8 @@ def bootstrap_correlations(
     A row whose configuration is unknown, or any row when there are no human scores, is all NaN. With
     ``counts = np.ones((1, n_items))`` (and ``indices = np.arange(n_items)[None]``) every row reproduces its point
     estimate (``value``; SPA when every item is usable). ``jobs``: worker threads over configurations (``None``: one
-    per CPU, at most 4); the values do not depend on it.
+    per CPU, at most 4); the values do not depend on it. ``statistics``: only rows of these statistics are resampled
+    (the others stay NaN; a row's values do not depend on which others are computed); None: every row.
     """
     corr = results.correlations
     counts = np.asarray(counts, dtype=np.float64)
@@ -170,8 +174,9 @@ def bootstrap_correlations(
     else:  # given at system level: one row shared by every resample
         human_sys = np.asarray(results.human_system, dtype=np.float64)
     positions: dict[tuple[str, str], list[int]] = {}
-    for pos, (level, metric) in enumerate(zip(corr["level"], corr["metric"], strict=True)):
-        positions.setdefault((str(level), str(metric)), []).append(pos)
+    for pos, (level, metric, statistic) in enumerate(zip(corr["level"], corr["metric"], corr["statistic"], strict=True)):
+        if statistics is None or statistic in statistics:
+            positions.setdefault((str(level), str(metric)), []).append(pos)
     keys = [k for k in positions if k in results.segment_matrices]
 
     def one_config(key: tuple[str, str]) -> list[tuple[int, np.ndarray]]:
@@ -215,8 +220,10 @@ def add_confidence_intervals(
     seed: int = SEED,
     alpha: float = ALPHA,
     jobs: int | None = 1,
+    statistics: Collection[str] | None = None,
 ) -> pd.DataFrame:
-    """A copy of ``results.correlations`` with ``ci_low``/``ci_high`` filled for every row.
+    """A copy of ``results.correlations`` with ``ci_low``/``ci_high`` filled for every row (of ``statistics`` only,
+    when given: the other rows' intervals stay NaN; each row's interval is the same either way).
 
     Percentile bootstrap intervals (``alpha/2`` and ``1 − alpha/2`` quantiles of the resampled correlations,
     resamples with an undefined correlation dropped; :func:`korean_eval.metaeval.stats.resampling.percentile_ci`) over
@@ -233,25 +240,24 @@ def add_confidence_intervals(
 
     Values keep the raw sign (an agreeing error-rate metric has a negative interval). The result's
     ``attrs["confidence_intervals"]`` records method, ``n_resamples``, ``seed`` and ``alpha``. ``jobs``: worker
-    threads (see :func:`bootstrap_correlations`; 1 by default). Cost, measured for 1000 resamples of 4 systems ×
-    500 items: about 1.7 s for 25 configurations × 3 statistics × (3 groupings + system) = 300 rows, i.e. ~65 ms per
-    configuration, a third of it sacrebleu re-scoring the resampled statistics.
+    threads (see :func:`bootstrap_correlations`; 1 by default).
     """
     out = results.correlations.copy()
     n_items = len(results.seg_ids)
     if out.empty or n_items == 0:
         return out
     indices = bootstrap_indices(n_items, n_resamples, seed)
-    values = bootstrap_correlations(results, resample_counts(indices, n_items), jobs, indices)
-    return confidence_interval_table(results, values, n_resamples, seed, alpha)
+    values = bootstrap_correlations(results, resample_counts(indices, n_items), jobs, indices, statistics)
+    return confidence_interval_table(results, values, n_resamples, seed, alpha, statistics)
 
 
 def confidence_interval_table(
-    results: Results, values: np.ndarray, n_resamples: int = RESAMPLES, seed: int = SEED, alpha: float = ALPHA
+    results: Results, values: np.ndarray, n_resamples: int = RESAMPLES, seed: int = SEED, alpha: float = ALPHA,
+    statistics: Collection[str] | None = None,
 ) -> pd.DataFrame:
     """A copy of ``results.correlations`` with the percentile intervals of ``values`` (one row of resampled values
     per correlation row, :func:`bootstrap_correlations`) as ``ci_low``/``ci_high``, and their settings in
-    ``attrs["confidence_intervals"]``."""
+    ``attrs["confidence_intervals"]`` (``statistics``: the statistics whose rows have intervals, None for all)."""
     out = results.correlations.copy()
     if out.empty or len(results.seg_ids) == 0:
         return out
@@ -263,5 +269,24 @@ def confidence_interval_table(
         "n_resamples": int(n_resamples),
         "seed": int(seed),
         "alpha": float(alpha),
+        "statistics": None if statistics is None else sorted(statistics),
     }
     return out
+
+
+def merge_interval_tables(correlations: pd.DataFrame, tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """``correlations`` (a copy) with the intervals of ``tables`` — :func:`add_confidence_intervals` tables of the
+    same results and resampling, each for some statistics — filled in for the rows of their statistics; the other
+    rows' ``ci_low``/``ci_high`` are NaN; ``attrs["confidence_intervals"]`` lists the statistics covered."""
+    merged = correlations.copy()
+    merged["ci_low"], merged["ci_high"] = np.nan, np.nan
+    covered: set[str] = set()
+    for table in tables:
+        meta = table.attrs["confidence_intervals"]
+        statistics = meta["statistics"] if meta["statistics"] is not None else sorted(set(table["statistic"]))
+        rows = table["statistic"].isin(statistics).to_numpy()
+        merged.loc[rows, ["ci_low", "ci_high"]] = table.loc[rows, ["ci_low", "ci_high"]].to_numpy()
+        covered.update(statistics)
+    if tables:
+        merged.attrs["confidence_intervals"] = {**tables[0].attrs["confidence_intervals"], "statistics": sorted(covered)}
+    return merged

@@ -169,6 +169,31 @@ def test_confidence_intervals_doc1(doc1: Results) -> None:
     pd.testing.assert_frame_equal(intervals.add_confidence_intervals(doc1, n_resamples=1000, jobs=2), ci)
 
 
+@pytest.mark.parametrize("statistics", [("pearson",), ("acc_eq", "spa"), ("kendall", "pairwise_accuracy")])
+def test_intervals_of_some_statistics_equal_those_of_the_full_table(doc1: Results, statistics) -> None:
+    """Only the rows of the statistics asked for get intervals, each the same as in the table of every row (every
+    row is resampled with the same seeded draw); the others stay empty."""
+    full = intervals.add_confidence_intervals(doc1, n_resamples=200, seed=12345)
+    some = intervals.add_confidence_intervals(doc1, n_resamples=200, seed=12345, statistics=statistics)
+    asked = some["statistic"].isin(statistics)
+    assert asked.any() and (~asked).any()
+    pd.testing.assert_frame_equal(some[asked], full[asked])
+    assert some.loc[~asked, ["ci_low", "ci_high"]].isna().all().all()
+    assert some.attrs["confidence_intervals"]["statistics"] == sorted(statistics)
+
+
+def test_merged_interval_tables_hold_each_ones_rows(doc1: Results) -> None:
+    full = intervals.add_confidence_intervals(doc1, n_resamples=200, seed=12345)
+    parts = [intervals.add_confidence_intervals(doc1, n_resamples=200, seed=12345, statistics=stats)
+             for stats in [("pearson",), ("acc_eq", "spa")]]
+    merged = intervals.merge_interval_tables(doc1.correlations, parts)
+    covered = merged["statistic"].isin(["pearson", "acc_eq", "spa"])
+    pd.testing.assert_frame_equal(merged[covered], full[covered], check_like=True)
+    assert merged.loc[~covered, ["ci_low", "ci_high"]].isna().all().all() and (~covered).any()
+    assert merged.attrs["confidence_intervals"]["statistics"] == ["acc_eq", "pearson", "spa"]
+    pd.testing.assert_frame_equal(intervals.merge_interval_tables(doc1.correlations, [full]), full)
+
+
 @pytest.mark.parametrize("missing", [False, True])
 def test_bootstrap_identity_reproduces_point_estimates(missing: bool) -> None:
     res = synthetic_results(missing=missing)
