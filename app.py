@@ -34,9 +34,10 @@ def main() -> None:
     )
 
     # Plotly's JavaScript is the page's largest part and the browser loads it only for a first chart: an empty one,
-    # drawn at a session's first run and removed once the backend is imported, lets it load while the backend is
-    # imported and the page computed, so that the page's first chart is drawn as soon as it arrives (once: the
-    # browser keeps the script, and drawing it at every rerun would cost every page a chart's work)
+    # drawn at the start of a session's first run and removed once the sidebar is drawn, lets it load while the
+    # backend is imported and the page computed, so that the page's first chart is drawn as soon as it arrives
+    # (once: the browser keeps the script, and drawing it at every rerun would cost every page a chart's work;
+    # removed at once, it would never reach the browser, which would then never ask for the script)
     warm_up = st.sidebar.empty()
     if not st.session_state.get("ke_plotly_loaded"):
         st.session_state["ke_plotly_loaded"] = True
@@ -44,7 +45,6 @@ def main() -> None:
     with st.spinner("Loading the evaluation library…"):  # the first run after the server starts imports it
         from ui import service, sidebar, state
         from ui.widgets import md_escape
-    warm_up.empty()
 
     service.limits()  # the server's limits for several users, applied to the worker pools at the first run
     state.resume_target_page()
@@ -60,6 +60,7 @@ def main() -> None:
                            "below apply when you load texts.")
         st.page_link("pages/data.py", label="Load your own data", icon=":material/upload_file:")
     state.store_settings(sidebar.render())
+    warm_up.empty()
     with state.app_run():
         page.run()
 

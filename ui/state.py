@@ -41,7 +41,7 @@ from korean_eval.engine.workers import (
     level_role,
     task_tokenize,
 )
-from korean_eval.inputs.sample import load_sample
+from korean_eval.inputs.sample import shared_sample
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import ALPHA, RESAMPLES, SEED
 from korean_eval.model.evalset import EvalSet
@@ -117,9 +117,8 @@ def resume_target_page() -> None:
 # ------------------------------------------------------------------------------------------------- data
 
 
-@st.cache_resource(show_spinner="Loading the sample data…")
 def _sample() -> EvalSet:
-    return load_sample()
+    return shared_sample()
 
 
 @st.cache_resource(show_spinner=False)

@@ -5,6 +5,7 @@ Its human scores are simulated (see ``sample_data/README.md``); every screen tha
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,6 +43,13 @@ def load_sample(directory: Path = SAMPLE_DIR) -> EvalSet:
     attach_human(evalset, human.read_bytes(), human.name)
     evalset.human_note = SAMPLE_NOTE
     return evalset
+
+
+@functools.lru_cache(maxsize=1)
+def shared_sample() -> EvalSet:
+    """The bundled sample (:func:`load_sample`), loaded once for the whole process and shared: the dashboard's, which
+    never changes it (a caller that would must load its own with :func:`load_sample`)."""
+    return load_sample()
 
 
 def sample_segments(indices: Sequence[int], directory: Path = SAMPLE_DIR) -> EvalSet:

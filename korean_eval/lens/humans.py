@@ -29,7 +29,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from korean_eval.lens.pos_categories import CATEGORIES, SUBCATEGORIES
 from korean_eval.lens.profile import ALL
@@ -95,6 +94,7 @@ def correlation_rows(features: dict[str, np.ndarray], human: np.ndarray, n_resam
 
 def ols_rows(features: dict[str, np.ndarray], human: np.ndarray) -> tuple[list[dict], list[str]]:
     """The linear model's rows (coefficients with 95% intervals, then R²) and notes on left-out predictors."""
+    from scipy import stats as sps  # imported when first used: it takes half a second
     ok = np.isfinite(human) & np.all([np.isfinite(features[f]) for f in MODEL_FEATURES], axis=0)
     y = human[ok]
     columns = {f: features[f][ok] for f in MODEL_FEATURES}

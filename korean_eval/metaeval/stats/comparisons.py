@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats as sps
 
 from korean_eval.metaeval.stats.correlation import (
     MIN_SYSTEMS,
@@ -45,6 +44,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int, df_offset: int = 3
     if any input is NaN, ``n - df_offset < 1``, ``n <= 3`` or the denominator is not positive. Designed for Pearson
     correlations over one set of points; for other statistics it is an approximation.
     """
+    from scipy import stats as sps  # imported when first used: it takes half a second
     values = (r12, r13, r23)
     if not all(np.isfinite(v) for v in values) or n <= 3 or n - df_offset < 1:
         return float("nan")

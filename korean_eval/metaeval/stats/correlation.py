@@ -18,7 +18,6 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats as sps
 
 from korean_eval.metaeval.stats.pdp import pdp
 from korean_eval.metaeval.stats.rank_rows import kendall_rows, spearman_rows
@@ -55,6 +54,7 @@ def _ungrouped(value: float, n: int) -> CorrelationResult:
 def correlate(x: np.ndarray, y: np.ndarray, statistic: str) -> float:
     """Correlation of two equal-length 1-d arrays (no NaN); NaN if undefined (n < 2 or a constant input). ``pdp`` of
     two vectors (one group) is their Pearson r."""
+    from scipy import stats as sps  # imported when first used: it takes half a second
     check_choice("correlation statistic", statistic, STATISTICS)
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -159,6 +159,7 @@ def grouped_correlations(m: np.ndarray, h: np.ndarray, k: np.ndarray, statistic:
     (:func:`~korean_eval.metaeval.stats.rank_rows.spearman_rows`, :func:`~korean_eval.metaeval.stats.rank_rows.kendall_rows`).
     Rows with fewer than 2 values or a constant side are NaN, as in :func:`correlate`.
     """
+    from scipy import stats as sps  # imported when first used: it takes half a second
     check_choice("correlation statistic", statistic, VECTOR_STATISTICS)
     m = np.asarray(m, dtype=np.float64)
     h = np.asarray(h, dtype=np.float64)

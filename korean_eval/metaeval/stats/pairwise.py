@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats as sps
 
 from korean_eval.metaeval.stats.resampling import check_indices, count_weighted_means, resample_counts
 from korean_eval.model.defaults import ALPHA
@@ -117,6 +116,7 @@ def wilcoxon_ranksum_human(h_a: np.ndarray, h_b: np.ndarray) -> HumanTest:
     Uses *all* present (finite) scores of each system, not only common items. ``diff = mean(h_a) - mean(h_b)`` over
     those scores. NaN if either system has no score.
     """
+    from scipy import stats as sps  # imported when first used: it takes half a second
     a = np.asarray(h_a, dtype=np.float64)
     b = np.asarray(h_b, dtype=np.float64)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]

@@ -25,7 +25,6 @@ as the callers give it).
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as sps
 
 #: Rows longer than this go to scipy one by one in :func:`kendall_rows` (the pair counts here grow as n²).
 MAX_PAIRWISE_N = 256
@@ -36,6 +35,7 @@ _CHUNK_PAIRS = 1 << 21
 def spearman_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``[scipy.stats.spearmanr(x[i], y[i]).statistic for i]`` for two ``(rows, n)`` float64 arrays without NaN, each
     row non-constant and ``n ≥ 2`` (the caller's checks: scipy's constant-input and NaN branches are not taken)."""
+    from scipy import stats as sps  # imported when first used: it takes half a second
     ranks_x, ranks_y = sps.rankdata(x, axis=1), sps.rankdata(y, axis=1)
     out = np.empty(len(x))
     buffer = np.empty((2, x.shape[1]))  # scipy's apply_along_axis buffer, read through its transpose
@@ -49,6 +49,7 @@ def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``[scipy.stats.kendalltau(x[i], y[i], variant="b").statistic for i]`` for two ``(rows, n)`` float64 arrays
     without NaN (NaN for a row where every pair ties on one side, as scipy); rows longer than
     :data:`MAX_PAIRWISE_N` are passed to scipy one by one."""
+    from scipy import stats as sps  # imported when first used: it takes half a second
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n_rows, n = x.shape
