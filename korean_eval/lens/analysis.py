@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from korean_eval.engine.cache import NullCache, text_key
-from korean_eval.levels.registry import KiwiLevel, kiwi_analyzer
+from korean_eval.levels.registry import KIWI_CHUNK, KiwiLevel, kiwi_analyzer
 
 MEMO_SIZE = 200_000
 _FIELD, _ROW = "\x1f", "\x1e"  # separators of the cached form; textio removes control characters from every text
@@ -86,8 +86,12 @@ def _decode(value: str) -> Analysis | None:
         return None
 
 
-def analyse(texts: Iterable[str], cache: NullCache | None = None) -> dict[str, Analysis]:
-    """Kiwi's analysis of every distinct text of ``texts``: memo, then the cache, then Kiwi (one batch call)."""
+def analyse(texts: Iterable[str], cache: NullCache | None = None,
+            progress: Callable[[float, str], None] | None = None) -> dict[str, Analysis]:
+    """Kiwi's analysis of every distinct text of ``texts``: memo, then the cache, then Kiwi, in batches of
+    :data:`~korean_eval.levels.registry.KIWI_CHUNK` texts (each text's analysis does not depend on its batch), each
+    batch stored in the cache as it is done and reported to ``progress(fraction, message)`` — which may raise to
+    stop the analysis between batches (the stored batches are kept)."""
     unique = list(dict.fromkeys(texts))
     out = {t: hit for t in unique if (hit := _MEMO.get(t)) is not None}
     missing = [t for t in unique if t not in out]
@@ -99,8 +103,11 @@ def analyse(texts: Iterable[str], cache: NullCache | None = None) -> dict[str, A
             if decoded is not None:
                 out[text] = decoded
         missing = [t for t in missing if t not in out]
-    if missing:
-        fresh = {t: _from_tokens(t, tokens) for t, tokens in zip(missing, kiwi_analyzer().tokenize(missing), strict=True)}
+    for start in range(0, len(missing), KIWI_CHUNK):
+        if progress is not None:
+            progress(start / len(missing), f"analysing texts with Kiwi: {start:,} of {len(missing):,}")
+        batch = missing[start:start + KIWI_CHUNK]
+        fresh = {t: _from_tokens(t, tokens) for t, tokens in zip(batch, kiwi_analyzer().tokenize(batch), strict=True)}
         out.update(fresh)
         if cache is not None:
             cache.put_tokens(analysis_key(), ((text_key(t), _encode(a)) for t, a in fresh.items()))

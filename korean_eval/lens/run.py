@@ -107,7 +107,7 @@ def run_lens(
     kiwi_analyzer()
     seconds["analyzer load"] = time.perf_counter() - start
     report(0.05, "analysing every distinct text with Kiwi")
-    analyses = analyse([*evalset.refs[0], *pairs["hyp"]], cache)
+    analyses = analyse([*evalset.refs[0], *pairs["hyp"]], cache, scaled_progress(progress, 0.05, 0.15))
     seconds["analysis"] = time.perf_counter() - start - seconds["analyzer load"]
     report(0.15, "error profile, speech levels, spacing")
     systems = evalset.system_names
