@@ -117,10 +117,6 @@ def resume_target_page() -> None:
 # ------------------------------------------------------------------------------------------------- data
 
 
-def _sample() -> EvalSet:
-    return shared_sample()
-
-
 @st.cache_resource(show_spinner=False)
 def disk_cache() -> NullCache:
     return open_cache()
@@ -132,7 +128,7 @@ def evalset() -> EvalSet | None:
     if current is not None:
         return current
     try:
-        return _sample()
+        return shared_sample()
     except (OSError, ValueError) as err:
         st.error(f"The bundled sample could not be loaded ({md_escape(err)}). Load data on the Data page.")
         return None
