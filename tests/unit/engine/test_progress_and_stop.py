@@ -189,3 +189,36 @@ def test_a_task_in_a_worker_of_its_own_stops_once_its_caller_stopped():
         pool = pools._POOLS.get("test-stop")
         if pool is not None:
             pools.discard_pool(pool[0])
+
+
+def test_ter_computed_here_is_stopped_between_pieces(monkeypatch):
+    """A run too small for the pool computes the fast TER in this process in pieces, the run's watch called between
+    them: the pieces give the one call's statistics, and a stop set during the first piece ends the run before the
+    second."""
+    from korean_eval.engine import scoring
+    from korean_eval.metrics.sacre import TerMetric
+
+    config = EvalConfig(levels=("jamo",), metrics=("ter",), jobs=1)
+    whole = evaluate(head_of_sample(40), config, cache=NullCache())  # 200 pairs: one piece
+    monkeypatch.setattr(scoring, "HERE_PIECE_PAIRS", 30)
+    pieces: list[int] = []
+    stop = threading.Event()
+    real = TerMetric.segment_statistics
+
+    def counted(self, hyps, refs):
+        pieces.append(len(hyps))
+        return real(self, hyps, refs)
+
+    monkeypatch.setattr(TerMetric, "segment_statistics", counted)
+    assert_same_results(evaluate(head_of_sample(40), config, cache=NullCache()), whole)
+    assert len(pieces) >= 3 and set(pieces[:-1]) == {30} and 0 < pieces[-1] <= 30  # its distinct pairs, 30 at a time
+
+    def stops_the_run(self, hyps, refs):
+        stop.set()  # the user presses Stop while the first piece is computed
+        return counted(self, hyps, refs)
+
+    pieces.clear()
+    monkeypatch.setattr(TerMetric, "segment_statistics", stops_the_run)
+    with pytest.raises(korean_eval.EvaluationStopped):
+        evaluate(head_of_sample(40), config, cache=NullCache(), stop=stop)
+    assert pieces == [30]
