@@ -39,6 +39,7 @@ from tests.support.app_server import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     command_line,
+    cpu_seconds,
     descendants,
     free_port,
     group_members,
@@ -48,18 +49,6 @@ from tests.support.app_server import (  # noqa: E402
 #: A drawn chart: a bar of a bar chart or a heatmap's image (the correlation grid).
 DRAWN = ".js-plotly-plot .barlayer .point path, .js-plotly-plot .heatmaplayer image"
 KERNELS = ROOT / ".venv" / "numba-kernels"
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU seconds the processes ``pids`` have used so far (``/proc/<pid>/stat``; ended ones: 0)."""
-    total = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _chromium_pids() -> list[int]:
