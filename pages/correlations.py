@@ -5,7 +5,7 @@ import streamlit as st
 from korean_eval.engine import stored_views
 from korean_eval.metaeval.tables.degenerate import degenerate_notes
 from korean_eval.model import vocabulary as vocab
-from ui import ceiling, display_tables, grid_charts, headlines, state, views
+from ui import ceiling, display_tables, grid_charts, headlines, state, statistics_state, views
 from ui import correlation_sections as sections
 from ui import significance_views as sig_views
 from ui.widgets import fit_table, human_note, md_escape
@@ -38,7 +38,7 @@ agree = st.toggle(
 shown = stored_views.first_screen_statistics(s.statistic)  # the statistics the charts draw, with their intervals
 ci = st.toggle(
     "95% confidence intervals (bootstrap over segments, 1000 resamples)",
-    value=state.intervals_by_default(ctx, shown),
+    value=statistics_state.intervals_by_default(ctx, shown),
     key="corr_ci",
     persist_state="session",
     help="Percentile bootstrap: segments are resampled with all their systems; system scores are recomputed from the "
@@ -70,14 +70,14 @@ form = st.segmented_control(
     help=f"Automatic: bars up to {grid_charts.BAR_LIMIT} configurations (metric × level), a grid with the value in every "
     "cell beyond.",
 )
-with_ci = state.correlations_with_ci(ctx, statistics=shown) if ci else None
-view = state.display_table(
+with_ci = statistics_state.correlations_with_ci(ctx, statistics=shown) if ci else None
+view = statistics_state.display_table(
     ctx, "correlation_view",
     lambda: views.correlation_view(res, s.statistic, s.grouping, agreement=agree, correlations=with_ci),
     s.statistic, s.grouping, agree, ci,
 )
 undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in vocab.GRANULARITIES}
-ceilings = ceiling.ceiling_rows(state.human_ceiling(ctx, with_ci=ci), s.statistic, s.grouping)
+ceilings = ceiling.ceiling_rows(statistics_state.human_ceiling(ctx, with_ci=ci), s.statistic, s.grouping)
 tops = sections.headline_cards(ctx, view, follows or "chart")
 for note in degenerate_notes(res.correlations):
     st.warning(md_escape(note[0].upper() + note[1:]), icon=":material/warning:")
@@ -108,7 +108,7 @@ if len(partly):
         "(e.g. every hypothesis identical to the reference), so their correlation is not defined."
     )
 
-best = state.display_table(ctx, "best_levels",
+best = statistics_state.display_table(ctx, "best_levels",
                            lambda: views.best_level_sentences(res, s.statistic, s.grouping, agreement=agree,
                                                               correlations=with_ci),
                            s.statistic, s.grouping, agree, ci)
@@ -156,7 +156,7 @@ st.caption(
     "(row, column) is the one-sided p-value that the **row agrees with the humans more than the column**. "
     "Configurations are sorted best first and grouped into WMT-style significance clusters ([1] = best): a "
     "configuration starts a new cluster when a member of the current one beats it at α = "
-    f"{state.ALPHA:g}. Error rates (TER) are compared by their agreement (−r)."
+    f"{statistics_state.ALPHA:g}. Error rates (TER) are compared by their agreement (−r)."
 )
 g1, g2 = st.columns([1, 2])
 sig_gran = g1.radio("Level", list(vocab.GRANULARITIES), key="sig_gran", persist_state="session", horizontal=True)
@@ -185,7 +185,7 @@ elif not views.is_correlation(s.statistic):
     ):
         st.session_state[requested] = True
         sections.accuracy_significance_matrix(ctx, accuracy)
-elif state.cached_significance(ctx, s.statistic, sig_gran, s.grouping, sig_test) is not None:
+elif statistics_state.cached_significance(ctx, s.statistic, sig_gran, s.grouping, sig_test) is not None:
     sections.significance_matrix(ctx, s.statistic, sig_gran, sig_test)
 elif sections.significance_request(ctx, s.statistic, sig_gran, sig_test):
     sections.significance_matrix(ctx, s.statistic, sig_gran, sig_test)

@@ -4,7 +4,7 @@ paper-ready exports (LaTeX tables, one self-contained HTML report; :mod:`ui.expo
 import streamlit as st
 
 from korean_eval.exports import csv_zip as report
-from ui import exports, state
+from ui import exports, state, statistics_state
 from ui.widgets import csv_button
 
 
@@ -32,11 +32,11 @@ if data.human is not None:
     extra["human_scores.csv"] = data.human
 if data.report.excluded:
     extra["excluded_rows.csv"] = data.report.excluded_frame()
-with_ci = state.computed_confidence_intervals(ctx)
+with_ci = statistics_state.computed_confidence_intervals(ctx)
 if with_ci is not None:
     extra["correlations_with_ci.csv"] = with_ci
 extra.update(_domain_tables(ctx.key, res, data))
-computed = state.computed_statistics(ctx)
+computed = statistics_state.computed_statistics(ctx)
 extra.update(computed)
 tables = report.result_tables(res, extra)
 
@@ -46,7 +46,7 @@ st.download_button(
         res,
         data,
         extra,
-        {"significance": {"n_resamples": state.N_RESAMPLES, "seed": state.SEED, "alpha": state.ALPHA,
+        {"significance": {"n_resamples": statistics_state.N_RESAMPLES, "seed": statistics_state.SEED, "alpha": statistics_state.ALPHA,
                           "tables": sorted(computed)}} if computed else None,
     ),
     file_name="korean-eval-results.zip",
@@ -67,7 +67,7 @@ if with_ci is not None:
 if computed:
     st.caption(
         f"Significance tables computed in this session are included ({len(computed)}): resampling with "
-        f"{state.N_RESAMPLES} resamples/permutations, seed {state.SEED}, α = {state.ALPHA:g}."
+        f"{statistics_state.N_RESAMPLES} resamples/permutations, seed {statistics_state.SEED}, α = {statistics_state.ALPHA:g}."
     )
 else:
     st.caption(

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import charts, display_tables, grid_charts, state, views
+from ui import charts, display_tables, grid_charts, state, statistics_state, views
 from ui import significance_views as sig_views
 from ui.widgets import chart, csv_button, fit_table, human_note, md_escape
 
@@ -33,7 +33,7 @@ st.caption(
 tabs = st.tabs([views.metric_label(m) for m in metrics])
 for tab, metric in zip(tabs, metrics, strict=True):
     with tab:
-        text, css = state.display_table(
+        text, css = statistics_state.display_table(
             ctx, "score_table", lambda m=metric: display_tables.score_table_text(*views.score_table(res, m)), metric
         )
         for group in display_tables.column_groups(text, keep=2):  # system, Human, then as many levels as fit
@@ -70,21 +70,21 @@ else:
         "human scores over resampled segments. Wilcoxon rank-sum: the study's test on the two systems' scores "
         "(unpaired; no confidence interval).",
     )
-    pairs = state.system_pairs(ctx, metric, human_test)
+    pairs = statistics_state.system_pairs(ctx, metric, human_test)
     resampling = (
-        f"Metric side: paired bootstrap (sacrebleu's method), {state.N_RESAMPLES} resamples of the "
-        f"{len(res.seg_ids):,} segments, seed {state.SEED}, each system scored from its summed resampled statistics; "
+        f"Metric side: paired bootstrap (sacrebleu's method), {statistics_state.N_RESAMPLES} resamples of the "
+        f"{len(res.seg_ids):,} segments, seed {statistics_state.SEED}, each system scored from its summed resampled statistics; "
         "95% percentile interval. Human side: "
         + (
-            f"paired bootstrap of the mean human score on the same {state.N_RESAMPLES} resamples (seed {state.SEED})"
+            f"paired bootstrap of the mean human score on the same {statistics_state.N_RESAMPLES} resamples (seed {statistics_state.SEED})"
             if human_test == "bootstrap"
             else "two-sided Wilcoxon rank-sum test (scipy.stats.ranksums) of the two systems' scores, no resampling"
         )
-        + f". Significant: p < {state.ALPHA:g}."
+        + f". Significant: p < {statistics_state.ALPHA:g}."
     )
 
     st.markdown(f"**Ranking view: human order and {md_escape(label)}'s order at each level**")
-    text, between = sig_views.ranking_table(state.ranking_view(ctx, metric, human_test))
+    text, between = sig_views.ranking_table(statistics_state.ranking_view(ctx, metric, human_test))
     # every column as wide as a system name: with many levels (or long names) the levels are split over several
     # tables, each beginning with the human order, so that no name breaks
     groups = display_tables.column_groups(text, keep=1)
@@ -119,7 +119,7 @@ else:
             key="pair_labels",
         )
         shown = sig_views.pair_table(
-            pairs, state.N_RESAMPLES, state.N_RESAMPLES if human_test == "bootstrap" else None
+            pairs, statistics_state.N_RESAMPLES, statistics_state.N_RESAMPLES if human_test == "bootstrap" else None
         )
         shown = shown[shown["label"].isin(list(show or []) + ["undefined"])]
         css = shown.apply(lambda col: col.map(sig_views.label_css) if col.name == "label" else [""] * len(col))
@@ -136,7 +136,7 @@ else:
         )
 
     st.subheader("Pairwise accuracy")
-    accuracy = sig_views.accuracy_view(state.pairwise_accuracy(ctx), res)
+    accuracy = sig_views.accuracy_view(statistics_state.pairwise_accuracy(ctx), res)
     chart(grid_charts.accuracy_chart(accuracy), "pairwise-accuracy")
     st.caption(
         "Pairwise (system-ranking) accuracy, Kocmi et al. 2021: the share of system pairs a configuration orders as "

@@ -10,7 +10,7 @@ import streamlit as st
 
 from korean_eval.metaeval.tables.costs import significance_seconds
 from korean_eval.model import vocabulary as vocab
-from ui import ceiling, formats, grid_charts, headlines, state, views
+from ui import ceiling, formats, grid_charts, headlines, statistics_state, views
 from ui import significance_views as sig_views
 from ui.state import Context
 from ui.widgets import chart, fit_table, md_escape
@@ -19,14 +19,14 @@ from ui.widgets import chart, fit_table, md_escape
 def _test_text(granularity: str, statistic: str = "pearson") -> str:
     if statistic == "acc_eq":
         return (f"paired permutation test over the system pairs of each segment, each configuration at its own ε "
-                f"(WMT's, mt-metrics-eval PairwisePermutationSigDiff; {state.N_RESAMPLES:,} permutations, seed "
-                f"{state.SEED}; α = {state.ALPHA:g})")
+                f"(WMT's, mt-metrics-eval PairwisePermutationSigDiff; {statistics_state.N_RESAMPLES:,} permutations, seed "
+                f"{statistics_state.SEED}; α = {statistics_state.ALPHA:g})")
     if statistic == "spa":
         return (f"paired permutation test of z-scored (system, segment) scores, SPA recomputed (WMT's, mt-metrics-eval "
-                f"PermutationSigDiff; {state.N_RESAMPLES:,} permutations, seed {state.SEED}; α = {state.ALPHA:g})")
+                f"PermutationSigDiff; {statistics_state.N_RESAMPLES:,} permutations, seed {statistics_state.SEED}; α = {statistics_state.ALPHA:g})")
     unit = "segments" if granularity == "segment" else "systems"
-    return (f"paired permutation test ({unit} swapped whole; {state.N_RESAMPLES:,} permutations, seed {state.SEED}; "
-            f"α = {state.ALPHA:g})")
+    return (f"paired permutation test ({unit} swapped whole; {statistics_state.N_RESAMPLES:,} permutations, seed {statistics_state.SEED}; "
+            f"α = {statistics_state.ALPHA:g})")
 
 
 def _draw_card(card: headlines.Card) -> None:
@@ -59,10 +59,10 @@ def _card(ctx: Context, view: pd.DataFrame, statistic: str, granularity: str, n_
     if statistic in ("acc_eq", "spa"):
         if statistic == "spa" and not int(ctx.results.settings.get("spa_permutations", 0) or 0):
             return headlines.accuracy_card(view, granularity, statistic, n_systems), frozenset()
-        clusters = state.accuracy_top_cluster(ctx, statistic)
+        clusters = statistics_state.accuracy_top_cluster(ctx, statistic)
         test = _test_text(granularity, statistic)
     elif headlines.has_significance(statistic):
-        clusters = state.top_cluster(ctx, statistic, granularity, s.grouping)
+        clusters = statistics_state.top_cluster(ctx, statistic, granularity, s.grouping)
         test = _test_text(granularity)
     else:
         return headlines.accuracy_card(view, granularity, statistic, n_systems), frozenset()
@@ -95,9 +95,9 @@ def headline_cards(ctx: Context, view: pd.DataFrame, follows: str = "chart") -> 
         low, high = spread["low"], spread["high"]
         hi_name, lo_name = vocab.config_name(high["level"], high["metric"]), vocab.config_name(low["level"], low["metric"])
         if views.is_correlation(s.statistic):
-            verdict = state.comparison(ctx, hi_name, lo_name, s.statistic, "segment", s.grouping, (state.HEADLINE_TEST,))
+            verdict = statistics_state.comparison(ctx, hi_name, lo_name, s.statistic, "segment", s.grouping, (statistics_state.HEADLINE_TEST,))
         elif s.statistic == "acc_eq":
-            verdict = state.accuracy_comparison(ctx, hi_name, lo_name, "acc_eq")
+            verdict = statistics_state.accuracy_comparison(ctx, hi_name, lo_name, "acc_eq")
         else:
             verdict = None
         with cols[2]:
@@ -158,7 +158,7 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
     """The significance matrix of every configuration (rank order, clusters outlined) and its cluster table: beside
     it for a small matrix, below it at full width for a large one."""
     grouping_used = vocab.grouping_used(granularity, ctx.settings.grouping)
-    table, clusters = state.significance(ctx, statistic, granularity, grouping_used, test)
+    table, clusters = statistics_state.significance(ctx, statistic, granularity, grouping_used, test)
     if table.empty or clusters.empty:
         st.info("No significance can be computed for these data (no human scores or fewer than two configurations).")
         return
@@ -167,7 +167,7 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
     gran_text = f"segment level, grouping {grouping_used}" if granularity == "segment" else "system level"
     fig = grid_charts.significance_heatmap(
         matrix, labels, list(clusters["cluster"].astype(int)), list(clusters["correlation"].astype(float)),
-        None, alpha=state.ALPHA,
+        None, alpha=statistics_state.ALPHA,
     )
     # what the cells are, above the chart and wrapping with the page: as the chart's title it was cut in a narrow
     # column, and Plotly lifted it out of the figure above the colour bar of a large matrix
@@ -182,15 +182,15 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
     n_pts = int(table["n"].max()) if len(table) else 0
     st.caption(
         f"{sig_views.SIGNIFICANCE_TESTS[test]}, {table['method'].iloc[0]}"
-        + (f", seed {state.SEED}" if test != "williams" else "")
+        + (f", seed {statistics_state.SEED}" if test != "williams" else "")
         + f"; {n_pts:,} {'(system, segment) pairs' if granularity == 'segment' else 'systems'} per comparison; "
-        f"clusters (outlined) at α = {state.ALPHA:g}. The full table (every ordered pair, r of each side, n) is on "
+        f"clusters (outlined) at α = {statistics_state.ALPHA:g}. The full table (every ordered pair, r of each side, n) is on "
         "the Downloads page."
     )
 
 
 def comparison(ctx: Context, view: pd.DataFrame) -> None:
-    """Two configurations picked by the user, compared by :func:`ui.state.comparison` (a verdict in a sentence)."""
+    """Two configurations picked by the user, compared by :func:`ui.statistics_state.comparison` (a verdict in a sentence)."""
     s = ctx.settings
     configs = list(dict.fromkeys(vocab.config_name(lv, m) for lv, m in zip(view["level"], view["metric"], strict=True)))
 
@@ -208,7 +208,7 @@ def comparison(ctx: Context, view: pd.DataFrame) -> None:
     elif a == b:
         st.caption("Pick two different configurations.")
     else:
-        verdict = state.comparison(ctx, a, b, s.statistic, gran, s.grouping)
+        verdict = statistics_state.comparison(ctx, a, b, s.statistic, gran, s.grouping)
         (st.success if verdict["significant"] else st.info)(md_escape(verdict["sentence"]))
         st.caption(
             "One-sided paired permutation test (segments swapped whole; exact when there are at most 16 units), and "
@@ -220,18 +220,18 @@ def comparison(ctx: Context, view: pd.DataFrame) -> None:
 def significance_request(ctx: Context, statistic: str, granularity: str, test: str) -> bool:
     """The button that computes the significance matrix of these settings, with what it will cost beside it
     (:func:`korean_eval.metaeval.tables.costs.significance_seconds`); True in the run its click started. Nothing is
-    computed before the click, and a computed matrix is kept (:func:`ui.state.significance`), so changing a widget
+    computed before the click, and a computed matrix is kept (:func:`ui.statistics_state.significance`), so changing a widget
     never recomputes one."""
     res = ctx.results
     n = len(res.segment_matrices)
     points = (int(np.isfinite(res.human_matrix).sum()) if granularity == "segment"
               else int(res.human_systems["human_mean"].notna().sum()))
-    seconds = significance_seconds(n, points, statistic, granularity, ctx.settings.grouping, test, state.N_RESAMPLES)
+    seconds = significance_seconds(n, points, statistic, granularity, ctx.settings.grouping, test, statistics_state.N_RESAMPLES)
     left, right = st.columns([2, 3], vertical_alignment="center")
     clicked = left.button("Compute the significance matrix", key="sig_compute", icon=":material/play_arrow:")
     right.caption(
         f"{n * (n - 1) // 2:,} pairs of configurations, {points:,} "
-        f"{'(system, segment) pairs' if granularity == 'segment' else 'systems'} each, {state.N_RESAMPLES:,} "
+        f"{'(system, segment) pairs' if granularity == 'segment' else 'systems'} each, {statistics_state.N_RESAMPLES:,} "
         f"permutations: {formats.duration(seconds)} (estimated from measured costs). Computed once for these data "
         "and settings, then kept: changing the statistic, level or test asks again."
     )
@@ -240,10 +240,10 @@ def significance_request(ctx: Context, statistic: str, granularity: str, test: s
 
 def accuracy_significance_matrix(ctx: Context, statistic: str) -> None:
     """The significance matrix and rank clusters of every configuration by ``acc_eq`` (segment level) or ``spa``
-    (system level), with WMT's tests (:func:`ui.state.accuracy_significance`)."""
+    (system level), with WMT's tests (:func:`ui.statistics_state.accuracy_significance`)."""
     from korean_eval.metaeval.tables.accuracy_significance import ACCURACY_TEST_NOTES, ACCURACY_TESTS
 
-    table, clusters = state.accuracy_significance(ctx, statistic)
+    table, clusters = statistics_state.accuracy_significance(ctx, statistic)
     if table.empty or clusters.empty:
         st.info(f"No significance by {views.SYMBOLS[statistic]} can be computed for these data (no human scores, "
                 "no SPA permutations or fewer than two configurations).")
@@ -252,14 +252,14 @@ def accuracy_significance_matrix(ctx: Context, statistic: str) -> None:
     matrix = sig_views.significance_pivot(table, clusters, test)
     fig = grid_charts.significance_heatmap(
         matrix, sig_views.cluster_labels(clusters), list(clusters["cluster"].astype(int)),
-        list(clusters["correlation"].astype(float)), None, alpha=state.ALPHA,
+        list(clusters["correlation"].astype(float)), None, alpha=statistics_state.ALPHA,
     )
     where = "segment level, over segments" if granularity == "segment" else "system level"
     st.caption(f"**{views.STATISTIC_LABELS[statistic]}, {where}**: each cell is p that the row's configuration "
                "agrees more with the humans than the column's")
     _matrix_and_clusters(fig, clusters)
-    st.caption(f"{md_escape(ACCURACY_TEST_NOTES[test])}; {table['method'].iloc[0]}, seed {state.SEED}; "
-               f"{int(table['n'].max()):,} segments per comparison; clusters (outlined) at α = {state.ALPHA:g}. "
+    st.caption(f"{md_escape(ACCURACY_TEST_NOTES[test])}; {table['method'].iloc[0]}, seed {statistics_state.SEED}; "
+               f"{int(table['n'].max()):,} segments per comparison; clusters (outlined) at α = {statistics_state.ALPHA:g}. "
                "The full table is on the Downloads page.")
 
 

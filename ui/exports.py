@@ -1,7 +1,7 @@
 """The Downloads page's paper-ready exports: the LaTeX tables as one zip and the self-contained HTML report, built
 by the library (:mod:`korean_eval.exports.latex`, :mod:`korean_eval.exports.html`) for the dashboard's settings, with
-the top significance cluster of the Correlations page's headline (:func:`ui.state.top_cluster`) and its 95 %
-bootstrap intervals (:func:`ui.state.correlations_with_ci`), and the Korean lens when its page computed it
+the top significance cluster of the Correlations page's headline (:func:`ui.statistics_state.top_cluster`) and its 95 %
+bootstrap intervals (:func:`ui.statistics_state.correlations_with_ci`), and the Korean lens when its page computed it
 (:func:`computed_lens`)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from korean_eval.exports.html import html_report
 from korean_eval.exports.latex import latex_tables
 from korean_eval.exports.tables import TopClusters, significance_method, top_configs
 from korean_eval.model.vocabulary import GRANULARITIES
-from ui import state
+from ui import statistics_state
 from ui.state import Context
 
 LATEX_ZIP = "korean-eval-latex.zip"
@@ -39,9 +39,9 @@ def exports_key(ctx: Context) -> str:
 def _top_clusters(ctx: Context) -> TopClusters:
     if not ctx.has_human:
         return TopClusters(method="no significance test: no human scores")
-    configs = {g: top_configs(state.top_cluster(ctx, ctx.settings.statistic, g, ctx.settings.grouping))
+    configs = {g: top_configs(statistics_state.top_cluster(ctx, ctx.settings.statistic, g, ctx.settings.grouping))
                for g in GRANULARITIES}
-    return TopClusters(configs, significance_method(state.N_RESAMPLES, state.SEED, state.ALPHA))
+    return TopClusters(configs, significance_method(statistics_state.N_RESAMPLES, statistics_state.SEED, statistics_state.ALPHA))
 
 
 def computed_lens(ctx: Context):
@@ -59,13 +59,13 @@ def prepare_exports(ctx: Context) -> Exports:
     """Both exports for ``ctx`` (the top clusters and intervals computed with progress bars when not cached)."""
     results = ctx.results
     if ctx.has_human:
-        results = dataclasses.replace(results, correlations=state.correlations_with_ci(ctx, state.N_RESAMPLES))
+        results = dataclasses.replace(results, correlations=statistics_state.correlations_with_ci(ctx, statistics_state.N_RESAMPLES))
     top = _top_clusters(ctx)
     statistic, grouping = ctx.settings.statistic, ctx.settings.grouping
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, text in latex_tables(results, top, statistic, grouping).items():
             zf.writestr(name, text)
-    meta = run_metadata(results, ctx.evalset, {"bootstrap": {"resamples": state.N_RESAMPLES, "seed": state.SEED}})
+    meta = run_metadata(results, ctx.evalset, {"bootstrap": {"resamples": statistics_state.N_RESAMPLES, "seed": statistics_state.SEED}})
     report = html_report(results, ctx.evalset, top, statistic, grouping, meta, lens=computed_lens(ctx))
     return Exports(buf.getvalue(), report.encode("utf-8"))

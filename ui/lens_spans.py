@@ -12,7 +12,7 @@ import streamlit as st
 
 from korean_eval.lens.span_category import SPAN_CATEGORIES
 from korean_eval.model.evalset import EvalSet
-from ui import display_tables, state
+from ui import display_tables, state, statistics_state
 from ui.charts import base_layout, esc, labelled_axis
 from ui.figures import figure, merge
 from ui.lens_charts import CELL_FONT
@@ -24,9 +24,9 @@ def span_analysis(ctx: state.Context) -> dict[str, pd.DataFrame]:
     """:func:`korean_eval.lens.span_detection.span_tables` of the current result (cached; {} without spans)."""
     from korean_eval.lens.span_detection import span_tables
 
-    return state.cached_table(
+    return statistics_state.cached_table(
         ctx, "error_spans", "Mapping the error spans onto Kiwi's morphemes…",
-        lambda: span_tables(ctx.results, ctx.evalset.systems, "pearson", state.N_RESAMPLES, state.SEED,
+        lambda: span_tables(ctx.results, ctx.evalset.systems, "pearson", statistics_state.N_RESAMPLES, statistics_state.SEED,
                             state.disk_cache()),
     )
 

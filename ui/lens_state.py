@@ -27,9 +27,9 @@ from korean_eval.lens.perturb import KINDS
 from korean_eval.lens.run import LensResult, run_lens, run_lens_with_disk_cache
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
-from ui import service, state, stopping
+from ui import service, state, statistics_state, stopping
 from ui.formats import duration
-from ui.state import _Store
+from ui.shared_store import SharedStore
 from ui.widgets import input_error
 
 MAX_RESULTS = 3
@@ -45,18 +45,18 @@ PROBE_BUTTON = "Run the perturbation probe"
 
 
 @st.cache_resource(show_spinner=False)
-def _store() -> _Store:
-    return _Store(MAX_RESULTS, service.limits().result_idle_seconds)
+def _store() -> SharedStore:
+    return SharedStore(MAX_RESULTS, service.limits().result_idle_seconds)
 
 
 @st.cache_resource(show_spinner=False)
-def _files_store() -> _Store:
-    return _Store(MAX_RESULTS, service.limits().result_idle_seconds)
+def _files_store() -> SharedStore:
+    return SharedStore(MAX_RESULTS, service.limits().result_idle_seconds)
 
 
 def lens_key(evalset: EvalSet, config: EvalConfig, with_probe: bool) -> str:
     """Content hash of the data + the settings of the lens (levels, metrics, options, kinds, seed, resamples)."""
-    spec = json.dumps([with_probe, list(KINDS), state.SEED, state.N_RESAMPLES], sort_keys=True)
+    spec = json.dumps([with_probe, list(KINDS), statistics_state.SEED, statistics_state.N_RESAMPLES], sort_keys=True)
     return "lens|" + state.results_key(evalset, config) + "|" + hashlib.sha256(spec.encode()).hexdigest()
 
 
@@ -119,8 +119,8 @@ def _lens_with_bar(key: str, evalset: EvalSet, config: EvalConfig, with_probe: b
     def run() -> LensResult:
         if analyzers_in_workers():
             return run_in_worker(run_lens_with_disk_cache,
-                                 (evalset, config, with_probe, state.SEED, state.N_RESAMPLES), LENS_ROLE, progress)
-        return run_lens(evalset, config, with_probe=with_probe, seed=state.SEED, n_resamples=state.N_RESAMPLES,
+                                 (evalset, config, with_probe, statistics_state.SEED, statistics_state.N_RESAMPLES), LENS_ROLE, progress)
+        return run_lens(evalset, config, with_probe=with_probe, seed=statistics_state.SEED, n_resamples=statistics_state.N_RESAMPLES,
                         cache=state.disk_cache(), progress=progress)
 
     try:

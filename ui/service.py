@@ -8,7 +8,7 @@ gives memory back when the users are gone.
   a turn, showing "Waiting: position 2 of 3" meanwhile.
 * :func:`session_id`: the browser session a run belongs to (the queue's owner).
 * :class:`Janitor`: a daemon thread that, every few seconds, drops the in-memory results no session used for
-  ``result_idle_seconds`` (:meth:`ui.state._Store.sweep`), ends the sessions whose browser left more than
+  ``result_idle_seconds`` (:meth:`ui.shared_store.SharedStore.sweep`), ends the sessions whose browser left more than
   ``server.disconnectedSessionTTL`` seconds ago together with their uploaded files (Streamlit itself only forgets
   such a session, and keeps its uploads, until another session connects), and hands the freed memory back to the
   operating system (``malloc_trim``).

@@ -40,7 +40,7 @@ def test_compile_stores_the_result_and_first_screen_the_dashboard_opens_with(sto
     results, _ = stored_evaluation(load_sample(), dashboard_default_config(), open_cache(stored_cache))
     assert results is not None and set(results.system_scores["level"]) == set(dashboard_default_config().levels)
     from korean_eval.engine import pipeline, stored_views
-    from ui import state
+    from ui import statistics_state
 
     def no_evaluation(*args, **kwargs):
         raise AssertionError("the first screen evaluated or resampled instead of reading what compile stored")
@@ -48,8 +48,8 @@ def test_compile_stores_the_result_and_first_screen_the_dashboard_opens_with(sto
     monkeypatch.setattr(pipeline, "run_stages", no_evaluation)
     monkeypatch.setattr(stored_views, "intervals", no_evaluation)  # the intervals, on by default for the sample
     monkeypatch.setattr(stored_views, "top_cluster", no_evaluation)  # the headline's clusters
-    state._ci_store.clear()  # nothing from an earlier module in memory  # noqa: SLF001
-    state._stats_store.clear()  # noqa: SLF001
+    statistics_state._ci_store.clear()  # nothing from an earlier module in memory  # noqa: SLF001
+    statistics_state._stats_store.clear()  # noqa: SLF001
     at = AppTest.from_file(APP, default_timeout=600)
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.exception]

@@ -18,7 +18,7 @@ What is checked depends on the systems, levels and metrics, not on the segments 
 (:data:`~tests.support.large_evaluation.LAYOUT_SEGMENTS` says why for the segments): :data:`SEGMENTS` is 20, fewer
 than the browser test's 30 but more than :data:`korean_eval.metaeval.stats.permutation.MAX_EXACT_UNITS` (16), so the
 segment-level permutation tests stay Monte-Carlo as on a large evaluation; and the dashboard's resampling count
-(``ui.state.N_RESAMPLES``, 1000) is :data:`RESAMPLES` here, which changes p-values and so which configurations form
+(``ui.statistics_state.N_RESAMPLES``, 1000) is :data:`RESAMPLES` here, which changes p-values and so which configurations form
 the top cluster, but neither the labels of any chart nor the headline's form (every outcome is accepted), while the
 floor of a p-value (1 / (RESAMPLES + 1) < 0.01) still lets clusters split at α = 0.05.
 """
@@ -36,7 +36,7 @@ from korean_eval.levels.registry import LEVEL_NAMES, level_table
 from korean_eval.metrics import METRIC_NAMES
 from tests.support.apptest import APP, assert_clean, figures, values
 from tests.support.large_evaluation import write_large_evaluation
-from ui import state, views
+from ui import state, statistics_state, views
 from ui.charts import MIN_TEXT
 from ui.inputs import TableRoles, Upload, build_from_table, guess_table_roles, table_head
 
@@ -66,7 +66,7 @@ def large_session(tmp_path_factory) -> Iterator[dict]:
     tmp = tmp_path_factory.mktemp("large")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KOREAN_EVAL_CACHE_DIR", str(tmp / "cache"))
-        mp.setattr(state, "N_RESAMPLES", RESAMPLES)
+        mp.setattr(statistics_state, "N_RESAMPLES", RESAMPLES)
         path = write_large_evaluation(tmp, segments=SEGMENTS, shared_outputs=True)
         upload = Upload(path.name, path.read_bytes())
         guess = guess_table_roles(list(table_head(upload).columns))  # the Data page's prefill of the column pickers

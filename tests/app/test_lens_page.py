@@ -23,7 +23,7 @@ from tests.support.apptest import (
     tables,
     values,
 )
-from ui import lens_state, state
+from ui import lens_state, state, statistics_state
 from ui.inputs import build_from_texts
 
 pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
@@ -55,8 +55,8 @@ def cli_tables(tmp_path_factory):
     would a run of the same data before; a setting the page passed differently would miss the cache and show in
     the numbers."""
     out = tmp_path_factory.mktemp("profile")
-    args = ["profile", "--levels", "word,kiwi,char", "--metrics", "bleu,chrf,ter", "--seed", str(state.SEED),
-            "--bootstrap", str(state.N_RESAMPLES), "--out", str(out), "--quiet",
+    args = ["profile", "--levels", "word,kiwi,char", "--metrics", "bleu,chrf,ter", "--seed", str(statistics_state.SEED),
+            "--bootstrap", str(statistics_state.N_RESAMPLES), "--out", str(out), "--quiet",
             "--cache-dir", str(state.disk_cache().directory)]
     with pytest.MonkeyPatch.context() as mp:  # the CLI makes --cache-dir the process's cache directory
         mp.setenv("KOREAN_EVAL_CACHE_DIR", os.environ["KOREAN_EVAL_CACHE_DIR"])

@@ -31,7 +31,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Table
 
 from korean_eval.inputs import text_files as textio
-from korean_eval.inputs.sample import load_sample
+from korean_eval.inputs.sample import load_sample, shared_sample
 from korean_eval.model.evalset import InputError
 from tests.support.apptest import APP
 from tests.support.data_page import (
@@ -45,7 +45,7 @@ from tests.support.data_page import (
     text,
     unescape,
 )
-from ui import inputs, state
+from ui import inputs, state, statistics_state
 from ui.inputs import Upload, check_sizes
 from ui.widgets import md_escape
 
@@ -450,9 +450,9 @@ def test_one_users_data_never_reaches_another_session():
     assert key_a in state._store().items and key_b in state._store().items
     for key in state._store().items:
         assert re.fullmatch(hex64, key), key
-    for key in state._stats_store().items:
+    for key in statistics_state._stats_store().items:
         assert re.fullmatch(rf"{hex64}\|{hex64}", key), key
-    for key in state._ci_store().items:
+    for key in statistics_state._ci_store().items:
         assert re.fullmatch(rf"{hex64}\|\d+(\|[a-z_,]+)?", key), key  # the resamples, the statistics when not all
     # the key is the content: the same data rebuilt gives the same key, one changed character another one
     rebuilt = inputs.build_from_texts(
@@ -470,12 +470,13 @@ def test_one_users_data_never_reaches_another_session():
     # no module of ui/ holds A's data outside those content-keyed caches, and the shared sample is untouched
     import ui
 
-    for module in (getattr(ui, name) for name in ("charts", "inputs", "sidebar", "state", "views", "widgets")):
+    modules = ("charts", "inputs", "shared_store", "sidebar", "state", "statistics_state", "views", "widgets")
+    for module in (getattr(ui, name) for name in modules):
         for name, value in vars(module).items():
             if name.startswith("__") or callable(value) or isinstance(value, type(ui)):
                 continue
             assert marker_system not in json.dumps(value, default=repr, ensure_ascii=False), (module.__name__, name)
-    assert state._sample().content_hash() == load_sample().content_hash()
+    assert shared_sample().content_hash() == load_sample().content_hash()
 
 
 def test_a_session_with_its_own_data_does_not_change_what_a_running_session_sees():

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from korean_eval.inputs.sample import load_sample
 from korean_eval.model.config import EvalConfig
-from ui import service, state
+from ui import service, shared_store, state
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -54,14 +54,14 @@ def test_results_are_kept_by_content_never_by_name():
 
 
 def test_a_stored_result_unused_for_its_idle_time_leaves_memory():
-    store = state._Store(4, idle_seconds=60)
+    store = shared_store.SharedStore(4, idle_seconds=60)
     store.put("a", 1)
     store.put("b", 2)
     now = store.used["b"]
     store.used["a"] = now - 61
     assert store.sweep(now) == 1
     assert store.get("a") is None and store.get("b") == 2
-    assert state._Store(4).sweep() == 0  # no idle time: kept until pushed out
+    assert shared_store.SharedStore(4).sweep() == 0  # no idle time: kept until pushed out
 
 
 def test_housekeeping_outside_a_server_does_nothing():

@@ -60,9 +60,9 @@ def test_significance_matrix_waits_for_its_button_then_is_kept(monkeypatch):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(significance, "significance_table", counting)
-    from ui import state
+    from ui import statistics_state
 
-    state._stats_store.clear()  # no matrix kept from an earlier module of this process  # noqa: SLF001
+    statistics_state._stats_store.clear()  # no matrix kept from an earlier module of this process  # noqa: SLF001
     at = _app()
     assert not _matrix_drawn(at) and calls == []  # nothing computed before the click
     estimate = [c.value for c in at.caption if "pairs of configurations" in c.value]
@@ -97,11 +97,11 @@ def test_numbers_behind_the_charts_are_drawn_only_while_open():
 
 
 def test_comparison_is_tested_only_while_open(monkeypatch):
-    from ui import state
+    from ui import statistics_state
 
     calls = []
-    original = state.comparison
-    monkeypatch.setattr(state, "comparison", lambda *a, **k: calls.append(a[1:3]) or original(*a, **k))
+    original = statistics_state.comparison
+    monkeypatch.setattr(statistics_state, "comparison", lambda *a, **k: calls.append(a[1:3]) or original(*a, **k))
     at = _app()
     headline_calls = len(calls)  # the headline card's own comparison
     assert not [s for s in at.selectbox if s.key == "cmp_a"]
