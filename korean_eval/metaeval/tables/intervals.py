@@ -239,7 +239,7 @@ def add_confidence_intervals(
       docstring).
 
     Values keep the raw sign (an agreeing error-rate metric has a negative interval). The result's
-    ``attrs["confidence_intervals"]`` records method, ``n_resamples``, ``seed`` and ``alpha``. ``jobs``: worker
+    ``attrs["confidence_intervals"]`` records method, ``n_resamples``, ``seed``, ``alpha`` and ``statistics``. ``jobs``: worker
     threads (see :func:`bootstrap_correlations`; 1 by default).
     """
     out = results.correlations.copy()
