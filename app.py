@@ -61,8 +61,11 @@ def main() -> None:
         st.page_link("pages/data.py", label="Load your own data", icon=":material/upload_file:")
     state.store_settings(sidebar.render())
     warm_up.empty()
-    with state.app_run():
-        page.run()
+    try:
+        with state.app_run():
+            page.run()
+    finally:  # also when the page stops early (st.stop)
+        service.page_sent()
 
 
 if __name__ == "__main__":  # False in a spawned worker process, which imports this file as __mp_main__

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from korean_eval.metaeval.tables import agreement
 from korean_eval.model.results import GIVEN_LEVEL
 from ui import formats
 from ui.views import SYMBOLS, is_correlation, metric_label
@@ -143,17 +144,12 @@ def _system_caution(granularity: str, n_systems: int) -> str:
 
 
 def level_spread(view: pd.DataFrame) -> dict[str, object] | None:
-    """The metric whose segment-level agreement moves most between token levels (largest max − min of the plotted
-    value over its levels, own metrics excluded): its ``metric``, ``shown_label``, and the ``low``/``high`` rows
-    (``level``, ``shown``). None with fewer than two levels."""
-    seg = view[(view["granularity"] == "segment") & view["shown"].notna() & (view["level"] != GIVEN_LEVEL)]
-    if seg["level"].nunique() < 2:
-        return None
-    spread = seg.groupby("metric")["shown"].agg(lambda v: v.max() - v.min())
-    metric = spread.idxmax()
-    rows = seg[seg["metric"] == metric]
-    low, high = rows.loc[rows["shown"].idxmin()], rows.loc[rows["shown"].idxmax()]
-    return {"metric": metric, "shown_label": high["shown_label"], "low": low, "high": high}
+    """The metric whose segment-level agreement moves most between token levels
+    (:func:`korean_eval.metaeval.tables.agreement.level_spread` of the plotted value, own metrics excluded): its
+    ``metric``, ``shown_label``, and the ``low``/``high`` rows (``level``, ``shown``). None with fewer than two
+    levels."""
+    spread = agreement.level_spread(view)
+    return None if spread is None else {**spread, "shown_label": spread["high"]["shown_label"]}
 
 
 def spread_card(spread: Mapping[str, object], statistic: str, verdict: Mapping[str, object] | None) -> Card:

@@ -256,18 +256,11 @@ def _comparison_store() -> SharedStore:
 
 def comparison(ctx: Context, config_a: str, config_b: str, statistic: str, granularity: str, grouping: str,
                tests: tuple[str, ...] | None = None) -> dict[str, Any]:
-    """``compare_two`` of two configurations with the dashboard's resampling settings, cached by content hash +
-    settings."""
-    from korean_eval.metaeval.tables.compare import compare_two
-
-    key = _stats_key(ctx, "compare", config_a, config_b, statistic, granularity, grouping, tests)
-    store = _comparison_store()
-    hit = store.get(key)
-    if hit is None:
-        hit = compare_two(ctx.results, config_a, config_b, statistic=statistic, granularity=granularity,
-                          grouping=grouping, n_permutations=N_RESAMPLES, seed=SEED, alpha=ALPHA, tests=tests)
-        store.put(key, hit)
-    return hit
+    """:func:`korean_eval.engine.stored_views.comparison` of two configurations, cached by content hash + settings
+    in memory and in the persistent cache (``korean-eval compile`` stores the bundled sample's headline test)."""
+    key = stored_views.comparison_key(ctx.key, config_a, config_b, statistic, granularity, grouping, tests)
+    return _remembered(_comparison_store(), key, lambda: stored_views.comparison(
+        ctx.results, config_a, config_b, statistic, granularity, grouping, tests))
 
 
 def system_pairs(ctx: Context, metric: str, human_test: str):

@@ -6,24 +6,40 @@ stored result before it can draw a chart — seconds on a small machine, spent a
 :func:`prepare_first_screen` does that work as soon as the process starts, in a daemon thread: modules stay imported
 for the whole process, so the first run finds them ready (Python's import lock makes a run that arrives earlier
 wait for a module being imported, never import it twice). It computes nothing the dashboard keeps, and a failure
-there only means the first run does the work itself. It does no more than the first screen needs (its views are
-stored by ``compile`` too): the thread shares the interpreter's lock with the server serving the first visitor.
+there only means the first run does the work itself. It does only what the first screen needs (its statistics are
+stored by ``compile``): the thread shares the interpreter's lock, and the machine's cores, with the server and the
+browser serving the first visitor. What only later pages need — numba's start, ``scipy.stats`` — is warmed by
+:func:`prepare_later_pages` once the first visitor's page has been sent and drawn.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 
+#: Seconds :func:`prepare_later_pages` waits for a first visitor before warming anyway.
+FIRST_VISIT_WAIT_SECONDS = 60.0
+#: Seconds it then leaves the visitor's browser to load Plotly's script and draw the charts (≈ 1.3 s measured on
+#: 2 cores after the server has sent the page), so that the warming competes with neither.
+BROWSER_DRAW_SECONDS = 3.0
 
-def prepare_first_screen() -> None:
-    """Import the dashboard's modules and the backend — the metrics' and levels' modules the sidebar lists too —,
-    load the bundled sample (the dashboard's shared copy) and its stored result (``korean-eval compile`` stores it),
-    and start numba (its first compiled kernel loaded, on a few numbers); errors are ignored (the first run then does
-    the work)."""
+
+def prepare_in_background() -> None:
+    """:func:`prepare_first_screen`, then (if it succeeded) :func:`prepare_later_pages`."""
+    if prepare_first_screen():
+        prepare_later_pages()
+
+
+def prepare_first_screen() -> bool:
+    """Import what the first run needs — Plotly's modules that Streamlit's first chart imports, the dashboard's
+    modules and the backend, the metrics' and levels' modules the sidebar lists —, and load the bundled sample (the
+    dashboard's shared copy) and its stored result (``korean-eval compile`` stores it). Returns False on an error,
+    which it ignores (the first run then does the work)."""
     try:
-        import numpy as np
+        import plotly.io  # noqa: F401  - Streamlit's first chart imports these two
+        import plotly.tools  # noqa: F401
 
         import ui.correlation_sections  # noqa: F401  - the first page's modules, and the backend through them
         import ui.grid_charts  # noqa: F401
@@ -33,26 +49,42 @@ def prepare_first_screen() -> None:
         from korean_eval.engine.result_store import stored_evaluation
         from korean_eval.inputs.sample import shared_sample
         from korean_eval.levels.registry import level_table
-        from korean_eval.metaeval.stats.weighted import weighted_correlations
         from korean_eval.metrics import METRIC_NAMES, metric_group
 
         for name in METRIC_NAMES:  # imports each metric's module, as the sidebar's list of metric groups does
             metric_group(name)
         level_table()  # imports each level's library (KoNLPy's, JPype's) without starting any
         stored_evaluation(shared_sample(), dashboard_default_config(), open_cache())
-        # numba's own start (its typing registries, a quarter of a second) comes with the first kernel it loads
-        weighted_correlations(np.arange(3.0), np.array([1.0, 3.0, 2.0]), "pearson")
-        import scipy.stats  # noqa: F401  - last: the headline's comparison is the first screen's only use of it
     except Exception:  # noqa: BLE001 - an optimisation only: the first run does whatever is left
+        return False
+    return True
+
+
+def prepare_later_pages() -> None:
+    """Once a first visitor's page has been sent (or after :data:`FIRST_VISIT_WAIT_SECONDS` without one) and
+    :data:`BROWSER_DRAW_SECONDS` later: start numba (its typing registries, a quarter of a second, come with the
+    first kernel it loads; run on a few numbers) and import ``scipy.stats`` (half a second), which the first screen
+    does not use but most other views do; errors are ignored."""
+    try:
+        import numpy as np
+
+        from korean_eval.metaeval.stats.weighted import weighted_correlations
+        from ui import service
+
+        service.wait_for_first_page(FIRST_VISIT_WAIT_SECONDS)
+        time.sleep(BROWSER_DRAW_SECONDS)
+        weighted_correlations(np.arange(3.0), np.array([1.0, 3.0, 2.0]), "pearson")
+        import scipy.stats  # noqa: F401
+    except Exception:  # noqa: BLE001 - an optimisation only
         pass
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Start :func:`prepare_first_screen` in a daemon thread, then ``streamlit run`` with ``argv`` (the app's path
+    """Start :func:`prepare_in_background` in a daemon thread, then ``streamlit run`` with ``argv`` (the app's path
     first) in this process's main thread (Streamlit's signal handlers need it)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     sys.path.insert(0, str(Path(argv[0]).resolve().parent))  # `import ui`, as Streamlit will allow for the script
-    threading.Thread(target=prepare_first_screen, name="korean-eval-first-screen", daemon=True).start()
+    threading.Thread(target=prepare_in_background, name="korean-eval-first-screen", daemon=True).start()
     from streamlit.web import cli
 
     sys.argv = ["streamlit", "run", *argv]

@@ -112,11 +112,45 @@ def top_cluster_name(statistic: str, granularity: str, grouping: str) -> str:
     return f"significance_top_{statistic}_{granularity}_{grouping}_{HEADLINE_TEST}"
 
 
+def comparison(results: Results, config_a: str, config_b: str, statistic: str, granularity: str, grouping: str,
+               tests: tuple[str, ...] | None = None) -> dict[str, object]:
+    """Two configurations compared with the dashboard's resampling settings
+    (:func:`korean_eval.metaeval.tables.compare.compare_two`: :data:`RESAMPLES` permutations, seed :data:`SEED`,
+    α = :data:`ALPHA`)."""
+    from korean_eval.metaeval.tables.compare import compare_two
+
+    return compare_two(results, config_a, config_b, statistic=statistic, granularity=granularity, grouping=grouping,
+                       n_permutations=RESAMPLES, seed=SEED, alpha=ALPHA, tests=tests)
+
+
+def comparison_key(content: str, config_a: str, config_b: str, statistic: str, granularity: str, grouping: str,
+                   tests: tuple[str, ...] | None = None) -> str:
+    """The key of :func:`comparison` of these settings."""
+    return view_key(content, "compare", config_a, config_b, statistic, granularity, grouping, tests)
+
+
+def spread_pair(results: Results, statistic: str, grouping: str) -> tuple[str, str] | None:
+    """The configurations at the two ends of the headline's "token level matters most" card with agreement drawn
+    (:func:`korean_eval.metaeval.tables.agreement.level_spread` of the segment-level ``statistic`` under
+    ``grouping``): ``(highest, lowest)`` agreement; None with fewer than two levels."""
+    from korean_eval.metaeval.tables.agreement import agreement_columns, level_spread
+    from korean_eval.model.vocabulary import config_name
+
+    corr = results.correlations
+    rows = corr[(corr["granularity"] == "segment") & (corr["statistic"] == statistic) & (corr["grouping"] == grouping)]
+    spread = level_spread(agreement_columns(rows, results.higher_is_better))
+    if spread is None:
+        return None
+    high, low = spread["high"], spread["low"]
+    return config_name(high["level"], high["metric"]), config_name(low["level"], low["metric"])
+
+
 def store_first_screen(results: Results, content: str, cache: NullCache, statistic: str = "pearson",
                        grouping: str = "none") -> list[str]:
-    """Compute and store the views the dashboard's first screen draws for ``results`` with its default settings:
-    the intervals of its statistics (:func:`first_screen_statistics`) and both granularities' top clusters of
-    ``statistic``; the keys stored."""
+    """Compute and store the views the dashboard's first screen draws for ``results`` with its default settings
+    (a correlation ``statistic``): the intervals of its statistics (:func:`first_screen_statistics`), both
+    granularities' top clusters of ``statistic``, and the test of the two ends of the "token level matters most"
+    card (:func:`spread_pair`, the permutation test :data:`HEADLINE_TEST`); the keys stored."""
     from korean_eval.model.vocabulary import GRANULARITIES, grouping_used
 
     shown = first_screen_statistics(statistic)
@@ -127,5 +161,10 @@ def store_first_screen(results: Results, content: str, cache: NullCache, statist
         key = top_cluster_key(content, statistic, granularity, used)
         store_view(cache, key, (top_cluster_name(statistic, granularity, used),
                                 top_cluster(results, statistic, granularity, used)))
+        stored.append(key)
+    ends = spread_pair(results, statistic, grouping)
+    if ends is not None:
+        key = comparison_key(content, *ends, statistic, "segment", grouping, (HEADLINE_TEST,))
+        store_view(cache, key, comparison(results, *ends, statistic, "segment", grouping, (HEADLINE_TEST,)))
         stored.append(key)
     return stored

@@ -1,11 +1,16 @@
-"""The dashboard's first screen is quick: ``korean-eval compile`` stores the bundled sample's result for the default
-settings, so a fresh dashboard evaluates nothing before its first chart; the first page sends no table before its
-charts; Plotly's JavaScript is asked for while the backend loads (an empty chart, removed afterwards); and
-``korean-eval app`` prepares the first screen in the background while the server starts."""
+"""The dashboard's first screen is quick: ``korean-eval compile`` stores the bundled sample's result and the first
+screen's statistics for the default settings, so a fresh dashboard evaluates, resamples and tests nothing before its
+first chart (and needs neither ``scipy.stats`` nor numba's start); the first page sends no table before its charts;
+Plotly's JavaScript is asked for while the backend loads (an empty chart, removed afterwards); and ``korean-eval app``
+prepares the first screen in the background while the server starts, warming what later pages need only once the
+first page has been sent."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -48,14 +53,17 @@ def test_compile_stores_the_result_and_first_screen_the_dashboard_opens_with(sto
     monkeypatch.setattr(pipeline, "run_stages", no_evaluation)
     monkeypatch.setattr(stored_views, "intervals", no_evaluation)  # the intervals, on by default for the sample
     monkeypatch.setattr(stored_views, "top_cluster", no_evaluation)  # the headline's clusters
+    monkeypatch.setattr(stored_views, "comparison", no_evaluation)  # the test of the level-spread card's two ends
     statistics_state._ci_store.clear()  # nothing from an earlier module in memory  # noqa: SLF001
     statistics_state._stats_store.clear()  # noqa: SLF001
+    statistics_state._comparison_store.clear()  # noqa: SLF001
     at = AppTest.from_file(APP, default_timeout=600)
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.exception]
     assert any("Segment level" in c.proto.spec for c in at.get("plotly_chart"))
     assert len(at.table) == 0  # no table drawn (hidden or not) before or after the first charts
     assert not at.sidebar.get("plotly_chart")  # the warm-up chart was removed
+    assert any("The two ends differ significantly" in c.value for c in at.caption)  # the stored test's verdict
 
 
 def test_app_prepares_the_first_screen_in_the_background(stored_cache):
@@ -63,5 +71,36 @@ def test_app_prepares_the_first_screen_in_the_background(stored_cache):
     from korean_eval.cli.serve import prepare_first_screen
 
     assert streamlit_command([])[1:3] == ["-m", "korean_eval.cli.serve"]
-    prepare_first_screen()  # never raises; imports the first page's modules and the backend through them
+    assert prepare_first_screen()  # imports the first page's modules and the backend through them
     assert {"ui.sidebar", "ui.correlation_sections", "korean_eval.engine.result_store"} <= set(sys.modules)
+
+
+def test_the_first_run_needs_neither_scipy_stats_nor_numbas_start_and_they_are_warmed_after_it(stored_cache):
+    """In a fresh interpreter, as in a server just started: the background start, then the first run (its views
+    stored by compile), leave ``scipy.stats`` unimported and numba's typing of a first kernel undone (its
+    ``numba.core.typing.arraydecl`` registry loads with the first kernel); the later warming does both once a page
+    was sent."""
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(Path(APP).parent)!r})
+        from streamlit.testing.v1 import AppTest
+        from korean_eval.cli import serve
+        from ui import service
+
+        assert serve.prepare_first_screen()
+        at = AppTest.from_file({APP!r}, default_timeout=600)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.get("plotly_chart"), "no chart drawn"
+        first = {{m for m in ("scipy.stats", "numba.core.typing.arraydecl") if m in sys.modules}}
+        assert not first, f"the first run used {{first}}"
+        assert service.wait_for_first_page(0)
+        serve.BROWSER_DRAW_SECONDS = 0
+        serve.prepare_later_pages()
+        assert {{"scipy.stats", "numba.core.typing.arraydecl"}} <= set(sys.modules)
+        print("ok")
+    """)
+    env = {**os.environ, "KOREAN_EVAL_CACHE_DIR": str(stored_cache)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600,
+                          cwd=Path(APP).parent)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]

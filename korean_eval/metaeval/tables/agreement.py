@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import pandas as pd
 
+from korean_eval.model.results import GIVEN_LEVEL
 from korean_eval.model.vocabulary import STATISTICS
 
 #: The columns :func:`agreement_columns` adds.
@@ -60,3 +61,24 @@ def agreement_color_range(values: Iterable[float]) -> tuple[float, float]:
     finite = np.asarray(list(values), dtype=float)
     finite = finite[np.isfinite(finite)]
     return (min(0.0, float(finite.min())) if finite.size else 0.0), 1.0
+
+
+def level_spread(rows: pd.DataFrame) -> dict[str, object] | None:
+    """The metric whose segment-level agreement moves most between token levels.
+
+    Over the segment rows of ``rows`` (agreement columns, :func:`agreement_columns`) with a defined ``shown`` value,
+    the levels of metric ``m`` span ``max(shown) − min(shown)``; the metric with the largest span is chosen (the
+    first by name on a tie); the user's own scores (:data:`~korean_eval.model.results.GIVEN_LEVEL`: given with the
+    data, not tokenised) are left out.
+
+    Returns:
+        ``{"metric", "low", "high"}``: the metric and its rows of lowest and highest agreement; None with fewer than
+        two levels.
+    """
+    seg = rows[(rows["granularity"] == "segment") & rows["shown"].notna() & (rows["level"] != GIVEN_LEVEL)]
+    if seg["level"].nunique() < 2:
+        return None
+    spread = seg.groupby("metric")["shown"].agg(lambda v: v.max() - v.min())
+    metric = spread.idxmax()
+    chosen = seg[seg["metric"] == metric]
+    return {"metric": metric, "low": chosen.loc[chosen["shown"].idxmin()], "high": chosen.loc[chosen["shown"].idxmax()]}

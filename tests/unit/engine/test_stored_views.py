@@ -34,3 +34,25 @@ def test_nothing_is_kept_without_a_cache_that_keeps_results(tmp_path):
     off = open_cache(tmp_path, enabled=False)
     stored_views.store_view(off, "k|1", 1)
     assert stored_views.load_view(open_cache(tmp_path), "k|1") is None
+
+
+def test_the_first_screen_stores_the_test_of_the_level_spread_card(tmp_path):
+    from korean_eval.engine.pipeline import evaluate
+    from korean_eval.model.vocabulary import config_name
+
+    evalset, config = load_sample(), EvalConfig(levels=("word", "char"), metrics=("bleu", "chrf"))
+    results = evaluate(evalset, config)
+    content = stored_views.content_key(evalset, config)
+    high, low = stored_views.spread_pair(results, "pearson", "none")
+    seg = results.correlations[(results.correlations["granularity"] == "segment")
+                               & (results.correlations["statistic"] == "pearson")
+                               & (results.correlations["grouping"] == "none")]
+    spans = seg.groupby("metric")["value"].agg(lambda v: v.max() - v.min())
+    best = seg[seg["metric"] == spans.idxmax()].set_index("level")["value"]
+    assert (high, low) == (config_name(best.idxmax(), spans.idxmax()), config_name(best.idxmin(), spans.idxmax()))
+    cache = open_cache(tmp_path)
+    stored = stored_views.store_first_screen(results, content, cache)
+    key = stored_views.comparison_key(content, high, low, "pearson", "segment", "none", (stored_views.HEADLINE_TEST,))
+    assert key in stored
+    assert stored_views.load_view(cache, key) == stored_views.comparison(
+        results, high, low, "pearson", "segment", "none", (stored_views.HEADLINE_TEST,))

@@ -93,3 +93,21 @@ def test_report_heatmap_uses_the_agreement_scale(results):
     dash = dashboard_grid(view, "segment", "pearson").to_plotly_json()["data"][0]
     assert [tuple(c) for c in dash["colorscale"]] == [tuple(c) for c in heat.colorscale]
     assert (dash["zmin"], dash["zmax"]) == agreement_color_range(view.loc[view["granularity"] == "segment", "shown"])
+
+
+def test_level_spread_picks_the_metric_whose_agreement_moves_most_between_levels():
+    from korean_eval.metaeval.tables.agreement import level_spread
+
+    rows = agreement_columns(pd.DataFrame({
+        "granularity": ["segment"] * 6 + ["system", "segment"],
+        "level": ["word", "jamo", "char", "word", "jamo", "char", "word", "given"],
+        "metric": ["bleu", "bleu", "bleu", "ter", "ter", "ter", "bleu", "comet"],
+        "statistic": "pearson",
+        "value": [0.30, 0.50, 0.40, -0.20, -0.70, np.nan, 0.99, -5.0],
+    }), lambda metric, level: metric != "ter")
+    spread = level_spread(rows)
+    # TER's agreement (negated) moves 0.50, BLEU's 0.20; NaN, system rows and given scores take no part
+    assert spread["metric"] == "ter"
+    assert (spread["low"]["level"], spread["high"]["level"]) == ("word", "jamo")
+    assert spread["high"]["shown"] == pytest.approx(0.70)
+    assert level_spread(rows[rows["level"] == "word"]) is None  # one level: nothing moves
