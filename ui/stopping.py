@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -48,12 +49,13 @@ class _HeaderStops:
     into its session state (which cannot be touched while Streamlit stops the script: every access raises its
     ``StopException`` again); and the thread of each session's latest script run that asked :func:`stopped` (a
     stop met by an older run's thread is Streamlit ending that run for a newer one — a click while it ran — not the
-    user's header Stop)."""
+    user's header Stop). A thread is held weakly: a session's entries go once its runs' threads are gone (its keys
+    at the next :meth:`take` of any session)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.keys: dict[str, set[str]] = {}
-        self.latest: dict[str, threading.Thread] = {}
+        self.latest: weakref.WeakValueDictionary[str, threading.Thread] = weakref.WeakValueDictionary()
 
     def mark(self, session: str, key: str) -> None:
         with self.lock:
@@ -64,6 +66,8 @@ class _HeaderStops:
         """The keys marked for ``session`` (forgotten here), the calling thread noted as its latest run."""
         with self.lock:
             self.latest[session] = threading.current_thread()
+            for gone in [other for other in self.keys if other not in self.latest]:
+                del self.keys[gone]
             return self.keys.pop(session, set())
 
 

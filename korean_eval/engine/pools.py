@@ -90,7 +90,7 @@ _POOL_LOCK = threading.Lock()
 #: Notified whenever a task ends or a pool ends (a run waiting for an analyzer process looks again).
 _CHANGED = threading.Condition(_POOL_LOCK)
 _LIFELINES: dict[ProcessPoolExecutor, tuple[Connection, Connection]] = {}  # each pool's lifeline (read, write ends)
-_IN_FLIGHT: dict[ProcessPoolExecutor, int] = {}  # tasks handed to each pool (by :func:`submit`) and not done
+_IN_FLIGHT: dict[ProcessPoolExecutor, set[Future]] = {}  # tasks handed to each pool (by :func:`submit`), not done
 _LAST_USED: dict[str, float] = {}  # role → when a run last asked for its pool (monotonic seconds)
 _ANALYZER_PROCESSES = [analyzer_processes_setting(os.environ.get(ANALYZER_PROCESSES_ENV))]
 
@@ -136,18 +136,18 @@ def submit(pool, fn: Callable, *args) -> Future:
     if not isinstance(pool, ProcessPoolExecutor):  # a Dask cluster's: not one of these pools
         return future
     with _CHANGED:
-        _IN_FLIGHT[pool] = _IN_FLIGHT.get(pool, 0) + 1
-    future.add_done_callback(lambda _: _task_done(pool))
+        _IN_FLIGHT.setdefault(pool, set()).add(future)
+    future.add_done_callback(lambda done: _task_done(pool, done))  # at once if it is done already
     return future
 
 
-def _task_done(pool) -> None:
+def _task_done(pool, future: Future) -> None:
     with _CHANGED:
-        left = _IN_FLIGHT.get(pool, 0) - 1
-        if left > 0:
-            _IN_FLIGHT[pool] = left
-        else:
-            _IN_FLIGHT.pop(pool, None)
+        tasks = _IN_FLIGHT.get(pool)
+        if tasks is not None:
+            tasks.discard(future)
+            if not tasks:
+                del _IN_FLIGHT[pool]
         _CHANGED.notify_all()
 
 
@@ -212,22 +212,21 @@ def pool_state() -> dict[str, object]:
                 "idle_seconds": _IDLE.seconds, "releases": _IDLE.releases}
 
 
+def _tracked_tasks() -> list[Future]:
+    """The tasks handed to the local pools by :func:`submit` and not done."""
+    with _CHANGED:
+        return [future for tasks in _IN_FLIGHT.values() for future in tasks]
+
+
+def tasks_in_flight() -> int:
+    """Tasks handed to the local pools by :func:`submit` that have not finished (running or waiting)."""
+    return sum(1 for future in _tracked_tasks() if not future.done())
+
+
 def queued_tasks() -> int:
-    """Tasks waiting in the local pools that no worker has started (cancelled ones not counted): none once every
-    run that handed them out has ended, however it ended (:meth:`Scheduler.close`)."""
-    with _POOL_LOCK:
-        pools = [pool for pool, _ in _POOLS.values()]
-    waiting = 0
-    for pool in pools:
-        pending = getattr(pool, "_pending_work_items", {})  # concurrent.futures' own bookkeeping
-        while True:
-            try:
-                items = list(pending.values())
-                break
-            except RuntimeError:  # changed by the pool's thread meanwhile
-                continue
-        waiting += sum(1 for item in items if not item.future.running() and not item.future.done())
-    return waiting
+    """Tasks handed to the local pools by :func:`submit` that no worker has started (cancelled ones not counted):
+    none once every run that handed them out has ended, however it ended (:meth:`Scheduler.close`)."""
+    return sum(1 for future in _tracked_tasks() if not future.running() and not future.done())
 
 
 def _disarm() -> None:

@@ -132,7 +132,7 @@ def test_a_stop_from_the_progress_callback_ends_the_run_and_keeps_only_what_it_f
         korean_eval.evaluate(head_of_sample(SEGMENTS), progress=progress, stop=stop, cache=tmp_path, **SETTINGS)
     assert stopped_at and time.monotonic() - stopped_at[0] < 2.0
     assert pools.queued_tasks() == 0  # cancelled: only the tasks already running finish, their results unused
-    assert wait_until(lambda: not _pending_in_pools(), 60), _pending_in_pools()
+    assert wait_until(lambda: not pools.tasks_in_flight(), 60), pools.tasks_in_flight()
     # what it finished is kept (the char level's tokens: tokenised before komoran), nothing of komoran, no result
     assert _count(tmp_path, "SELECT COUNT(*) FROM tokens WHERE lk LIKE '%char%'") > 0
     assert _count(tmp_path, "SELECT COUNT(*) FROM tokens WHERE lk LIKE '%komoran%'") == 0
@@ -145,12 +145,6 @@ def test_a_stop_from_the_progress_callback_ends_the_run_and_keeps_only_what_it_f
     for name, table in first.statistics.items():
         pd.testing.assert_frame_equal(again.statistics[name], table, check_exact=True)
     assert _rows(tmp_path) > 0
-
-
-def _pending_in_pools() -> int:
-    """Work items of the local pools not finished yet (running or queued, cancelled ones aside)."""
-    return sum(1 for pool, _ in list(pools._POOLS.values()) for item in list(pool._pending_work_items.values())
-               if not item.future.done())
 
 
 def test_a_stop_set_before_the_run_raises_before_any_work():
