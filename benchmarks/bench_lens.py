@@ -28,13 +28,14 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 import make_data  # noqa: E402
-from run_benchmark import _cpu_seconds, _worker_pids  # noqa: E402
+from run_benchmark import _worker_pids  # noqa: E402
 
 from korean_eval.engine.cache import DiskCache  # noqa: E402
 from korean_eval.inputs.tables import attach_human  # noqa: E402
 from korean_eval.lens.run import run_lens  # noqa: E402
 from korean_eval.model.config import EvalConfig  # noqa: E402
 from korean_eval.model.evalset import evalset_from_texts  # noqa: E402
+from tests.support.app_server import cpu_seconds  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
 METRICS = ("bleu", "chrf", "chrf++", "ter")
@@ -67,11 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         evalset = load(args.pairs, Path(tmp) / "data")
         config = EvalConfig(levels=LEVELS, metrics=METRICS, jobs=args.jobs)
         before = uptime()
-        start, cpu_main = time.perf_counter(), _cpu_seconds(os.getpid())
+        start, cpu_main = time.perf_counter(), cpu_seconds([os.getpid()])
         result = run_lens(evalset, config, cache=DiskCache(Path(tmp) / "cache"))
         wall = time.perf_counter() - start
-        cpu_main = _cpu_seconds(os.getpid()) - cpu_main
-        cpu_workers = sum(_cpu_seconds(p) for p in _worker_pids())  # the pool was started by this run
+        cpu_main = cpu_seconds([os.getpid()]) - cpu_main
+        cpu_workers = cpu_seconds(_worker_pids())  # the pool was started by this run
     probe = result.probe.perturbations
     print(f"Korean lens, cold: {evalset.system_pairs():,} pairs ({evalset.n_segments:,} references × "
           f"{len(evalset.systems)} systems), probe {int(probe['applied'].sum()):,} perturbed references "

@@ -85,7 +85,7 @@ def cold_and_warm(evalset, jobs: int | None, tmp: Path) -> dict:
         results = evaluate(evalset, config, progress=mem.progress, cache=DiskCache(tmp / "cache"))
         out["cold"] = time.perf_counter() - start
         out["main cpu"] = time.process_time() - cpu
-        out["worker cpu"] = sum(rb._cpu_seconds(p) for p in rb._worker_pids())
+        out["worker cpu"] = rb.cpu_seconds(rb._worker_pids())
     out["load after cold"] = load()
     out["memory"], out["stage peaks"], out["worker hwm"] = mem.peak, mem.peaks, mem.worker_hwm
     out["timings"] = results.timings

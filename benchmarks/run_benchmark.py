@@ -83,6 +83,7 @@ from korean_eval.metaeval.stats.correlation import correlate  # noqa: E402
 from korean_eval.metrics.fast_ter import ter_statistics  # noqa: E402
 from korean_eval.model.config import EvalConfig  # noqa: E402
 from korean_eval.model.evalset import evalset_from_texts  # noqa: E402
+from tests.support.app_server import cpu_seconds  # noqa: E402
 
 LEVELS = ("word", "mecab", "kiwi", "char", "jamo")
 EXTRA_LEVELS = ("spm", "okt", "komoran", "kkma", "hannanum")
@@ -140,15 +141,6 @@ def _status(pid: int, field: str) -> int:
     except OSError:
         pass
     return 0
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process so far (``/proc/<pid>/stat``; 0 if it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
 
 
 def _worker_pids() -> list[int]:
@@ -516,11 +508,11 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
         print("cold run …", file=sys.stderr, flush=True)
         config = EvalConfig(levels=LEVELS, metrics=METRICS, jobs=args.jobs)
         cache_dir = tmp / "cache"
-        start, cpu_main = time.perf_counter(), _cpu_seconds(os.getpid())
+        start, cpu_main = time.perf_counter(), cpu_seconds([os.getpid()])
         cold = evaluate(evalset, config, mem.progress, DiskCache(cache_dir))
         cold_wall = time.perf_counter() - start
-        cpu_main = _cpu_seconds(os.getpid()) - cpu_main
-        cpu_workers = sum(_cpu_seconds(p) for p in _worker_pids())  # started by this run
+        cpu_main = cpu_seconds([os.getpid()]) - cpu_main
+        cpu_workers = cpu_seconds(_worker_pids())  # started by this run
         mem.stage = "after"
         peak_cold = mem.peak
         main_hwm = _status(os.getpid(), "VmHWM") / 1024
