@@ -420,11 +420,11 @@ def upload(page, label: str, paths: list[Path]) -> None:
     idle(page)
 
 
-_PAINT_STATE = """(text) => ({
+_PAINT_STATE = """(text) => ({  // right after the request the document may have no body yet
     fileList: [...document.querySelectorAll('[data-testid="stSidebarNavLink"]')].map(a => a.innerText.trim()),
     topNav: [...document.querySelectorAll('[data-testid="stTopNavLink"]')].map(a => a.innerText.split("\\n").pop()),
-    loading: document.body.innerText.includes("Loading the evaluation library"),
-    done: document.body.innerText.includes(text),
+    loading: (document.body?.innerText ?? "").includes("Loading the evaluation library"),
+    done: (document.body?.innerText ?? "").includes(text),
 })"""
 
 
