@@ -10,6 +10,13 @@ there only means the first run does the work itself. It does only what the first
 stored by ``compile``): the thread shares the interpreter's lock, and the machine's cores, with the server and the
 browser serving the first visitor. What only later pages need — numba's start, ``scipy.stats`` — is warmed by
 :func:`prepare_later_pages` once the first visitor's page has been sent and drawn.
+
+A module that one thread is still importing is half-initialised for every other thread that finds it in
+``sys.modules``: Plotly (and narwhals, through it) look there for numpy, pandas and pyarrow whenever a figure is
+built, and fail on a half-imported one ("partially initialized module 'pandas' has no attribute 'Series'"); and
+two threads importing each other's modules at once are handed half-initialised modules by Python itself. So
+Streamlit, Plotly, numpy, pandas and pyarrow are imported before the thread starts (≈ 0.5 s), and the dashboard's
+script waits (:func:`wait_for_first_screen`) before importing the dashboard's modules itself.
 """
 
 from __future__ import annotations
@@ -24,23 +31,35 @@ FIRST_VISIT_WAIT_SECONDS = 60.0
 #: Seconds it then leaves the visitor's browser to load Plotly's script and draw the charts (≈ 1.3 s measured on
 #: 2 cores after the server has sent the page), so that the warming competes with neither.
 BROWSER_DRAW_SECONDS = 3.0
+#: The longest a run waits for the background start (:func:`wait_for_first_screen`).
+FIRST_SCREEN_WAIT_SECONDS = 120.0
+_FIRST_SCREEN_READY = threading.Event()
+_FIRST_SCREEN_READY.set()  # cleared while the background start prepares the first screen
+
+
+def wait_for_first_screen() -> None:
+    """Return once the background start has prepared the first screen — at once in a process that does not run it
+    (``streamlit run app.py``), at the latest after :data:`FIRST_SCREEN_WAIT_SECONDS`."""
+    _FIRST_SCREEN_READY.wait(FIRST_SCREEN_WAIT_SECONDS)
 
 
 def prepare_in_background() -> None:
-    """:func:`prepare_first_screen`, then (if it succeeded) :func:`prepare_later_pages`."""
-    if prepare_first_screen():
+    """:func:`prepare_first_screen` (then releasing :func:`wait_for_first_screen`), then, if it succeeded,
+    :func:`prepare_later_pages`."""
+    try:
+        prepared = prepare_first_screen()
+    finally:
+        _FIRST_SCREEN_READY.set()
+    if prepared:
         prepare_later_pages()
 
 
 def prepare_first_screen() -> bool:
-    """Import what the first run needs — Plotly's modules that Streamlit's first chart imports, the dashboard's
-    modules and the backend, the metrics' and levels' modules the sidebar lists —, and load the bundled sample (the
+    """Import what the first run needs — the dashboard's modules and the backend, the metrics' and levels' modules the
+    sidebar lists —, and load the bundled sample (the
     dashboard's shared copy) and its stored result (``korean-eval compile`` stores it). Returns False on an error,
     which it ignores (the first run then does the work)."""
     try:
-        import plotly.io  # noqa: F401  - Streamlit's first chart imports these two
-        import plotly.tools  # noqa: F401
-
         import ui.correlation_sections  # noqa: F401  - the first page's modules, and the backend through them
         import ui.grid_charts  # noqa: F401
         import ui.sidebar  # noqa: F401
@@ -79,17 +98,36 @@ def prepare_later_pages() -> None:
         pass
 
 
+def start_in_background() -> threading.Thread:
+    """Import Streamlit, the Plotly modules its first chart needs and the modules Plotly looks for in ``sys.modules``
+    (here, before any other thread imports: module docstring), then start :func:`prepare_in_background` in a daemon
+    thread; :func:`wait_for_first_screen` waits for its first part."""
+    import numpy  # noqa: F401  - found in sys.modules by Plotly's validators and narwhals
+    import pandas  # noqa: F401
+    import plotly.io  # noqa: F401  - what Streamlit's first chart (the page's warm-up chart) imports
+    import plotly.tools  # noqa: F401
+    import pyarrow  # noqa: F401
+    import streamlit.web.cli  # noqa: F401
+
+    _FIRST_SCREEN_READY.clear()
+    thread = threading.Thread(target=prepare_in_background, name="korean-eval-first-screen", daemon=True)
+    thread.start()
+    return thread
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Start :func:`prepare_in_background` in a daemon thread, then ``streamlit run`` with ``argv`` (the app's path
-    first) in this process's main thread (Streamlit's signal handlers need it)."""
+    """:func:`start_in_background`, then ``streamlit run`` with ``argv`` (the app's path first) in this process's main
+    thread (Streamlit's signal handlers need it)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     sys.path.insert(0, str(Path(argv[0]).resolve().parent))  # `import ui`, as Streamlit will allow for the script
-    threading.Thread(target=prepare_in_background, name="korean-eval-first-screen", daemon=True).start()
+    start_in_background()
     from streamlit.web import cli
 
     sys.argv = ["streamlit", "run", *argv]
     return cli.main()
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # run through the module's own name, the one the dashboard's script imports
+    from korean_eval.cli import serve
+
+    sys.exit(serve.main())

@@ -104,3 +104,34 @@ def test_the_first_run_needs_neither_scipy_stats_nor_numbas_start_and_they_are_w
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600,
                           cwd=Path(APP).parent)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
+def test_the_dashboards_script_waits_for_the_background_start_which_starts_after_streamlit_is_imported():
+    """A module another thread is still importing is half-initialised (:mod:`korean_eval.cli.serve`): the background
+    start begins only once Streamlit, Plotly and the modules Plotly looks for (numpy, pandas, pyarrow) are imported,
+    and the script's :func:`wait_for_first_screen` returns only once the background start has prepared the first
+    screen (at once where there is none)."""
+    script = textwrap.dedent("""
+        import sys, threading, time
+        from korean_eval.cli import serve
+
+        serve.wait_for_first_screen()  # no background start: at once
+        seen = {}
+        MODULES = {"streamlit.web.cli", "plotly.tools", "numpy", "pandas", "pyarrow"}
+
+        def slow_first_screen():
+            seen["imported before"] = {m for m in MODULES if m in sys.modules}
+            time.sleep(1.0)
+            seen["done"] = time.monotonic()
+            return False
+
+        serve.prepare_first_screen = slow_first_screen
+        serve.start_in_background()
+        serve.wait_for_first_screen()
+        assert "done" in seen and time.monotonic() >= seen["done"], seen
+        assert seen["imported before"] == MODULES, seen
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          cwd=Path(APP).parent)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
