@@ -1,11 +1,11 @@
 """``korean-eval app [STREAMLIT OPTIONS…]``: serve the dashboard with ``streamlit run``.
 
-The dashboard is ``app.py`` with ``pages/``, ``ui/`` and ``.streamlit/config.toml`` beside it: at the top of a
+The dashboard is ``app.py`` with ``launcher.py``, ``pages/``, ``ui/`` and ``.streamlit/config.toml`` beside it: at the top of a
 checkout, or the package ``korean_eval_app`` of an installed copy (pyproject.toml). Streamlit puts the script's
 folder on ``sys.path`` (so ``import ui`` works) and reads the script folder's ``.streamlit/config.toml``, so the
 dashboard runs the same from either place. Every argument after ``app`` goes to ``streamlit run``, e.g.
 ``korean-eval app --server.port 8600 --server.headless true``, which runs in-process with the dashboard's first
-screen prepared while the server starts (:mod:`korean_eval.cli.serve`). On POSIX the command *becomes* the
+screen prepared while the server starts (the dashboard's ``launcher.py``). On POSIX the command *becomes* the
 Streamlit server (``os.execv``): Ctrl+C and SIGTERM reach the server itself, which stops its worker processes
 (docs/design.md §7).
 
@@ -36,9 +36,10 @@ def dashboard_dir() -> Path:
 
 
 def streamlit_command(streamlit_args: list[str]) -> list[str]:
-    """``python -m korean_eval.cli.serve <dashboard>/app.py ARGS…`` with this interpreter: ``streamlit run`` with the
-    first screen prepared while the server starts (:mod:`korean_eval.cli.serve`)."""
-    return [sys.executable, "-m", "korean_eval.cli.serve", str(dashboard_dir() / "app.py"), *streamlit_args]
+    """``python <dashboard>/launcher.py <dashboard>/app.py ARGS…`` with this interpreter: ``streamlit run`` with
+    the first screen prepared while the server starts (the dashboard's ``launcher.py``)."""
+    dashboard = dashboard_dir()
+    return [sys.executable, str(dashboard / "launcher.py"), str(dashboard / "app.py"), *streamlit_args]
 
 
 #: ``app``'s own options: option → the environment variable it sets (:data:`korean_eval.engine.limits.ENV_NAMES`).

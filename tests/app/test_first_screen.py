@@ -68,9 +68,9 @@ def test_compile_stores_the_result_and_first_screen_the_dashboard_opens_with(sto
 
 def test_app_prepares_the_first_screen_in_the_background(stored_cache):
     from korean_eval.cli.app import streamlit_command
-    from korean_eval.cli.serve import prepare_first_screen
+    from launcher import prepare_first_screen
 
-    assert streamlit_command([])[1:3] == ["-m", "korean_eval.cli.serve"]
+    assert streamlit_command([])[1:3] == [str(Path(APP).parent / "launcher.py"), APP]
     assert prepare_first_screen()  # imports the first page's modules and the backend through them
     assert {"ui.sidebar", "ui.correlation_sections", "korean_eval.engine.result_store"} <= set(sys.modules)
 
@@ -84,10 +84,10 @@ def test_the_first_run_needs_neither_scipy_stats_nor_numbas_start_and_they_are_w
         import sys
         sys.path.insert(0, {str(Path(APP).parent)!r})
         from streamlit.testing.v1 import AppTest
-        from korean_eval.cli import serve
+        import launcher
         from ui import service
 
-        assert serve.prepare_first_screen()
+        assert launcher.prepare_first_screen()
         at = AppTest.from_file({APP!r}, default_timeout=600)
         at.run()
         assert not at.exception, [e.value for e in at.exception]
@@ -95,8 +95,8 @@ def test_the_first_run_needs_neither_scipy_stats_nor_numbas_start_and_they_are_w
         first = {{m for m in ("scipy.stats", "numba.core.typing.arraydecl") if m in sys.modules}}
         assert not first, f"the first run used {{first}}"
         assert service.wait_for_first_page(0)
-        serve.BROWSER_DRAW_SECONDS = 0
-        serve.prepare_later_pages()
+        launcher.BROWSER_DRAW_SECONDS = 0
+        launcher.prepare_later_pages()
         assert {{"scipy.stats", "numba.core.typing.arraydecl"}} <= set(sys.modules)
         print("ok")
     """)
@@ -107,15 +107,15 @@ def test_the_first_run_needs_neither_scipy_stats_nor_numbas_start_and_they_are_w
 
 
 def test_the_dashboards_script_waits_for_the_background_start_which_starts_after_streamlit_is_imported():
-    """A module another thread is still importing is half-initialised (:mod:`korean_eval.cli.serve`): the background
+    """A module another thread is still importing is half-initialised (:mod:`launcher`): the background
     start begins only once Streamlit, Plotly and the modules Plotly looks for (numpy, pandas, pyarrow) are imported,
     and the script's :func:`wait_for_first_screen` returns only once the background start has prepared the first
     screen (at once where there is none)."""
     script = textwrap.dedent("""
         import sys, threading, time
-        from korean_eval.cli import serve
+        import launcher
 
-        serve.wait_for_first_screen()  # no background start: at once
+        launcher.wait_for_first_screen()  # no background start: at once
         seen = {}
         MODULES = {"streamlit.web.cli", "plotly.tools", "numpy", "pandas", "pyarrow"}
 
@@ -125,9 +125,9 @@ def test_the_dashboards_script_waits_for_the_background_start_which_starts_after
             seen["done"] = time.monotonic()
             return False
 
-        serve.prepare_first_screen = slow_first_screen
-        serve.start_in_background()
-        serve.wait_for_first_screen()
+        launcher.prepare_first_screen = slow_first_screen
+        launcher.start_in_background()
+        launcher.wait_for_first_screen()
         assert "done" in seen and time.monotonic() >= seen["done"], seen
         assert seen["imported before"] == MODULES, seen
         print("ok")

@@ -93,8 +93,8 @@ def test_app_hands_every_argument_to_streamlit_run() -> None:
     assert args.streamlit_args == ["--server.port", "8600", "--help"]
     assert dashboard_dir() == ROOT  # a checkout: the dashboard at its top
     assert streamlit_command(["--server.port", "8600"]) == [
-        sys.executable, "-m", "korean_eval.cli.serve", str(ROOT / "app.py"), "--server.port", "8600"
-    ]  # `streamlit run` in-process, the first screen prepared meanwhile (korean_eval.cli.serve)
+        sys.executable, str(ROOT / "launcher.py"), str(ROOT / "app.py"), "--server.port", "8600"
+    ]  # `streamlit run` in-process, the first screen prepared meanwhile (launcher.py)
 
 
 def test_version_option_prints_the_package_version(capsys) -> None:

@@ -1,5 +1,5 @@
-"""``python -m korean_eval.cli.serve APP.py [STREAMLIT OPTIONS…]``: ``streamlit run APP.py …`` in this process, the
-dashboard's first screen prepared by a background thread while the server starts (what ``korean-eval app`` runs).
+"""``python launcher.py app.py [STREAMLIT OPTIONS…]``: ``streamlit run app.py …`` in this process, the dashboard's
+first screen prepared by a background thread while the server starts (what ``korean-eval app`` runs).
 
 A freshly started dashboard's first run would otherwise import the whole backend and read the bundled sample's
 stored result before it can draw a chart — seconds on a small machine, spent after the first visitor arrived.
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     return cli.main()
 
 
-if __name__ == "__main__":  # run through the module's own name, the one the dashboard's script imports
-    from korean_eval.cli import serve
+if __name__ == "__main__":  # run as a script: go on as the module ``launcher``, the one the dashboard's script imports
+    import launcher
 
-    sys.exit(serve.main())
+    sys.exit(launcher.main())
