@@ -56,9 +56,8 @@ def prepare_in_background() -> None:
 
 def prepare_first_screen() -> bool:
     """Import what the first run needs — the dashboard's modules and the backend, the metrics' and levels' modules the
-    sidebar lists —, and load the bundled sample (the
-    dashboard's shared copy) and its stored result (``korean-eval compile`` stores it). Returns False on an error,
-    which it ignores (the first run then does the work)."""
+    sidebar lists —, and load the bundled sample (the dashboard's shared copy) and its stored result (``korean-eval
+    compile`` stores it). Returns False on an error, which it ignores (the first run then does the work)."""
     try:
         import ui.correlation_sections  # noqa: F401  - the first page's modules, and the backend through them
         import ui.grid_charts  # noqa: F401
