@@ -43,7 +43,7 @@ def main() -> None:
         st.session_state["ke_plotly_loaded"] = True
         warm_up.plotly_chart(PLOTLY_WARM_UP, key="ke_plotly_warm_up", config={"staticPlot": True})
     with st.spinner("Loading the evaluation library…"):  # the first run after the server starts imports it
-        from launcher import wait_for_first_screen
+        from launcher import page_sent, wait_for_first_screen
 
         wait_for_first_screen()  # `korean-eval app` imports it meanwhile: never in two threads at once
         from ui import service, sidebar, state
@@ -68,7 +68,7 @@ def main() -> None:
         with state.app_run():
             page.run()
     finally:  # also when the page stops early (st.stop)
-        service.page_sent()
+        page_sent()
 
 
 if __name__ == "__main__":  # False in a spawned worker process, which imports this file as __mp_main__

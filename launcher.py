@@ -35,12 +35,23 @@ BROWSER_DRAW_SECONDS = 3.0
 FIRST_SCREEN_WAIT_SECONDS = 120.0
 _FIRST_SCREEN_READY = threading.Event()
 _FIRST_SCREEN_READY.set()  # cleared while the background start prepares the first screen
+_PAGE_SENT = threading.Event()  # set once a run of the dashboard's script has sent its whole page
 
 
 def wait_for_first_screen() -> None:
     """Return once the background start has prepared the first screen — at once in a process that does not run it
     (``streamlit run app.py``), at the latest after :data:`FIRST_SCREEN_WAIT_SECONDS`."""
     _FIRST_SCREEN_READY.wait(FIRST_SCREEN_WAIT_SECONDS)
+
+
+def page_sent() -> None:
+    """Record that a run of the dashboard's script has sent its whole page (the dashboard's script calls it)."""
+    _PAGE_SENT.set()
+
+
+def wait_for_first_page(timeout: float) -> bool:
+    """Wait until a run has sent its whole page (True) or ``timeout`` seconds have passed (False)."""
+    return _PAGE_SENT.wait(timeout)
 
 
 def prepare_in_background() -> None:
@@ -87,9 +98,8 @@ def prepare_later_pages() -> None:
         import numpy as np
 
         from korean_eval.metaeval.stats.weighted import weighted_correlations
-        from ui import service
 
-        service.wait_for_first_page(FIRST_VISIT_WAIT_SECONDS)
+        wait_for_first_page(FIRST_VISIT_WAIT_SECONDS)
         time.sleep(BROWSER_DRAW_SECONDS)
         weighted_correlations(np.arange(3.0), np.array([1.0, 3.0, 2.0]), "pearson")
         import scipy.stats  # noqa: F401
@@ -97,7 +107,7 @@ def prepare_later_pages() -> None:
         pass
 
 
-def start_in_background() -> threading.Thread:
+def start_in_background() -> None:
     """Import Streamlit, the Plotly modules its first chart needs and the modules Plotly looks for in ``sys.modules``
     (here, before any other thread imports: module docstring), then start :func:`prepare_in_background` in a daemon
     thread; :func:`wait_for_first_screen` waits for its first part."""
@@ -109,9 +119,7 @@ def start_in_background() -> threading.Thread:
     import streamlit.web.cli  # noqa: F401
 
     _FIRST_SCREEN_READY.clear()
-    thread = threading.Thread(target=prepare_in_background, name="korean-eval-first-screen", daemon=True)
-    thread.start()
-    return thread
+    threading.Thread(target=prepare_in_background, name="korean-eval-first-screen", daemon=True).start()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,8 +7,6 @@ gives memory back when the users are gone.
 * :func:`queued`: runs an evaluation when the queue (:class:`korean_eval.engine.admission.EvaluationQueue`) gives it
   a turn, showing "Waiting: position 2 of 3" meanwhile.
 * :func:`session_id`: the browser session a run belongs to (the queue's owner).
-* :func:`page_sent` / :func:`wait_for_first_page`: whether a run has sent a whole page yet (the launcher's
-  background start waits for it before warming what only later pages need).
 * :class:`Janitor`: a daemon thread that, every few seconds, drops the in-memory results no session used for
   ``result_idle_seconds`` (:meth:`ui.shared_store.SharedStore.sweep`), ends the sessions whose browser left more than
   ``server.disconnectedSessionTTL`` seconds ago together with their uploaded files (Streamlit itself only forgets
@@ -36,7 +34,6 @@ from korean_eval.engine.limits import ServiceLimits
 
 T = TypeVar("T")
 JANITOR_STEP = 5.0  # seconds between two rounds of housekeeping, at most
-_PAGE_SENT = threading.Event()
 
 
 class Sweepable(Protocol):
@@ -67,16 +64,6 @@ def warm_up(levels: tuple[str, ...]) -> None:
     runs: the user's first evaluation then finds it ready (:func:`korean_eval.engine.workers.warm_up_kiwi`)."""
     if "kiwi" in levels:
         workers.warm_up_kiwi()
-
-
-def page_sent() -> None:
-    """Record that a run of the dashboard's script has sent its whole page (set for the process's lifetime)."""
-    _PAGE_SENT.set()
-
-
-def wait_for_first_page(timeout: float) -> bool:
-    """Wait until a run has sent its whole page (True) or ``timeout`` seconds have passed (False)."""
-    return _PAGE_SENT.wait(timeout)
 
 
 def session_id() -> str:

@@ -85,7 +85,6 @@ def test_the_first_run_needs_neither_scipy_stats_nor_numbas_start_and_they_are_w
         sys.path.insert(0, {str(Path(APP).parent)!r})
         from streamlit.testing.v1 import AppTest
         import launcher
-        from ui import service
 
         assert launcher.prepare_first_screen()
         at = AppTest.from_file({APP!r}, default_timeout=600)
@@ -94,7 +93,7 @@ def test_the_first_run_needs_neither_scipy_stats_nor_numbas_start_and_they_are_w
         assert at.get("plotly_chart"), "no chart drawn"
         first = {{m for m in ("scipy.stats", "numba.core.typing.arraydecl") if m in sys.modules}}
         assert not first, f"the first run used {{first}}"
-        assert service.wait_for_first_page(0)
+        assert launcher.wait_for_first_page(0)
         launcher.BROWSER_DRAW_SECONDS = 0
         launcher.prepare_later_pages()
         assert {{"scipy.stats", "numba.core.typing.arraydecl"}} <= set(sys.modules)
