@@ -101,6 +101,7 @@ def evaluate(
     resamples: int = defaults.RESAMPLES,
     seed: int = defaults.SEED,
     statistic: str = "pearson",
+    ar_trials: int = defaults.AR_TRIALS,
     cache: bool | PathLike = False,
     progress: Callable[[float, str], None] | None = None,
     stop: StopSignal | None = None,
@@ -120,6 +121,8 @@ def evaluate(
         resamples: bootstrap resamples and permutations of the statistics (0: no intervals or tests).
         seed: seed of every resampling.
         statistic: the correlation the significance tests and clusters compare.
+        ar_trials: approximate-randomization trials of the system-pair tests (sacrebleu's ``--paired-ar``; 0: the
+            paired bootstrap alone).
         cache: False (nothing stored), True (the user's cache folder) or a folder: stored tokens, statistics and
             results make a rerun with identical data and settings load instead of compute.
         progress: called with (fraction done, message) as the work advances: within a token level as its texts
@@ -134,8 +137,9 @@ def evaluate(
             ``jobs``, ``scheduler``, …).
 
     Returns:
-        :class:`~korean_eval.model.results.Results` with the statistics' tables attached when there are human
-        scores and ``resamples`` > 0.
+        :class:`~korean_eval.model.results.Results` with the statistics' tables attached when ``resamples`` > 0:
+        the comparisons with humans when there are human scores, the ranking checks (``system_ranking``,
+        ``metric_pairs``, ``order_splits``) whenever there are two systems or more.
 
     Raises:
         EvaluationStopped: ``stop`` was set (or ``progress`` raised it) before the run finished.
@@ -161,11 +165,12 @@ def evaluate(
     with held_writes(store) as held:  # written when the run finishes; a stopped run keeps what it finished
         results = run_pipeline(evalset, config, progress=scaled(progress, 0.0, share), cache=held, stop=stop)
         results.notes.extend(choice.notes)
-        results.statistics = evaluation_tables(results, evalset, StatisticsSettings(resamples, seed, statistic),
+        results.statistics = evaluation_tables(results, evalset, StatisticsSettings(resamples, seed, statistic, ar_trials),
                                                held, config, scaled(progress, share, 1.0), stop)
     if store.problem and store.problem not in results.notes:  # a write that failed once the run finished
         results.notes.append(store.problem)
-    results.statistics_meta = {"bootstrap": {"resamples": resamples, "seed": seed}}
+    results.statistics_meta = {"bootstrap": {"resamples": resamples, "seed": seed},
+                               "approximate_randomization": {"trials": ar_trials, "seed": seed}}
     results.evalset = evalset
     return results
 

@@ -56,8 +56,8 @@ from korean_eval.levels.registry import choose_levels, level_table
 from korean_eval.metaeval.tables.degenerate import degenerate_notes
 from korean_eval.metrics import METRIC_NAMES, validate_options
 from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
-from korean_eval.model.config import EvalConfig
-from korean_eval.model.defaults import LEVELS, RESAMPLES, SEED
+from korean_eval.model.config import EvalConfig, RankingSettings
+from korean_eval.model.defaults import AR_TRIALS, LEVELS, RESAMPLES, SEED
 from korean_eval.model.evalset import EvalSet, InputError
 from korean_eval.model.results import Results
 from korean_eval.model.vocabulary import STATISTICS, headline_grouping
@@ -226,7 +226,8 @@ def _run(args: argparse.Namespace, stop: RunStop, progress: ProgressBar | None) 
             results = evaluate(evalset, config, progress=scaled(progress, 0.0, share), cache=held, stop=event)
         elif progress is not None:
             progress(share, "done (stored result of an identical evaluation)")
-        settings = StatisticsSettings(resamples=args.bootstrap, seed=args.seed, statistic=args.statistic)
+        settings = StatisticsSettings(resamples=args.bootstrap, seed=args.seed, statistic=args.statistic,
+                                      ar_trials=args.ar_trials)
         extra = evaluation_tables(results, evalset, settings, held, config, scaled(progress, share, 1.0), event)
         to_store = bool(held.writes)
     stop.cache_written = to_store
@@ -235,7 +236,8 @@ def _run(args: argparse.Namespace, stop: RunStop, progress: ProgressBar | None) 
     check_stop(stop.event)  # a Ctrl+C while the cache was written: stop before the tables
     for note in degenerate_notes(results.correlations):
         print(f"note: {note}", file=sys.stderr)
-    extra_meta: dict[str, object] = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed}}
+    extra_meta: dict[str, object] = {"bootstrap": {"resamples": args.bootstrap, "seed": args.seed},
+                                     "approximate_randomization": {"trials": args.ar_trials, "seed": args.seed}}
     few = small_sample_notes(results)
     for note in few:
         print(f"note: {note}", file=sys.stderr)
@@ -251,7 +253,7 @@ def _run(args: argparse.Namespace, stop: RunStop, progress: ProgressBar | None) 
     stop.exports_state = "writing"
     write_exports(args, results, evalset, extra, extra_meta)
     stop.exports_state = "written"
-    print(_summary(results, extra, args.statistic))
+    print(_summary(results, extra, args.statistic, settings))
     return 0
 
 
@@ -267,18 +269,35 @@ def _chosen_levels(option: str | None, evalset: EvalSet) -> list[str]:
     return list(choice.levels)
 
 
-def _summary(results: Results, extra: dict[str, pd.DataFrame], statistic: str) -> str:
+def _summary(results: Results, extra: dict[str, pd.DataFrame], statistic: str, settings: StatisticsSettings) -> str:
     summary = summary_text(results, statistic)
     if "domain_correlations.csv" in extra:
         summary += "\n" + "\n".join(domain_summary(extra["domain_correlations.csv"], statistic))
     if "human_ceiling.csv" in extra:
         summary += "\n" + "\n".join(ceiling_summary(extra["human_ceiling.csv"], statistic))
+    if "system_ranking.csv" in extra and len(extra["system_ranking.csv"]):
+        summary += "\n" + "\n".join(_ranking_summary(extra, settings, len(results.seg_ids)))
     if "category_correlations.csv" in extra:
         from korean_eval.lens.span_detection import tracking_sentences
 
         summary += "\nWhich MQM error categories each configuration tracks (descriptive):\n" + "\n".join(
             tracking_sentences(extra["category_correlations.csv"]))
     return summary
+
+
+def _ranking_summary(extra: dict[str, pd.DataFrame], settings: StatisticsSettings, n_items: int) -> list[str]:
+    """Each configuration's order of the systems with its significance clusters, the tests behind them, and how
+    many system pairs the configurations order differently."""
+    from korean_eval.metaeval.tables.ranking_text import ranking_lines
+
+    described = RankingSettings(resamples=settings.resamples, ar_trials=settings.ar_trials, seed=settings.seed)
+    splits = extra["order_splits.csv"]
+    split = splits[(splits["prefer_a"] > 0) & (splits["prefer_b"] > 0)]
+    lines = ["System rankings per level/metric, best first ('>' a significant step, ',' a tie): "
+             + described.describe(n_items), *ranking_lines(extra["system_ranking.csv"])]
+    lines.append(f"{len(split)} of {len(splits)} system pair(s) are ordered one way by some configurations and the "
+                 "other way by others (order_splits.csv)" if len(splits) else "")
+    return lines + [""]
 
 
 def _expand_overrides(overrides: dict, levels: Sequence[str]) -> dict:
@@ -344,6 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
     st = run.add_argument_group("statistics")
     st.add_argument("--bootstrap", type=int, default=RESAMPLES, metavar="N", help="bootstrap/permutation resamples (0 = no CIs or tests)")
     st.add_argument("--seed", type=int, default=SEED, help="seed of every resampling")
+    st.add_argument("--ar-trials", type=int, default=AR_TRIALS, metavar="N",
+                    help="approximate randomization trials of the system-pair tests (sacrebleu's --paired-ar; "
+                    "0 = paired bootstrap only)")
     st.add_argument("--replace-nans-with-zeros", action="store_true",
                     help="grouped segment-level correlations count undefined groups (e.g. an item every system scored "
                     "the same) as 0 instead of leaving them out (mt-metrics-eval's option)")

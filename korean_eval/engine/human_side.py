@@ -15,6 +15,7 @@ from korean_eval.metaeval.stats.soft_pairwise import HumanPairwise, human_pairwi
 from korean_eval.metaeval.tables import tidy
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
+from korean_eval.model.results import NO_HUMAN_NOTE
 
 __all__ = ["HumanScores", "human_notes", "human_scores", "human_system_table"]
 
@@ -47,7 +48,7 @@ def human_notes(evalset: EvalSet) -> list[str]:
     """The run's notes on its human scores: none at all, or system-level scores given directly."""
     notes = []
     if evalset.human is None:
-        notes.append("no human scores: correlations and rankings against humans are empty")
+        notes.append(NO_HUMAN_NOTE)
     if evalset.human_system is not None:
         notes.append("system-level human scores are the ones given at system level (not the mean of segment scores):"
                      " system-level correlations, rankings and pairwise accuracy use them")

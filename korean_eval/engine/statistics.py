@@ -15,6 +15,10 @@ like the scores (docs/design.md §5).
 * ``human_ceiling.csv``, when the human scores come from several raters: the human ceiling with its bootstrap
   intervals on the same resamples (:func:`korean_eval.metaeval.tables.human_ceiling.human_ceiling`),
 
+and :func:`ranking_tables`, for every run of two or more systems, human scores or not: ``metric_pairs.csv``,
+``system_ranking.csv`` and ``order_splits.csv`` (:mod:`korean_eval.metaeval.tables.system_ranking`: sacrebleu's
+paired bootstrap and approximate randomization between every two systems, clusters of systems),
+
 every resampling with ``resamples`` draws and one ``seed``. The tables are a function of the evaluation and of these
 settings only, so they are stored in the cache (blob kind ``statistics``, at most
 :data:`korean_eval.engine.cache.MAX_RESULTS` kept) under a key made of the evaluation's stored-result key
@@ -35,23 +39,26 @@ from korean_eval.engine.cache import NullCache
 from korean_eval.engine.progress import Progress, Ticker
 from korean_eval.engine.result_store import digest, load_result, store_result
 from korean_eval.engine.stopping import StopSignal, check_stop
-from korean_eval.model.config import EvalConfig
-from korean_eval.model.defaults import RESAMPLES, SEED
+from korean_eval.model.config import EvalConfig, RankingSettings
+from korean_eval.model.defaults import AR_TRIALS, RESAMPLES, SEED
 from korean_eval.model.results import Results
 from korean_eval.model.vocabulary import GRANULARITIES, headline_grouping
 
 STATISTICS_CACHE_VERSION = 3
+RANKING_CACHE_VERSION = 1
 CLUSTER_FILE_COLUMNS = ["granularity", "statistic", "level", "metric", "value", "correlation", "cluster"]
 
 
 @dataclass(frozen=True)
 class StatisticsSettings:
     """What the statistics depend on besides the evaluation: resamples (bootstrap draws and permutations; 0 = none),
-    their seed, and the correlation statistic the significance tests and clusters compare."""
+    their seed, the correlation statistic the significance tests and clusters compare, and the approximate
+    randomization trials of the ranking checks (0 = that test skipped)."""
 
     resamples: int = RESAMPLES
     seed: int = SEED
     statistic: str = "pearson"
+    ar_trials: int = AR_TRIALS
 
 
 @dataclass
@@ -73,7 +80,9 @@ def statistics_key(results: Results, settings: StatisticsSettings) -> str | None
     """The cache key of the statistics of ``results`` with ``settings``; None when the result is not stored."""
     if not results.result_key:
         return None
-    return digest({"version": STATISTICS_CACHE_VERSION, "result": results.result_key, "settings": asdict(settings)})
+    fields = asdict(settings)
+    fields.pop("ar_trials")  # read by the ranking checks only
+    return digest({"version": STATISTICS_CACHE_VERSION, "result": results.result_key, "settings": fields})
 
 
 def compute_statistics(results: Results, settings: StatisticsSettings, config: EvalConfig | None = None,
@@ -193,6 +202,49 @@ def statistics_tables(
     return computed
 
 
+def ranking_tables(
+    results: Results, settings: StatisticsSettings, cache: NullCache | None = None,
+    config: EvalConfig | None = None, progress: Progress | None = None, stop: StopSignal | None = None,
+) -> dict[str, pd.DataFrame]:
+    """The ranking checks of ``results`` by file name (``metric_pairs.csv``, ``system_ranking.csv``,
+    ``order_splits.csv``; :mod:`korean_eval.metaeval.tables.system_ranking`) with ``settings``' resamples, trials
+    and seed: ``{}`` without resamples or with fewer than two systems. As tasks of a few configurations each on the
+    workers of ``config`` when the run is large enough (the same bytes either way), cached like the statistics."""
+    if settings.resamples <= 0 or len(results.systems) < 2 or not results.segment_matrices:
+        return {}
+    ranking = RankingSettings(resamples=settings.resamples, ar_trials=settings.ar_trials, seed=settings.seed)
+    cache = cache or NullCache()
+    key = None
+    if cache.enabled and cache.store_results and results.result_key:
+        key = digest({"version": RANKING_CACHE_VERSION, "result": results.result_key, "settings": asdict(ranking)})
+        stored = load_result(cache, key, kind="statistics")
+        if isinstance(stored, dict):
+            return stored
+    from korean_eval.engine import statistics_tasks as st
+    from korean_eval.engine.workers import Scheduler, make_scheduler
+    from korean_eval.metaeval.tables.system_ranking import order_splits_table
+
+    keys = list(results.segment_matrices)
+    sched = make_scheduler(config) if config is not None else Scheduler(1)
+    ticker = Ticker(progress, 1, stop)
+    with sched, one_blas_thread():
+        sched.watch = ticker.watch
+        pool = sched.pool(len(results.systems) * len(results.seg_ids) * len(keys))
+        jobs = [sched.submit(st.task_ranking, (st.trimmed(results, chunk, True), chunk, ranking),
+                             ("statistics", "task_ranking"), pool) for chunk in st.config_chunks(keys)]
+        ticker.track("ranking checks", jobs, "tasks done")
+        parts = [job.result() for job in jobs]
+    pairs = pd.concat([p for p, _ in parts], ignore_index=True)
+    tables = {
+        "metric_pairs.csv": pairs,
+        "system_ranking.csv": pd.concat([r for _, r in parts], ignore_index=True),
+        "order_splits.csv": order_splits_table(pairs),
+    }
+    if key is not None:
+        store_result(cache, key, tables, kind="statistics")
+    return tables
+
+
 def evaluation_tables(
     results: Results, evalset, settings: StatisticsSettings, cache: NullCache | None = None,
     config: EvalConfig | None = None, progress: Progress | None = None, stop: StopSignal | None = None,
@@ -214,6 +266,8 @@ def evaluation_tables(
     if found is not None:
         results.correlations = found.correlations
         extra.update(found.tables)
+    check_stop(stop)
+    extra.update(ranking_tables(results, settings, cache, config, None, stop))
     results.notes = results.notes + [n for n in degenerate_notes(results.correlations) if n not in results.notes]
     extra.update(domain_tables(results, evalset))
     extra.update(rating_tables(results, extra))

@@ -158,3 +158,15 @@ def in_table_order(parts: Sequence[pd.DataFrame], keys: Sequence[Key], columns: 
     order = np.lexsort((np.arange(len(table)), table["config_b"].map(position).to_numpy(),
                         table["config_a"].map(position).to_numpy()))
     return table.iloc[order].reset_index(drop=True)
+
+
+def task_ranking(results: Results, configs: list[Key], settings) -> tuple[tuple[pd.DataFrame, pd.DataFrame], float]:
+    """The ranking checks of ``configs`` (:func:`korean_eval.metaeval.tables.system_ranking.metric_pairs_table` and
+    :func:`~korean_eval.metaeval.tables.system_ranking.system_ranking_table`, ``settings`` a
+    :class:`~korean_eval.metaeval.tables.system_ranking.RankingSettings`); ((pairs, ranking), CPU seconds)."""
+    from korean_eval.metaeval.tables.system_ranking import metric_pairs_table, system_ranking_table
+
+    start = time.process_time()
+    pin_blas_threads()
+    pairs = metric_pairs_table(results, settings, configs)
+    return (pairs, system_ranking_table(results, pairs, settings, configs)), time.process_time() - start

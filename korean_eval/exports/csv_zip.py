@@ -1,8 +1,10 @@
 """Exports: the tidy tables as CSV files, and everything as one zip with a JSON of settings and signatures.
 
 Files (docs/design.md §2): ``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv``,
-``flipped_pairs.csv``, ``human_systems.csv``, ``token_stats.csv``, ``timings.csv``, plus any extra tables given
-(e.g. ``significance.csv``, ``system_pairs.csv``, the per-domain tables of :func:`domain_tables`), and ``run.json`` (settings, signatures, data summary, notes).
+``flipped_pairs.csv``, ``human_systems.csv`` (these four only with human scores), ``token_stats.csv``,
+``timings.csv``, plus any extra tables given (e.g. ``significance.csv``, ``system_pairs.csv``, the ranking checks
+``system_ranking.csv``, ``metric_pairs.csv``, ``order_splits.csv``, the per-domain tables of :func:`domain_tables`),
+and ``run.json`` (settings, signatures, data summary, notes).
 All CSVs are UTF-8 with a header row; no index column; text cells that a spreadsheet would run as a formula are
 prefixed with ``'`` (see :func:`to_csv_bytes`).
 """
@@ -19,11 +21,11 @@ import pandas as pd
 
 import korean_eval
 from korean_eval.model.evalset import EvalSet
-from korean_eval.model.results import Results
+from korean_eval.model.results import HUMAN_TABLES, Results, has_human_scores
 
 
 def result_tables(results: Results, extra: Mapping[str, pd.DataFrame] | None = None) -> dict[str, pd.DataFrame]:
-    """File name → table for every export."""
+    """File name → table for every export; without human scores, none of :data:`HUMAN_TABLES`."""
     tables = {
         "segment_scores.csv": results.segment_scores,
         "system_scores.csv": results.system_scores,
@@ -36,6 +38,8 @@ def result_tables(results: Results, extra: Mapping[str, pd.DataFrame] | None = N
     }
     for name, frame in (extra or {}).items():
         tables[name if name.endswith(".csv") else f"{name}.csv"] = frame
+    if not has_human_scores(results):
+        tables = {name: frame for name, frame in tables.items() if name not in HUMAN_TABLES}
     return tables
 
 

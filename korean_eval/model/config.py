@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from korean_eval.levels.registry import LEVEL_NAMES, SpmLevel
 from korean_eval.metrics import METRIC_NAMES, make_metric
 from korean_eval.model import defaults
-from korean_eval.model.defaults import RESAMPLES, SEED
+from korean_eval.model.defaults import ALPHA, AR_TRIALS, RESAMPLES, SEED
 from korean_eval.model.vocabulary import GROUPINGS, STATISTICS, check_choice
 
 
@@ -103,3 +103,32 @@ class EvalConfig:
         }
 
 
+#: The tests that can decide a cluster: name → what it is.
+RANKING_TESTS: dict[str, str] = {
+    "bootstrap": "paired bootstrap resampling (sacrebleu --paired-bs)",
+    "randomization": "paired approximate randomization (sacrebleu --paired-ar)",
+}
+
+
+@dataclass(frozen=True)
+class RankingSettings:
+    """The settings of the ranking checks: bootstrap resamples, approximate-randomization trials (0: that test is
+    skipped), their seed, the significance level, and the test that decides the clusters (:data:`RANKING_TESTS`)."""
+
+    resamples: int = RESAMPLES
+    ar_trials: int = AR_TRIALS
+    seed: int = SEED
+    alpha: float = ALPHA
+    test: str = "bootstrap"
+
+    def __post_init__(self) -> None:
+        check_choice("test", self.test, tuple(RANKING_TESTS))
+        if self.test == "randomization" and self.ar_trials < 1:
+            raise ValueError("clusters by approximate randomization need ar_trials >= 1")
+
+    def describe(self, n_items: int) -> str:
+        """One sentence naming the tests, their draws and seed, and what decides "significant"."""
+        ar = (f"; approximate randomization: {self.ar_trials:,} trials, each segment's two outputs swapped with "
+              "probability ½" if self.ar_trials > 0 else "")
+        return (f"Paired bootstrap: {self.resamples:,} resamples of the {n_items:,} segments{ar}; seed {self.seed}. "
+                f"Significant: p < {self.alpha:g} by {RANKING_TESTS[self.test]}.")

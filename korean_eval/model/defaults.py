@@ -11,5 +11,7 @@ METRICS: tuple[str, ...] = ("bleu", "chrf", "chrf+", "chrf++", "ter")
 SEED = 12345
 #: Bootstrap resamples and permutations.
 RESAMPLES = 1000
+#: Approximate-randomization trials of the system-pair tests: sacrebleu's default (``--paired-ar-n``).
+AR_TRIALS = 10_000
 #: Significance level of every test and cluster.
 ALPHA = 0.05

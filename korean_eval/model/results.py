@@ -18,6 +18,13 @@ if TYPE_CHECKING:
     from korean_eval.model.evalset import EvalSet
 
 GIVEN_LEVEL = "given"  # the level of the user's own metric scores (computed elsewhere, e.g. COMET)
+#: The tables that compare the metrics with human scores: not exported for a run without any (they would hold only
+#: empty human columns); the ranking checks (``system_ranking.csv``, ``metric_pairs.csv``, ``order_splits.csv``)
+#: need none.
+HUMAN_TABLES = ("correlations.csv", "rankings.csv", "flipped_pairs.csv", "human_systems.csv")
+NO_HUMAN_NOTE = ("no human scores: " + ", ".join(HUMAN_TABLES) + " (comparisons with humans) are not written; "
+                 "system_ranking.csv, metric_pairs.csv and order_splits.csv hold the ranking checks")
+
 
 
 @dataclass
@@ -78,6 +85,23 @@ class Results:
         """Each configuration's verdict on every pair of systems against the humans' (``system_pairs.csv``)."""
         return self.statistics.get("system_pairs.csv")
 
+    @property
+    def system_ranking(self) -> pd.DataFrame | None:
+        """Each configuration's systems best first with intervals and significance clusters
+        (``system_ranking.csv``; :mod:`korean_eval.metaeval.tables.system_ranking`), if computed."""
+        return self.statistics.get("system_ranking.csv")
+
+    @property
+    def metric_pairs(self) -> pd.DataFrame | None:
+        """sacrebleu's paired bootstrap and approximate randomization between every two systems under every
+        configuration (``metric_pairs.csv``), if computed."""
+        return self.statistics.get("metric_pairs.csv")
+
+    @property
+    def order_splits(self) -> pd.DataFrame | None:
+        """How the configurations divide over each pair of systems (``order_splits.csv``), if computed."""
+        return self.statistics.get("order_splits.csv")
+
     def to_csv(self, out_dir: str | os.PathLike[str]) -> list[Path]:
         """Write every table, as ``korean-eval run --out`` does, and ``run.json`` into ``out_dir``; returns the
         paths written."""
@@ -103,3 +127,8 @@ def higher_is_better(metric: str, level: str | None, given_lower_is_better: Coll
     return metric_info(metric).higher_is_better if metric in METRIC_NAMES else True
 
 
+def has_human_scores(results: Results) -> bool:
+    """Whether ``results`` has a human score at the segment or the system level."""
+    h = np.asarray(results.human_matrix, dtype=np.float64)
+    given = results.human_system is not None and bool(np.isfinite(np.asarray(results.human_system, float)).any())
+    return given or (h.size > 0 and bool(np.isfinite(h).any()))
