@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import charts, display_tables, grid_charts, state, statistics_state, views
+from ui import charts, display_tables, grid_charts, ranking_section, state, statistics_state, views
 from ui import significance_views as sig_views
 from ui.widgets import chart, csv_button, fit_table, human_note, md_escape
 
@@ -25,10 +25,13 @@ MAX_ROWS = 300
 
 
 st.subheader("System scores per token level")
+with_human = bool(res.human_systems["human_rank"].notna().any())
 st.caption(
-    "Each cell: system score (its rank among the systems, 1 = best). **Red cells**: the metric ranks that system "
-    "differently from the humans. The Human column is the mean human score over each system's scored segments. "
-    "System scores come from statistics summed over the corpus, not from averaging segment scores."
+    "Each cell: system score (its rank among the systems, 1 = best). "
+    + ("**Red cells**: the metric ranks that system differently from the humans. The Human column is the mean human "
+       "score over each system's scored segments. " if with_human else
+       "Systems ordered by their mean rank over the levels. ")
+    + "System scores come from statistics summed over the corpus, not from averaging segment scores."
 )
 tabs = st.tabs([views.metric_label(m) for m in metrics])
 for tab, metric in zip(tabs, metrics, strict=True):
@@ -36,19 +39,21 @@ for tab, metric in zip(tabs, metrics, strict=True):
         text, css = statistics_state.display_table(
             ctx, "score_table", lambda m=metric: display_tables.score_table_text(*views.score_table(res, m)), metric
         )
-        for group in display_tables.column_groups(text, keep=2):  # system, Human, then as many levels as fit
-            fit_table(text[[*text.columns[:2], *group]], styles=css[[*css.columns[:2], *group]])
+        keep = 2 if with_human else 1  # system (and Human), then as many levels as fit
+        for group in display_tables.column_groups(text, keep=keep):
+            fit_table(text[[*text.columns[:keep], *group]], styles=css[[*css.columns[:keep], *group]])
         if not res.higher_is_better(metric):
             st.caption(f"{md_escape(views.metric_label(metric))} is an error rate: lower is better, rank 1 = lowest.")
 
-st.subheader("Rankings: humans vs metric")
-has_ranks = res.human_systems["human_rank"].notna().any()
+if not with_human:  # the ranking check is this page's main content
+    ranking_section.draw(ctx)
+
 n_systems = len(res.systems)
-if not has_ranks:
-    st.info("No human scores: rankings against humans need them (Data page).")
-elif n_systems < 2:
-    st.info("Rankings compare systems: these data have only one system.")
-else:
+if not with_human:
+    st.info("No human scores: the comparison with humans (their ranking, pair verdicts, pairwise accuracy) needs "
+            "them — add them on the Data page.", icon=":material/person_off:")
+elif n_systems >= 2:
+    st.subheader("Rankings: humans vs metric")
     metric = st.selectbox(
         "Metric", metrics, format_func=views.metric_label, key="rank_metric", persist_state="session"
     )
@@ -166,6 +171,9 @@ else:
             fit_table(picked.head(MAX_ROWS), height=480 if len(picked) > 12 else None)
             if len(picked) > MAX_ROWS:
                 st.caption(f"The first {MAX_ROWS} of {len(picked):,} flipped pairs; flipped_pairs.csv (Downloads) has all.")
+
+if with_human:
+    ranking_section.draw(ctx)
 
 with st.expander("Signatures (cite these with the numbers)", icon=":material/fingerprint:"):
     signatures = views.signatures_table(res)

@@ -220,19 +220,27 @@ def score_table(results: Results, metric: str) -> tuple[pd.DataFrame, pd.DataFra
 
     Returns ``(scores, ranks, differs)``: metric scores, metric ranks (1 = best), and a boolean frame that is True
     where the metric's rank of a system differs from its human rank. Each frame has the columns ``Human`` (mean
-    human score / human rank) then one per level.
+    human score / human rank; only with human scores) then one per level. Systems by human rank; without human
+    scores, by the metric's mean rank over the levels.
     """
     rk = results.rankings[results.rankings["metric"] == metric]
     hs = results.human_systems.set_index("system")
     levels = ordered_levels(rk["level"].unique())
-    order = hs.sort_values(["human_rank", "system"], na_position="last").index.tolist()
+    with_human = bool(hs["human_rank"].notna().any())
+    if with_human:
+        order = hs.sort_values(["human_rank", "system"], na_position="last").index.tolist()
+    else:  # best first by the metric's mean rank over the levels, then by name
+        mean_rank = rk.groupby("system")["metric_rank"].mean()
+        order = sorted(hs.index, key=lambda s: (not np.isfinite(mean_rank.get(s, np.nan)),
+                                                 float(mean_rank.get(s, 0.0)), s))
     scores = rk.pivot(index="system", columns="level", values="metric_score").reindex(index=order, columns=levels)
     ranks = rk.pivot(index="system", columns="level", values="metric_rank").reindex(index=order, columns=levels)
     human_rank = hs["human_rank"].reindex(order)
-    scores.insert(0, "Human", hs["human_mean"].reindex(order))
-    ranks.insert(0, "Human", human_rank)
     differs = ranks.ne(human_rank, axis=0) & ranks.notna() & human_rank.notna().to_numpy()[:, None]
-    differs["Human"] = False
+    if with_human:
+        scores.insert(0, "Human", hs["human_mean"].reindex(order))
+        ranks.insert(0, "Human", human_rank)
+        differs.insert(0, "Human", False)
     for frame in (scores, ranks, differs):
         frame.index.name = "system"
         frame.columns.name = None
