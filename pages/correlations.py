@@ -24,7 +24,9 @@ human_note(ctx.evalset)
 if state.is_sample():
     st.page_link("pages/data.py", label="Showing the bundled sample. Load your own files on the Data page →", icon=":material/upload_file:")
 if not ctx.has_human:
-    st.info("These data have no human scores, so there is nothing to correlate. Add human scores on the Data page.")
+    st.info("These data have no human scores: correlations with humans need them (add them on the Data page). "
+            "Which systems each metric × level separates needs none:", icon=":material/person_off:")
+    st.page_link("pages/scores.py", label="The ranking check on Scores & rankings →", icon=":material/leaderboard:")
     st.stop()
 
 agree = st.toggle(

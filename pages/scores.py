@@ -19,13 +19,17 @@ st.warning(
     icon=":material/warning:",
 )
 human_note(ctx.evalset)
+with_human = bool(res.human_systems["human_rank"].notna().any())
+if not with_human:
+    st.info("No human scores: this page is the ranking check — which systems each metric × level separates "
+            "significantly. The comparison with humans (their ranking, pair verdicts, pairwise accuracy) needs human "
+            "scores: add them on the Data page.", icon=":material/person_off:")
 
 #: Rows of a long table drawn on the page (the CSV download next to it has every row).
 MAX_ROWS = 300
 
 
 st.subheader("System scores per token level")
-with_human = bool(res.human_systems["human_rank"].notna().any())
 st.caption(
     "Each cell: system score (its rank among the systems, 1 = best). "
     + ("**Red cells**: the metric ranks that system differently from the humans. The Human column is the mean human "
@@ -49,10 +53,7 @@ if not with_human:  # the ranking check is this page's main content
     ranking_section.draw(ctx)
 
 n_systems = len(res.systems)
-if not with_human:
-    st.info("No human scores: the comparison with humans (their ranking, pair verdicts, pairwise accuracy) needs "
-            "them — add them on the Data page.", icon=":material/person_off:")
-elif n_systems >= 2:
+if with_human and n_systems >= 2:
     st.subheader("Rankings: humans vs metric")
     metric = st.selectbox(
         "Metric", metrics, format_func=views.metric_label, key="rank_metric", persist_state="session"

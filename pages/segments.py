@@ -17,7 +17,11 @@ MIN_CHARS = 10
 st.title("Segments")
 human_note(ctx.evalset)
 if not ctx.has_human:
-    st.info("These data have no human scores: the per-segment comparison needs them (Data page).")
+    st.info("These data have no human scores: the per-segment comparison with humans needs them (Data page). The "
+            "segments on which two metric × level configurations prefer different systems need none:",
+            icon=":material/person_off:")
+    st.page_link("pages/scores.py", label="Where the metric × level choice changes the order →",
+                 icon=":material/leaderboard:")
     st.stop()
 
 levels = views.ordered_levels(res.segment_scores["level"].unique())

@@ -164,6 +164,7 @@ KONLPY_FILES = frozenset({
 #: order, which the unit keeps.
 BROWSER_FILES = frozenset({
     "tests/e2e/test_browser_dashboard.py",
+    "tests/e2e/test_browser_everyday_uses.py",
     "tests/e2e/test_browser_mqm.py",
     "tests/e2e/test_browser_report.py",
     "tests/e2e/test_browser_scale.py",

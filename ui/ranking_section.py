@@ -7,7 +7,6 @@ from __future__ import annotations
 import streamlit as st
 
 from korean_eval.metaeval.tables.system_ranking import split_segments
-from korean_eval.model.config import RANKING_TESTS
 from korean_eval.model.vocabulary import config_name
 from ui import ranking_charts, ranking_state, ranking_views, views
 from ui.state import Context
@@ -58,8 +57,8 @@ def draw(ctx: Context) -> None:
     fit_table(ranking_views.ranking_text(ranking, level, metric))
     st.markdown(f"**Every pair of systems under {md_escape(label)}**")
     fit_table(ranking_views.pairs_text(pairs, level, metric), height=420 if len(res.systems) > 6 else None)
-    st.caption(f"Δ = score of system a − of system b; p: two-sided p-value of “no difference”. Significant: p < "
-               f"{settings.alpha:g} by {RANKING_TESTS[settings.test]}. {how}")
+    st.caption(f"Δ = score of system a − of system b (its interval: the 2.5th and 97.5th percentiles of the "
+               f"resampled differences); p: two-sided p-value of “no difference”. {how}")
     csv_button(pairs, "metric_pairs.csv", f"All {len(pairs):,} tested pairs (every configuration) as CSV",
                key="dl_metric_pairs")
     csv_button(ranking, "system_ranking.csv", "Every configuration's ranking with intervals and clusters as CSV",
