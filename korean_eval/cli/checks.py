@@ -108,7 +108,7 @@ def check_option_combinations(args: argparse.Namespace) -> None:
 def check_run_numbers(args: argparse.Namespace) -> None:
     """Range checks of the numeric options of ``run`` (and of ``profile``, which has some of them; each message names
     its option)."""
-    bounds = (("bootstrap", 0), ("spa_permutations", 0), ("spm_vocab", 1), ("jobs", 1))
+    bounds = (("bootstrap", 0), ("spa_permutations", 0), ("ar_trials", 0), ("spm_vocab", 1), ("jobs", 1))
     for dest, low in bounds:
         value = getattr(args, dest, None)
         if value is not None and value < low:
