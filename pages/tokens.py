@@ -1,10 +1,11 @@
-"""Tokens: one sentence at every chosen token level side by side, and tokenisation statistics of the data."""
+"""Tokens: one segment (a pair of the data, or typed) at every chosen token level, with its BLEU, chrF, chrF++ and TER
+at each level side by side; tokenisation statistics of the data."""
 
 import pandas as pd
 import streamlit as st
 
-from ui import charts, display_tables, state, views
-from ui.widgets import chart, fit_table, human_note, md_escape, token_chips
+from ui import charts, display_tables, state, token_demo, views
+from ui.widgets import chart, fit_table, human_note, md_escape
 
 state.enter_page("pages/tokens.py")
 ctx = state.context()
@@ -23,13 +24,21 @@ if not levels:
     st.info("Choose at least one token level in the sidebar.")
     st.stop()
 
+st.subheader("One segment at every token level")
+TYPED = "Type a sentence"
 mode = st.segmented_control(
-    "Text", ["A segment of the data", "Type a sentence"], key="tok_mode", required=True,
-    default="A segment of the data", persist_state="session",
+    "Text", ["A segment of the data", TYPED], key="tok_mode", required=True, default="A segment of the data",
+    format_func=lambda m: "Type a sentence pair" if m == TYPED else m, persist_state="session",
 )
-if mode == "Type a sentence":
-    text = st.text_input("Sentence", value="한국어는 조사와 어미가 붙어서 띄어쓰기 단위가 길어요.", key="tok_text", persist_state="session")
-    tokens = state.tokenize(text, levels, data, cfg) if text.strip() else {}
+if mode == TYPED:
+    c1, c2 = st.columns(2)
+    ref_text = c1.text_input("Reference", value=token_demo.DEFAULT_REFERENCE, key="tok_text", persist_state="session")
+    hyp_text = c2.text_input("Hypothesis", value=token_demo.DEFAULT_HYPOTHESIS, key="tok_hyp", persist_state="session")
+    refs = [token_demo.nfc(ref_text)] if ref_text.strip() else []
+    hyp = token_demo.nfc(hyp_text) if hyp_text.strip() else None
+    hyp_label, file_stem = "Hypothesis (typed)", "typed-pair"
+    ref_tokens = [state.tokenize(r, levels, data, cfg) for r in refs]
+    hyp_tokens = state.tokenize(hyp, levels, data, cfg) if hyp is not None else None
 else:
     c1, c2 = st.columns([3, 1])
     ref0 = data.refs[0]
@@ -37,24 +46,26 @@ else:
         "Segment", range(data.n_segments), key="tok_seg", persist_state="session",
         format_func=lambda i: f"{data.seg_ids[i]}: {ref0[i][:70]}",
     )
-    side = c2.selectbox("Text", ["reference", *data.systems], key="tok_side", persist_state="session")
-    text = ref0[seg] if side == "reference" else data.systems[side][seg]
-    if text is None:
-        st.info("This system has no hypothesis for this segment.")
-        st.stop()
-    tokens = {lv: res.tokens[lv][text].split() for lv in levels}
-    if side != "reference":
-        st.caption("Reference:")
-        st.text(ref0[seg])
-st.text(text)
-if tokens:
-    side = views.tokens_side_by_side(tokens)
-    side["tokens"] = [token_chips(tokens[lv], views.level_family(lv)) for lv in side["level"]]
-    side["level"] = [
-        f"**{lv}**" + ("" if fam == lv else f" · {fam}") for lv, fam in zip(side["level"], side["family"], strict=True)
-    ]
-    side["count"] = side["count"].astype(str)
-    fit_table(side[["level", "count", "tokens"]], markdown=["level", "tokens"])
+    system = c2.selectbox("System", list(data.systems), key="tok_system", persist_state="session")
+    refs = [stream[seg] for stream in data.refs if stream[seg] is not None]
+    hyp = data.systems[system][seg]
+    hyp_label, file_stem = f"Hypothesis (system {system})", f"segment-{data.seg_ids[seg]}-{system}"
+    ref_tokens = [token_demo.evaluation_tokens(r, levels, res, data, cfg) for r in refs]
+    hyp_tokens = token_demo.evaluation_tokens(hyp, levels, res, data, cfg) if hyp is not None else None
+
+if not refs:
+    st.info("Type a reference to see its tokens and the pair's scores.")
+else:
+    token_demo.draw_pair(refs, hyp, hyp_label)
+    token_demo.draw_tokens(ref_tokens[0], hyp_tokens, hyp_label, len(refs))
+    if hyp_tokens is None:
+        st.info("Type a hypothesis to score the pair." if mode == TYPED else
+                "This system has no hypothesis for this segment: choose another system or segment to see scores.")
+    else:
+        pair = token_demo.segment_tokens({lv: [t[lv] for t in ref_tokens] for lv in levels}, hyp_tokens,
+                                         token_demo.level_versions(res))
+        token_demo.draw_scores(token_demo.score_pair(pair, cfg), len(refs), file_stem)
+token_demo.draw_probe_link(data, cfg)
 
 st.subheader("Over the whole data")
 stats = res.token_stats.copy()
