@@ -62,7 +62,8 @@ if result is None:
 
 profile_tab, speech_tab, probe_tab, human_tab, spans_tab, download_tab = st.tabs(
     ["Error profile", "Speech level & spacing", "Perturbation probe", "What the humans punish", "Error spans (MQM)",
-     "Downloads"]
+     "Downloads"],
+    key="lens_tab", bind="query-params",  # a link can open one tab (the Tokens page's, the probe)
 )
 
 with profile_tab:

@@ -283,7 +283,7 @@ def draw_probe_link(evalset: EvalSet, config: EvalConfig) -> None:
     data and settings has been computed, its findings in an expander."""
     from ui import lens_state, lens_views  # the lens's modules only where this section is drawn
 
-    st.page_link("pages/lens.py", icon=":material/manage_search:",
+    st.page_link("pages/lens.py", icon=":material/manage_search:", query_params={"lens_tab": "Perturbation probe"},
                  label="Korean lens → Perturbation probe: which token level × metric notices which Korean error, "
                        "over all your references")
     result = lens_state.cached_lens(evalset, config, True)
