@@ -12,9 +12,10 @@ model.
 
 Requirements: the workers run the same korean-eval and library versions as the client (the package must be
 importable there); a task of a worker that dies is retried by Dask on another worker and, if the cluster gives
-up (``KilledWorker``), recomputed in the calling process like a task of a dead local worker. As with the local
-pool, inputs with fewer than :data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs to compute stay in the calling
-process.
+up (``KilledWorker``), recomputed in the calling process like a task of a dead local worker; a failure of the
+cluster itself (a result that cannot be fetched, a worker that cannot load korean-eval's tasks) ends the run with a
+``RuntimeError`` naming the scheduler's address. As with the local pool, inputs with fewer than
+:data:`korean_eval.engine.workers.PARALLEL_MIN_PAIRS` pairs to compute stay in the calling process.
 """
 
 from __future__ import annotations
@@ -22,27 +23,60 @@ from __future__ import annotations
 import asyncio
 import atexit
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import CancelledError
 
 CONNECT_TIMEOUT = 20  # seconds to reach the scheduler and to wait for a first worker
+#: Seconds between two looks at whether a task finished while a caller waits for it with a timeout.
+POLL_SECONDS = 0.01
 
 _CLIENTS: dict[str, DaskExecutor] = {}
 _LOCK = threading.Lock()
 
 
 class DaskFuture:
-    """A Dask future whose ``result()`` reports a task the cluster gave up on (``KilledWorker``, cancelled) as
-    :class:`concurrent.futures.CancelledError`, which makes :class:`korean_eval.engine.workers.Job` recompute it here."""
+    """A Dask task's future with the interface of :class:`concurrent.futures.Future` that the engine waits on.
 
-    def __init__(self, future, lost: tuple[type[BaseException], ...]):
-        self._future, self._lost = future, lost
+    ``result(timeout)`` waits here, looking at ``done()`` every :data:`POLL_SECONDS`, and fetches the value only once
+    the task finished: ``distributed.Future.result(timeout=…)`` is never called, because its timeout cancels the
+    client's fetch of results, which concurrent fetches share, and one of those then fails with an
+    ``UnboundLocalError`` from ``distributed.utils.sync`` instead of a value. A task the cluster gave up on
+    (``KilledWorker``, cancelled) is reported as :class:`concurrent.futures.CancelledError`, which makes
+    :class:`korean_eval.engine.workers.Job` recompute it here; a failure of the cluster itself as a
+    ``RuntimeError`` naming the scheduler's address; an exception the task raised, as it is.
+    """
+
+    def __init__(self, future, lost: tuple[type[BaseException], ...], address: str):
+        self._future, self._lost, self._address = future, lost, address
 
     def result(self, timeout: float | None = None):
+        """The task's value, waited for; with ``timeout``, :class:`TimeoutError` when the task has not finished
+        within ``timeout`` seconds (it keeps running)."""
+        if timeout is not None and not self._finished_within(timeout):
+            raise TimeoutError(f"the Dask task has not finished within {timeout} s")
         try:
-            return self._future.result(timeout=timeout)
+            return self._future.result()
         except self._lost as err:
             raise CancelledError(f"the Dask cluster lost the task: {err}") from err
+        except Exception as err:
+            if self._future.status != "error":  # the task finished, its value could not be fetched
+                raise RuntimeError(f"the Dask cluster at {self._address} did not return a task's result: "
+                                   f"{type(err).__name__}: {err}") from err
+            if isinstance(err, ImportError):  # the task could not be loaded on the worker
+                raise RuntimeError(f"a worker of the Dask cluster at {self._address} cannot run korean-eval's "
+                                   f"tasks (it needs the same korean-eval and libraries as here): {err}") from err
+            raise
+
+    def _finished_within(self, timeout: float) -> bool:
+        """Whether the task finished (or failed) within ``timeout`` seconds, looking every :data:`POLL_SECONDS`."""
+        deadline = time.monotonic() + timeout
+        while not self._future.done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(POLL_SECONDS, left))
+        return True
 
     def done(self) -> bool:
         """Whether the task finished (or failed)."""
@@ -69,7 +103,7 @@ class DaskExecutor:
         self._lost = (KilledWorker, asyncio.CancelledError, CancelledError)
 
     def submit(self, fn: Callable, *args) -> DaskFuture:
-        return DaskFuture(self.client.submit(fn, *args, pure=False), self._lost)
+        return DaskFuture(self.client.submit(fn, *args, pure=False), self._lost, self.address)
 
     def for_role(self, role: str) -> DaskExecutor | PinnedExecutor:
         """The executor of a task role: Kiwi's tasks (:data:`korean_eval.engine.workers.KIWI_ROLE`) prefer one
@@ -93,7 +127,7 @@ class PinnedExecutor:
 
     def submit(self, fn: Callable, *args) -> DaskFuture:
         future = self.base.client.submit(fn, *args, pure=False, workers=self.pinned, allow_other_workers=True)
-        return DaskFuture(future, self.base._lost)
+        return DaskFuture(future, self.base._lost, self.base.address)
 
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         """Nothing: the base executor's connection is kept."""
