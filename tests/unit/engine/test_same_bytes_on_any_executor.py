@@ -22,7 +22,7 @@ LEVELS = ["word", "kiwi", "char", "jamo"]
 METRICS = ["bleu", "chrf", "chrf++", "ter"]
 SEGMENTS = 40  # of the sample's 5 systems: 200 pairs, several tasks per level and metric with the chunk sizes below
 COMPARED = ["segment_scores.csv", "system_scores.csv", "correlations.csv", "rankings.csv", "significance.csv",
-            "clusters.csv", "system_pairs.csv"]
+            "clusters.csv", "system_pairs.csv", "system_ranking.csv", "metric_pairs.csv", "order_splits.csv"]
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def everything_to_the_pool(monkeypatch):
 
 def _tables(tmp_path, name, **settings) -> dict[str, bytes]:
     results = korean_eval.evaluate(head_of_sample(SEGMENTS), levels=LEVELS, metrics=METRICS, resamples=100,
-                                   seed=3, **settings)
+                                   seed=3, ar_trials=300, **settings)
     out = tmp_path / name
     results.to_csv(out)
     return {file: (out / file).read_bytes() for file in COMPARED}
