@@ -162,6 +162,14 @@ class Metric(ABC):
     def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
         """Corpus-level score(s) from summed statistics: ``(..., k)`` → ``(...)``."""
 
+    #: Bound on the relative error of :meth:`approximate_scores_from_sums` (0: it is exact).
+    approximation_error: float = 0.0
+
+    def approximate_scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """:meth:`scores_from_sums` within a relative error of :attr:`approximation_error`, for callers that compare
+        many scores and recompute the close calls exactly (approximate randomization). Default: the exact scores."""
+        return self.scores_from_sums(sums)
+
     def corpus_score(self, stats: np.ndarray) -> float:
         """Corpus-level (system) score of the segments whose statistics are the rows of ``stats`` (shape ``(n, k)``)."""
         return float(self.scores_from_sums(np.asarray(stats, dtype=np.float64).sum(axis=0)))

@@ -31,7 +31,12 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 
 from korean_eval.metrics.base import Metric, MetricInfo
 from korean_eval.metrics.declaration import IntOption, MetricDeclaration, RuntimeSetting
-from korean_eval.metrics.sacre_formulas import bleu_scores, chrf_scores, ter_scores
+from korean_eval.metrics.sacre_formulas import (
+    APPROXIMATE_RELATIVE_ERROR,
+    bleu_scores,
+    chrf_scores,
+    ter_scores,
+)
 
 BLEU_DECLARATION = MetricDeclaration(
     "bleu", "BLEU", "sacrebleu", True, arguments=(IntOption("max_ngram_order", 4, 1, 9, "maximum n-gram order"),),
@@ -106,6 +111,11 @@ class BleuMetric(Metric):
 
     def scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
         return bleu_scores(sums, self.max_ngram_order, effective_order=False)
+
+    approximation_error = APPROXIMATE_RELATIVE_ERROR
+
+    def approximate_scores_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        return bleu_scores(sums, self.max_ngram_order, effective_order=False, exact=False)
 
     def signature(self, nrefs: int) -> str:
         """sacrebleu's BLEU signature, plus ``|ngram:N`` when the order is not sacrebleu's default 4 (which its

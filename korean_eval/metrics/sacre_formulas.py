@@ -18,6 +18,9 @@ import numpy as np
 CHRF_EPS = 1e-16
 #: sacrebleu's ``my_log(0)``: the log of a zero precision.
 LOG_OF_ZERO = -9999999999
+#: Bound on the relative error of :func:`bleu_scores` with ``exact=False`` (measured errors are ~1e-15; the bound
+#: leaves six orders of magnitude of room).
+APPROXIMATE_RELATIVE_ERROR = 1e-9
 
 
 def _rows(stats: np.ndarray, k: int) -> tuple[np.ndarray, tuple[int, ...], np.ndarray]:
@@ -35,7 +38,8 @@ def _finish(values: np.ndarray, finite: np.ndarray, shape: tuple[int, ...]) -> n
     return out.reshape(shape)
 
 
-def bleu_scores(stats: np.ndarray, max_ngram_order: int = 4, effective_order: bool = False) -> np.ndarray:
+def bleu_scores(stats: np.ndarray, max_ngram_order: int = 4, effective_order: bool = False,
+                exact: bool = True) -> np.ndarray:
     """BLEU of every row of ``stats`` (``[sys_len, ref_len, correct_1..N, total_1..N]``, ``N = max_ngram_order``)
     with sacrebleu's default ``exp`` smoothing (Chen & Cherry 2014, method 3): ``BLEU(effective_order=…)
     ._compute_score_from_stats(row).score``.
@@ -44,7 +48,10 @@ def bleu_scores(stats: np.ndarray, max_ngram_order: int = 4, effective_order: bo
     0 when no n-gram is correct; precisions ``100 · correct_n / total_n`` up to the first order with no n-grams, a
     zero count replaced by ``100 / (2^k · total_n)`` at its k-th occurrence; score
     ``bp · exp(Σ_{n ≤ E} log p_n / E)`` with ``log 0`` taken as :data:`LOG_OF_ZERO` and ``E`` the orders reached
-    (``effective_order``) or ``N``.
+    (``effective_order``) or ``N``. ``exact``: the logarithms and exponentials by Python's ``math`` (libm), as
+    sacrebleu computes them, bit for bit; ``False``: by numpy's vectorised ones, ~10× faster and within
+    :data:`APPROXIMATE_RELATIVE_ERROR` of the exact score (numpy's ``log``/``exp`` are accurate to a few units in
+    the last place), for callers that only compare scores and redo close calls exactly.
     """
     n_orders = int(max_ngram_order)
     flat, shape, finite = _rows(stats, 2 + 2 * n_orders)
@@ -56,8 +63,11 @@ def bleu_scores(stats: np.ndarray, max_ngram_order: int = 4, effective_order: bo
     short = sys_len < ref_len
     bp[short & (sys_len <= 0)] = 0.0
     penalised = short & (sys_len > 0)
-    bp[penalised] = [math.exp(1 - r / s) for r, s in zip(ref_len[penalised].tolist(), sys_len[penalised].tolist(),
-                                                          strict=True)]
+    if exact:
+        bp[penalised] = [math.exp(1 - r / s) for r, s in zip(ref_len[penalised].tolist(),
+                                                              sys_len[penalised].tolist(), strict=True)]
+    else:
+        bp[penalised] = np.exp(1 - ref_len[penalised] / sys_len[penalised])
 
     precisions = np.zeros((len(rows), n_orders))
     smooth = np.ones(len(rows))
@@ -73,13 +83,17 @@ def bleu_scores(stats: np.ndarray, max_ngram_order: int = 4, effective_order: bo
         hit = reached & ~zero
         precisions[hit, n] = 100.0 * correct[hit, n] / total[hit, n]
 
-    logs = np.array([math.log(p) if p != 0.0 else LOG_OF_ZERO for p in precisions.ravel().tolist()],
-                    dtype=np.float64).reshape(precisions.shape)
+    if exact:
+        logs = np.array([math.log(p) if p != 0.0 else LOG_OF_ZERO for p in precisions.ravel().tolist()],
+                        dtype=np.float64).reshape(precisions.shape)
+    else:
+        logs = np.full(precisions.shape, float(LOG_OF_ZERO))
+        np.log(precisions, out=logs, where=precisions != 0.0)
     log_sum = np.zeros(len(rows))
     for n in range(n_orders):  # Python's sum(), left to right, over the first E orders
         log_sum = np.where(n < orders, log_sum + logs[:, n], log_sum)
-    means = (log_sum / orders).tolist()
-    scores = bp * np.array([math.exp(m) for m in means], dtype=np.float64)
+    means = log_sum / orders
+    scores = bp * (np.array([math.exp(m) for m in means.tolist()], dtype=np.float64) if exact else np.exp(means))
     scores[~(correct != 0).any(axis=1)] = 0.0
     return _finish(scores, finite, shape)
 

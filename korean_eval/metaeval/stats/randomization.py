@@ -65,13 +65,17 @@ def paired_ar(stats_a: np.ndarray, stats_b: np.ndarray, scores_from_sums: Scores
     return all_pairs_ar(np.stack([stats_a, stats_b]), scores_from_sums, masks)[(0, 1)]
 
 
-def all_pairs_ar(stats: np.ndarray, scores_from_sums: ScoresFromSums | None,
-                 masks: np.ndarray) -> dict[tuple[int, int], tuple[float, float]]:
+def all_pairs_ar(stats: np.ndarray, scores_from_sums: ScoresFromSums | None, masks: np.ndarray,
+                 approximate: ScoresFromSums | None = None,
+                 error: float = 0.0) -> dict[tuple[int, int], tuple[float, float]]:
     """:func:`paired_ar` of every pair of systems ``(i, j)``, ``i < j``, on the same masks: ``{(i, j): (diff, p)}``.
 
     ``stats``: ``(n_systems, n_items, k)``. When every system has every segment the masked sums are formed once
     per system (``M @ stats_s``) and each pair's swapped sums from them; otherwise pair by pair over the segments
-    both have. The trials are scored :data:`TRIAL_BLOCK` at a time.
+    both have. The trials are scored :data:`TRIAL_BLOCK` at a time. ``approximate``: a faster scorer whose scores
+    are within a relative ``error`` of ``scores_from_sums``' (e.g. BLEU with numpy's logarithms): a trial is scored
+    with it, and again exactly when ``||d_t| − |diff||`` is within the approximation's bound
+    ``2 · error · (|score(a'_t)| + |score(b'_t)|)``, so every comparison — and the p-value — is the exact one.
     """
     stats = np.asarray(stats, dtype=np.float64)
     masks = np.asarray(masks, dtype=bool)
@@ -79,7 +83,7 @@ def all_pairs_ar(stats: np.ndarray, scores_from_sums: ScoresFromSums | None,
     present = np.all(np.isfinite(stats), axis=2)
     pairs = [(i, j) for i in range(n_sys) for j in range(i + 1, n_sys)]
     if not present.all():
-        return {(i, j): _one_pair(stats[i], stats[j], scores_from_sums, masks) for i, j in pairs}
+        return {(i, j): _one_pair(stats[i], stats[j], scores_from_sums, masks, approximate, error) for i, j in pairs}
     sfs = _scorer(scores_from_sums, n_items)
     sums = stats.sum(axis=1)  # (n_systems, k)
     full = np.asarray(sfs(sums), dtype=np.float64)
@@ -89,8 +93,8 @@ def all_pairs_ar(stats: np.ndarray, scores_from_sums: ScoresFromSums | None,
         masked = (masks[t:t + TRIAL_BLOCK].astype(np.float64) @ flat).reshape(-1, n_sys, k)  # Σ swapped rows
         for i, j in pairs:
             moved = masked[:, i] - masked[:, j]  # Σ over swapped segments of (a − b)
-            trial_diffs[(i, j)].append(np.asarray(sfs(sums[i] - moved), dtype=np.float64)
-                                       - np.asarray(sfs(sums[j] + moved), dtype=np.float64))
+            diff = float(full[i] - full[j])
+            trial_diffs[(i, j)].append(_trials(sums[i] - moved, sums[j] + moved, diff, sfs, approximate, error))
     out = {}
     for i, j in pairs:
         diff = float(full[i] - full[j])
@@ -98,13 +102,31 @@ def all_pairs_ar(stats: np.ndarray, scores_from_sums: ScoresFromSums | None,
     return out
 
 
-def _one_pair(a: np.ndarray, b: np.ndarray, scores_from_sums: ScoresFromSums | None,
-              masks: np.ndarray) -> tuple[float, float]:
+def _trials(sums_a: np.ndarray, sums_b: np.ndarray, diff: float, exact: ScoresFromSums,
+            approximate: ScoresFromSums | None, error: float) -> np.ndarray:
+    """``score(a'_t) − score(b'_t)`` of a block of trials, each exact or decided as the exact one would be
+    (:func:`all_pairs_ar`)."""
+    if approximate is None:
+        return np.asarray(exact(sums_a), dtype=np.float64) - np.asarray(exact(sums_b), dtype=np.float64)
+    score_a = np.asarray(approximate(sums_a), dtype=np.float64)
+    score_b = np.asarray(approximate(sums_b), dtype=np.float64)
+    d = score_a - score_b
+    bound = 2.0 * error * (np.abs(score_a) + np.abs(score_b))
+    close = ~(np.abs(np.abs(d) - abs(diff)) > bound)  # NaN included: scored again exactly
+    if close.any():
+        d[close] = (np.asarray(exact(sums_a[close]), dtype=np.float64)
+                    - np.asarray(exact(sums_b[close]), dtype=np.float64))
+    return d
+
+
+def _one_pair(a: np.ndarray, b: np.ndarray, scores_from_sums: ScoresFromSums | None, masks: np.ndarray,
+              approximate: ScoresFromSums | None, error: float) -> tuple[float, float]:
     """:func:`paired_ar` of one pair over the segments where both rows are finite."""
     shared = np.all(np.isfinite(a), axis=1) & np.all(np.isfinite(b), axis=1)
     if not shared.any():
         return float("nan"), float("nan")
-    return all_pairs_ar(np.stack([a[shared], b[shared]]), scores_from_sums, masks[:, shared])[(0, 1)]
+    return all_pairs_ar(np.stack([a[shared], b[shared]]), scores_from_sums, masks[:, shared], approximate,
+                        error)[(0, 1)]
 
 
 def _scorer(scores_from_sums: ScoresFromSums | None, n_items: int) -> ScoresFromSums:

@@ -77,11 +77,15 @@ def _config_pairs(results: Results, key: tuple[str, str], counts: np.ndarray, ma
     resampled = resampled_system_scores(results, key, counts)
     hib = results.higher_is_better(key[1], key[0])
     sign = direction_sign(hib)
+    approximate, error = None, 0.0
     if key in results.stats and key in results.metrics:
-        stats, scores_from_sums = np.asarray(results.stats[key], dtype=np.float64), results.metrics[key].scores_from_sums
+        metric = results.metrics[key]
+        stats, scores_from_sums = np.asarray(results.stats[key], dtype=np.float64), metric.scores_from_sums
+        if metric.approximation_error > 0:
+            approximate, error = metric.approximate_scores_from_sums, metric.approximation_error
     else:  # bring-your-own metric: its system score is the mean of its segment scores
         stats, scores_from_sums = np.asarray(results.segment_matrices[key], dtype=np.float64)[..., None], None
-    ar = all_pairs_ar(stats, scores_from_sums, masks) if masks is not None else {}
+    ar = all_pairs_ar(stats, scores_from_sums, masks, approximate, error) if masks is not None else {}
     rows = []
     for i, j in combinations(range(len(systems)), 2):
         bs = paired_bootstrap_from_resamples(full[i] - full[j], resampled[:, i] - resampled[:, j])

@@ -186,3 +186,31 @@ def test_without_humans_the_cli_writes_the_ranking_checks_and_no_empty_human_tab
                                    metrics=["bleu", "ter"], resamples=200, ar_trials=500)
     for name in ("system_ranking.csv", "metric_pairs.csv", "order_splits.csv"):
         assert to_csv_bytes(results.statistics[name]) == (out / name).read_bytes(), name
+
+
+def test_approximate_bleu_and_its_exact_recheck() -> None:
+    """BLEU with numpy's logarithms stays far inside its stated bound of the exact (libm) score, and approximate
+    randomization through it gives exactly the p-values of the exact scorer, also when a trial ties the observed
+    difference (identical outputs on most segments)."""
+    from korean_eval.metaeval.stats.randomization import all_pairs_ar
+    from korean_eval.metrics import make_metric
+    from korean_eval.metrics.sacre_formulas import APPROXIMATE_RELATIVE_ERROR, bleu_scores
+
+    rng = np.random.default_rng(11)
+    total = rng.integers(1, 60, size=(5000, 4)).astype(float)
+    correct = np.floor(total * rng.random((5000, 4)))
+    lengths = rng.integers(1, 80, size=(5000, 2)).astype(float)
+    rows = np.hstack([lengths, correct, total])
+    exact, fast = bleu_scores(rows), bleu_scores(rows, exact=False)
+    assert np.all(np.abs(fast - exact) <= 1e-13 * np.abs(exact) + 1e-300)
+    assert 1e-13 < APPROXIMATE_RELATIVE_ERROR
+
+    bleu = make_metric("bleu")
+    segment_rows = rng.integers(0, 9, size=(3, 60, 10)).astype(float)
+    segment_rows[..., 6:] += segment_rows[..., 2:6]  # totals ≥ matches
+    segment_rows[1, 5:] = segment_rows[0, 5:]  # systems 0 and 1 differ on 5 segments only: ties among the trials
+    masks = swap_masks(60, 2000, seed=5)
+    plain = all_pairs_ar(segment_rows, bleu.scores_from_sums, masks)
+    checked = all_pairs_ar(segment_rows, bleu.scores_from_sums, masks, bleu.approximate_scores_from_sums,
+                           bleu.approximation_error)
+    assert plain == checked
