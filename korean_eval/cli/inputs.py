@@ -154,11 +154,12 @@ def print_kernel_notice(
     """One line on stderr when the run is about to compile numba kernels that are not cached yet
     (:func:`korean_eval.engine.kernel_warmup.first_run_notice`: with the seconds it takes; only the kernels of these
     metrics, and with ``statistics`` those of the statistics when there are human scores, with ``resamples`` > 0
-    those of their resampling too)."""
+    those of their resampling too, and of the ranking check with two systems or more)."""
     from korean_eval.engine.kernel_warmup import first_run_notice
 
     with_humans = statistics and (evalset.human is not None or evalset.human_system is not None)
-    notice = first_run_notice(metrics, ter_implementation, statistics=with_humans, resampling=resamples > 0)
+    notice = first_run_notice(metrics, ter_implementation, statistics=with_humans, resampling=resamples > 0,
+                              ranking=len(evalset.systems) >= 2)
     if notice:
         print(notice, file=sys.stderr)
 

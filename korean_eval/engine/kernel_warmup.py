@@ -43,6 +43,9 @@ STATISTICS_KERNELS = ("korean_eval.metaeval.stats.tie_calibrated",)
 #: The module of the kernels of the bootstrap intervals and permutation tests (weighted correlations): called when
 #: the statistics resample (``--bootstrap`` > 0).
 RESAMPLING_KERNELS = ("korean_eval.metaeval.stats.kernels", "korean_eval.metaeval.stats.accuracy_resampling")
+#: The module of the kernels the ranking check calls (resampled system scores): with bootstrap resamples and two
+#: systems or more, human scores or not.
+RANKING_KERNELS = ("korean_eval.metaeval.stats.kernels",)
 #: CPU seconds numba took to compile each module's kernels into an empty cache, measured by
 #: ``python benchmarks/bench_first_run.py --kernels`` (the warm-up of :func:`compile_kernels`; a kernel compiled while
 #: another one is, such as the Levenshtein kernels TER's shift search calls, is counted with the outermost one; 2
@@ -62,12 +65,14 @@ KERNEL_COMPILE_SECONDS: dict[str, float] = {
 
 
 def kernels_needed(
-    metrics: Sequence[str], ter_implementation: str = "fast", statistics: bool = True, resampling: bool = True
+    metrics: Sequence[str], ter_implementation: str = "fast", statistics: bool = True, resampling: bool = True,
+    ranking: bool = True,
 ) -> tuple[str, ...]:
     """The modules whose numba kernels an evaluation with ``metrics`` calls: those the metrics declare
     (:attr:`~korean_eval.metrics.declaration.MetricDeclaration.kernels`; TER's only with its fast implementation),
     with ``statistics`` (human scores to correlate with) :data:`STATISTICS_KERNELS`, and with ``resampling`` too
-    (bootstrap resamples) :data:`RESAMPLING_KERNELS`. Nothing else is compiled: numba compiles a kernel when it is
+    (bootstrap resamples) :data:`RESAMPLING_KERNELS`; with ``resampling`` and ``ranking`` (two systems or more: the
+    ranking check) :data:`RANKING_KERNELS`. Nothing else is compiled: numba compiles a kernel when it is
     first called (tests/test_kernel_notice.py reads back what runs compiled)."""
     from korean_eval.metrics import declaration
 
@@ -80,6 +85,8 @@ def kernels_needed(
         modules += STATISTICS_KERNELS
         if resampling:
             modules += RESAMPLING_KERNELS
+    if resampling and ranking:
+        modules += RANKING_KERNELS
     return tuple(dict.fromkeys(modules))
 
 
@@ -111,12 +118,13 @@ def uncached_kernels(modules: Sequence[str]) -> tuple[str, ...]:
 
 
 def first_run_notice(
-    metrics: Sequence[str], ter_implementation: str = "fast", statistics: bool = True, resampling: bool = True
+    metrics: Sequence[str], ter_implementation: str = "fast", statistics: bool = True, resampling: bool = True,
+    ranking: bool = True,
 ) -> str | None:
     """The line a run prints before numba compiles kernels that are not cached yet (None when every module it needs
     has cached kernels): ``compiling the numba kernels once (about N s); later runs load them``, with N the
     :data:`KERNEL_COMPILE_SECONDS` of the modules missing."""
-    missing = uncached_kernels(kernels_needed(metrics, ter_implementation, statistics, resampling))
+    missing = uncached_kernels(kernels_needed(metrics, ter_implementation, statistics, resampling, ranking))
     if not missing:
         return None
     seconds = max(1, round(sum(KERNEL_COMPILE_SECONDS.get(m, 0.0) for m in missing)))

@@ -13,6 +13,7 @@ import sys
 
 from korean_eval.engine.kernel_warmup import (
     KERNEL_COMPILE_SECONDS,
+    RANKING_KERNELS,
     RESAMPLING_KERNELS,
     STATISTICS_KERNELS,
     first_run_notice,
@@ -60,21 +61,24 @@ def test_a_run_without_resamples_compiles_the_tie_calibrated_accuracy_only_of_th
     assert "numba" not in _run([*args, "--no-cache"], tmp_path).stderr
 
 
-def test_a_run_without_human_scores_compiles_no_statistics_kernel(tmp_path):
+def test_a_run_without_human_scores_compiles_only_the_ranking_check_s_statistics_kernel(tmp_path):
     args = write_head_of_sample(tmp_path / "data", 2, ("sys_strong", "sys_weak"))
     args = args[: args.index("--human")] + ["--levels", "char", "--metrics", "chrf"]
     first = _run(args, tmp_path)
-    assert [line for line in first.stderr.splitlines() if "numba" in line] == [NOTICE.format(2)]
-    assert _compiled_modules(tmp_path) == {"ngram"}
+    expected = round(KERNEL_COMPILE_SECONDS["korean_eval.metrics.kernels.ngram"]
+                     + sum(KERNEL_COMPILE_SECONDS[m] for m in RANKING_KERNELS))
+    assert [line for line in first.stderr.splitlines() if "numba" in line] == [NOTICE.format(expected)]
+    assert _compiled_modules(tmp_path) == {"ngram", "kernels"}
 
 
 def test_kernels_needed():
     ngram, stats = "korean_eval.metrics.kernels.ngram", (*STATISTICS_KERNELS, *RESAMPLING_KERNELS)
-    assert kernels_needed(["bleu", "chrf", "chrf++"], statistics=False) == (ngram,)
+    assert kernels_needed(["bleu", "chrf", "chrf++"], statistics=False, ranking=False) == (ngram,)
+    assert kernels_needed(["bleu", "chrf"], statistics=False) == (ngram, *RANKING_KERNELS)
     assert kernels_needed(["bleu", "ter"], "sacrebleu", statistics=True) == (ngram, *stats)
     assert kernels_needed(["bleu"], statistics=True, resampling=False) == (ngram, *STATISTICS_KERNELS)
     assert kernels_needed(["nltk-bleu", "gleu", "nist"], statistics=False) == ()
-    ter = kernels_needed(["ter"], statistics=False)
+    ter = kernels_needed(["ter"], statistics=False, ranking=False)
     assert ter[0] == "korean_eval.metrics.kernels.ter_shift" and "korean_eval.metrics.kernels.levenshtein" in ter
 
 
