@@ -77,7 +77,7 @@ def test_kernels_needed():
     assert kernels_needed(["bleu", "chrf"], statistics=False) == (ngram, *RANKING_KERNELS)
     assert kernels_needed(["bleu", "ter"], "sacrebleu", statistics=True) == (ngram, *stats)
     assert kernels_needed(["bleu"], statistics=True, resampling=False) == (ngram, *STATISTICS_KERNELS)
-    assert kernels_needed(["nltk-bleu", "gleu", "nist"], statistics=False) == ()
+    assert kernels_needed(["nltk-bleu", "gleu", "nist"], statistics=False, ranking=False) == ()
     ter = kernels_needed(["ter"], statistics=False, ranking=False)
     assert ter[0] == "korean_eval.metrics.kernels.ter_shift" and "korean_eval.metrics.kernels.levenshtein" in ter
 
