@@ -15,13 +15,16 @@ CEILING_COLOR = "#8e2c6b"
 ABOVE_TEXT = "above the human ceiling: check the data"
 
 
-def ceiling_rows(ceiling: pd.DataFrame | None, statistic: str, grouping: str) -> dict[str, pd.Series]:
-    """Granularity → the ceiling row drawn with ``statistic``/``grouping`` (as :func:`ui.views.correlation_view`
-    picks the metrics' rows); empty without a ceiling or a defined value."""
+def ceiling_rows(ceiling: pd.DataFrame | None, statistic: str, grouping: str,
+                 system: str | None = None) -> dict[str, pd.Series]:
+    """Granularity → the ceiling row drawn with ``statistic``/``grouping`` and ``system`` at the system level
+    (default ``statistic``'s companion; as :func:`ui.views.correlation_view` picks the metrics' rows); empty without a
+    ceiling or a defined value."""
     if ceiling is None or ceiling.empty:
         return {}
     rows = reference_rows(ceiling)
-    wanted = {"segment": (statistic, segment_grouping(statistic, grouping)), "system": (system_statistic(statistic), "none")}
+    system = system_statistic(statistic) if system is None else system
+    wanted = {"segment": (statistic, segment_grouping(statistic, grouping)), "system": (system, "none")}
     out = {}
     for granularity, (shown, group) in wanted.items():
         hit = rows[(rows["granularity"] == granularity) & (rows["statistic"] == shown) & (rows["grouping"] == group)]

@@ -16,19 +16,6 @@ from ui.state import Context
 from ui.widgets import chart, fit_table, md_escape
 
 
-def _test_text(granularity: str, statistic: str = "pearson") -> str:
-    if statistic == "acc_eq":
-        return (f"paired permutation test over the system pairs of each segment, each configuration at its own ε "
-                f"(WMT's, mt-metrics-eval PairwisePermutationSigDiff; {statistics_state.N_RESAMPLES:,} permutations, seed "
-                f"{statistics_state.SEED}; α = {statistics_state.ALPHA:g})")
-    if statistic == "spa":
-        return (f"paired permutation test of z-scored (system, segment) scores, SPA recomputed (WMT's, mt-metrics-eval "
-                f"PermutationSigDiff; {statistics_state.N_RESAMPLES:,} permutations, seed {statistics_state.SEED}; α = {statistics_state.ALPHA:g})")
-    unit = "segments" if granularity == "segment" else "systems"
-    return (f"paired permutation test ({unit} swapped whole; {statistics_state.N_RESAMPLES:,} permutations, seed {statistics_state.SEED}; "
-            f"α = {statistics_state.ALPHA:g})")
-
-
 def _draw_card(card: headlines.Card) -> None:
     with st.container(border=True):
         st.caption(md_escape(card.title))
@@ -39,80 +26,70 @@ def _draw_card(card: headlines.Card) -> None:
             st.markdown(f":orange[{md_escape(card.caution)}]")
 
 
-def _n_defined(results, statistic: str, granularity: str, grouping: str) -> int:
-    """Configurations with a defined value of ``statistic`` at ``granularity`` (acc_eq: over items)."""
-    corr = results.correlations
-    if statistic == "acc_eq":
-        grouping = "item"
-    rows = corr[(corr["granularity"] == granularity) & (corr["statistic"] == statistic)
-                & (corr["grouping"] == vocab.grouping_used(granularity, grouping))]
-    return int(rows["value"].notna().sum())
+def headline_card(ctx: Context, view: pd.DataFrame, plotted: headlines.Plotted, granularity: str, n_systems: int):
+    """The card of one granularity for the statistic and grouping its chart draws (``plotted``;
+    :func:`ui.headlines.tested_card` from the top cluster's tests, :func:`ui.headlines.accuracy_card` for a statistic
+    without a test) and the ``(level, metric)`` the chart outlines. ``view``: the chart's rows
+    (:func:`ui.views.correlation_view`); the card reads its numbers from them."""
+    if not np.isfinite(view.loc[view["granularity"] == granularity, "shown"].astype(float)).any():
+        return None, frozenset()  # nothing defined: nothing to test
+    why = headlines.untested_reason(plotted, int(ctx.results.settings.get("spa_permutations", 0) or 0))
+    if why is not None:
+        return headlines.accuracy_card(view, granularity, plotted.statistic, n_systems, plotted.grouping, why), frozenset()
+    if plotted.statistic in ("acc_eq", "spa"):
+        from korean_eval.metaeval.tables.accuracy_significance import ACCURACY_TESTS
 
-
-def _card(ctx: Context, view: pd.DataFrame, statistic: str, granularity: str, n_systems: int):
-    """The card of one granularity by ``statistic`` and the ``(level, metric)`` of its top cluster (empty when it
-    names none)."""
-    s = ctx.settings
-    n_defined = _n_defined(ctx.results, statistic, granularity, s.grouping)
-    if n_defined == 0:
-        return None, frozenset()
-    if statistic in ("acc_eq", "spa"):
-        if statistic == "spa" and not int(ctx.results.settings.get("spa_permutations", 0) or 0):
-            return headlines.accuracy_card(view, granularity, statistic, n_systems), frozenset()
-        clusters = statistics_state.accuracy_top_cluster(ctx, statistic)
-        test = _test_text(granularity, statistic)
-    elif headlines.has_significance(statistic):
-        clusters = statistics_state.top_cluster(ctx, statistic, granularity, s.grouping)
-        test = _test_text(granularity)
+        table, clusters = statistics_state.accuracy_top_cluster_tables(ctx, plotted.statistic)
+        test = ACCURACY_TESTS[plotted.statistic][2]
     else:
-        return headlines.accuracy_card(view, granularity, statistic, n_systems), frozenset()
-    card = headlines.cluster_card(clusters, granularity, statistic, n_defined, n_systems, test)
-    return card, headlines.top_configs(clusters)
+        table, clusters = statistics_state.top_cluster_tables(ctx, plotted.statistic, granularity, plotted.grouping)
+        test = statistics_state.HEADLINE_TEST
+    return headlines.tested_card(view, plotted, granularity, n_systems, table, clusters, test, statistics_state.SEED,
+                                 statistics_state.N_RESAMPLES, statistics_state.ALPHA)
 
 
-def headline_cards(ctx: Context, view: pd.DataFrame, follows: str = "chart") -> dict[str, frozenset[tuple[str, str]]]:
-    """Draw the cards (top significance cluster per granularity by the statistic the headline ``follows``,
-    :func:`ui.headlines.headline_statistics`; the metric whose level matters most) and return, per granularity, the
-    top cluster's ``(level, metric)`` pairs when the card follows the statistic the charts draw (else empty: an
-    outline by another statistic would mislead)."""
-    s = ctx.settings
+def headline_cards(ctx: Context, view: pd.DataFrame,
+                   plotted: dict[str, headlines.Plotted]) -> dict[str, frozenset[tuple[str, str]]]:
+    """Draw the cards (per granularity, the top significance cluster by the statistic and grouping its chart draws,
+    ``plotted``: :func:`ui.headlines.plotted_statistics`; the metric whose level matters most) and return, per
+    granularity, the top cluster's ``(level, metric)`` pairs for the chart to outline."""
     n_systems = int(ctx.results.human_systems["human_mean"].notna().sum())
-    chart = {"segment": s.statistic, "system": views.system_statistic(s.statistic)}
-    follow = headlines.headline_statistics(follows, chart["segment"], chart["system"])
     tops: dict[str, frozenset[tuple[str, str]]] = {g: frozenset() for g in vocab.GRANULARITIES}
     cols = st.columns(3)
     for col, gran in zip(cols[:2], vocab.GRANULARITIES, strict=True):
-        card, top = _card(ctx, view, follow[gran], gran, n_systems)
-        if card is None:
-            continue
-        if follow[gran] == chart[gran] and not (gran == "segment" and s.statistic == "acc_eq"
-                                                and views.segment_grouping(s.statistic, s.grouping) != "item"):
-            tops[gran] = top
-        with col:
-            _draw_card(card)
+        card, tops[gran] = headline_card(ctx, view, plotted[gran], gran, n_systems)
+        if card is not None:
+            with col:
+                _draw_card(card)
     spread = headlines.level_spread(view)
     if spread is not None:
+        segment = plotted["segment"]
         low, high = spread["low"], spread["high"]
         hi_name, lo_name = vocab.config_name(high["level"], high["metric"]), vocab.config_name(low["level"], low["metric"])
-        if views.is_correlation(s.statistic):
-            verdict = statistics_state.comparison(ctx, hi_name, lo_name, s.statistic, "segment", s.grouping, (statistics_state.HEADLINE_TEST,))
-        elif s.statistic == "acc_eq":
+        if views.is_correlation(segment.statistic):
+            verdict = statistics_state.comparison(ctx, hi_name, lo_name, segment.statistic, "segment", segment.grouping,
+                                                  (statistics_state.HEADLINE_TEST,))
+        elif segment.statistic == "acc_eq" and segment.grouping == "item":
             verdict = statistics_state.accuracy_comparison(ctx, hi_name, lo_name, "acc_eq")
         else:
             verdict = None
         with cols[2]:
-            _draw_card(headlines.spread_card(spread, s.statistic, verdict))
+            _draw_card(headlines.spread_card(spread, segment.statistic, verdict, segment.grouping,
+                                             statistics_state.SEED, statistics_state.ALPHA))
     return tops
 
 
 def correlation_charts(ctx: Context, view: pd.DataFrame, undefined: dict[str, str], form: str,
-                       tops: dict[str, frozenset[tuple[str, str]]], ceilings: dict[str, pd.Series] | None = None) -> None:
+                       tops: dict[str, frozenset[tuple[str, str]]], ceilings: dict[str, pd.Series] | None = None,
+                       plotted: dict[str, headlines.Plotted] | None = None) -> None:
     """Both granularities' charts (:func:`ui.grid_charts.chart_form`): a few bars side by side, more bars or a grid
-    at full page width, one below the other; a granularity whose correlations are all undefined says why. The human
+    at full page width, one below the other; a granularity whose correlations are all undefined says why. Each draws
+    the statistic and grouping of ``plotted`` (default: the sidebar's), as its headline card states them. The human
     ceiling of a granularity (``ceilings``, :func:`ui.ceiling.ceiling_rows`) is a dashed line on bars, a caption
     under a grid."""
     ceilings = ceilings or {}
     s = ctx.settings
+    plotted = plotted or headlines.plotted_statistics("chart", s.statistic, s.grouping)
     n = int((view["granularity"] == "segment").sum())
     as_bars = grid_charts.chart_form(form, n) == "bars"
     side_by_side = as_bars and n <= grid_charts.SIDE_BY_SIDE_LIMIT
@@ -124,8 +101,8 @@ def correlation_charts(ctx: Context, view: pd.DataFrame, undefined: dict[str, st
             if undefined[gran]:
                 st.warning(f"**{gran.capitalize()} level**: {undefined[gran]}", icon=":material/block:")
                 continue
-            shown = views.system_statistic(s.statistic) if gran == "system" else s.statistic
-            note = f"grouping: {views.segment_grouping(s.statistic, s.grouping)}" if gran == "segment" else ""
+            shown = plotted[gran].statistic
+            note = f"grouping: {plotted[gran].grouping}" if gran == "segment" else ""
             fig = grid_charts.correlation_chart(view, gran, shown, "bars" if as_bars else "grid", tops[gran], note)
             if gran in ceilings and as_bars:
                 ceiling.add_ceiling_line(fig, ceilings[gran])
@@ -179,6 +156,7 @@ def significance_matrix(ctx: Context, statistic: str, granularity: str, test: st
             "Empty cells: p undefined — the Williams test does not apply to grouped correlations, or a correlation "
             "is undefined (too few points or constant scores)."
         )
+    _design_limit(table, statistic, granularity, test)
     n_pts = int(table["n"].max()) if len(table) else 0
     st.caption(
         f"{sig_views.SIGNIFICANCE_TESTS[test]}, {table['method'].iloc[0]}"
@@ -258,9 +236,25 @@ def accuracy_significance_matrix(ctx: Context, statistic: str) -> None:
     st.caption(f"**{views.STATISTIC_LABELS[statistic]}, {where}**: each cell is p that the row's configuration "
                "agrees more with the humans than the column's")
     _matrix_and_clusters(fig, clusters)
+    _design_limit(table, statistic, granularity, test)
     st.caption(f"{md_escape(ACCURACY_TEST_NOTES[test])}; {table['method'].iloc[0]}, seed {statistics_state.SEED}; "
                f"{int(table['n'].max()):,} segments per comparison; clusters (outlined) at α = {statistics_state.ALPHA:g}. "
                "The full table is on the Downloads page.")
+
+
+def _design_limit(table: pd.DataFrame, statistic: str, granularity: str, test: str) -> None:
+    """Say so when the matrix's permutation tests cannot reach α on these data
+    (:func:`korean_eval.metaeval.tables.resolution.table_resolution`): clusters that then hold every configuration are
+    a property of the design, not a finding."""
+    from korean_eval.metaeval.tables.resolution import table_resolution
+
+    found = table_resolution(table[table["test"] == test], statistic, granularity, test, statistics_state.ALPHA,
+                             statistics_state.SEED, statistics_state.N_RESAMPLES)
+    if found.cannot_separate:
+        st.info(md_escape(f"{found.limit}. The clusters above are what the design forces, not a finding."),
+                icon=":material/info:")
+    elif found.limit:
+        st.caption(md_escape(found.limit + "."))
 
 
 def _matrix_and_clusters(fig, clusters: pd.DataFrame) -> None:

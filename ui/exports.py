@@ -1,6 +1,6 @@
 """The Downloads page's paper-ready exports: the LaTeX tables as one zip and the self-contained HTML report, built
 by the library (:mod:`korean_eval.exports.latex`, :mod:`korean_eval.exports.html`) for the dashboard's settings, with
-the top significance cluster of the Correlations page's headline (:func:`ui.statistics_state.top_cluster`) and its 95 %
+the top significance cluster of the Correlations page's headline (:func:`ui.statistics_state.top_cluster_tables`) and its 95 %
 bootstrap intervals (:func:`ui.statistics_state.correlations_with_ci`), and the Korean lens when its page computed it
 (:func:`computed_lens`)."""
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from korean_eval.exports.csv_zip import run_metadata
 from korean_eval.exports.html import html_report
 from korean_eval.exports.latex import latex_tables
-from korean_eval.exports.tables import TopClusters, significance_method, top_configs
+from korean_eval.exports.tables import TopClusters, tested_top_clusters
 from korean_eval.model.vocabulary import GRANULARITIES
 from ui import statistics_state
 from ui.state import Context
@@ -37,11 +37,14 @@ def exports_key(ctx: Context) -> str:
 
 
 def _top_clusters(ctx: Context) -> TopClusters:
+    """The headline's top clusters (:func:`ui.statistics_state.top_cluster_tables`) with each granularity's test as it
+    ran, none marked where the test cannot reach α (:func:`korean_eval.exports.tables.tested_top_clusters`)."""
     if not ctx.has_human:
         return TopClusters(method="no significance test: no human scores")
-    configs = {g: top_configs(statistics_state.top_cluster(ctx, ctx.settings.statistic, g, ctx.settings.grouping))
-               for g in GRANULARITIES}
-    return TopClusters(configs, significance_method(statistics_state.N_RESAMPLES, statistics_state.SEED, statistics_state.ALPHA))
+    found = {g: statistics_state.top_cluster_tables(ctx, ctx.settings.statistic, g, ctx.settings.grouping)
+             for g in GRANULARITIES}
+    return tested_top_clusters(found, ctx.settings.statistic, statistics_state.N_RESAMPLES, statistics_state.SEED,
+                               statistics_state.ALPHA)
 
 
 def computed_lens(ctx: Context):

@@ -116,11 +116,13 @@ def ordered_metrics(results: Results) -> list[str]:
 
 
 def correlation_view(
-    results: Results, statistic: str, grouping: str, agreement: bool = True, correlations: pd.DataFrame | None = None
+    results: Results, statistic: str, grouping: str, agreement: bool = True, correlations: pd.DataFrame | None = None,
+    system: str | None = None,
 ) -> pd.DataFrame:
     """One row per (granularity, level, metric): the correlation to draw, with its n, CI and signature.
 
-    Segment rows use ``grouping``; system rows are always ungrouped. With ``agreement`` the correlations of error
+    Segment rows are ``statistic`` with ``grouping`` (:func:`segment_grouping`); system rows are always ungrouped,
+    of ``system`` (default ``statistic``'s companion, :func:`korean_eval.model.vocabulary.system_statistic`). With ``agreement`` the correlations of error
     rates (TER) are negated, so that a taller bar always means closer agreement with the humans (the rule of
     :mod:`korean_eval.metaeval.tables.agreement`, shared with the HTML report); ``shown`` and
     ``shown_low``/``shown_high`` are the plotted values, ``value`` the correlation as computed. ``correlations``
@@ -128,11 +130,12 @@ def correlation_view(
     """
     corr = results.correlations if correlations is None else correlations
     grouping = segment_grouping(statistic, grouping)
+    system = system_statistic(statistic) if system is None else system
     df = corr[
         ((corr["granularity"] == "segment") & (corr["statistic"] == statistic) & (corr["grouping"] == grouping))
         | (
             (corr["granularity"] == "system")
-            & (corr["statistic"] == system_statistic(statistic))
+            & (corr["statistic"] == system)
             & (corr["grouping"] == "none")
         )
     ].copy()
@@ -178,17 +181,21 @@ def numbers_table(view: pd.DataFrame) -> pd.DataFrame:
 
 def best_level_sentences(
     results: Results, statistic: str, grouping: str, agreement: bool = False,
-    correlations: pd.DataFrame | None = None,
+    correlations: pd.DataFrame | None = None, system: str | None = None,
 ) -> dict[str, list[str]]:
     """Plain-English statements of the token level with the highest agreement per metric
-    (``metaeval.tidy.best_levels``), per granularity. Untested: they say "highest", never "best". With
+    (``metaeval.tidy.best_levels``), per granularity: ``statistic`` with ``grouping`` at the segment level, ``system``
+    (default ``statistic``'s companion) at the system level, as :func:`correlation_view` draws them. Untested: they say "highest", never "best". With
     ``agreement`` an error rate is written as the charts draw it (:func:`correlation_view`): ``−TER`` and its
     negated correlation ``−r`` (and interval); without, its most negative correlation as computed. ``correlations``:
     the table with bootstrap intervals, whose 95% CI then follows each value."""
     out: dict[str, list[str]] = {}
     table = results.correlations if correlations is None else correlations
     for granularity in GRANULARITIES:
-        shown = system_statistic(statistic) if granularity == "system" else statistic
+        if granularity == "system":
+            shown = system_statistic(statistic) if system is None else system
+        else:
+            shown = statistic
         symbol = SYMBOLS[shown]
         used = segment_grouping(shown, grouping) if granularity == "segment" else "none"
         best = best_levels(table, granularity, shown, used)

@@ -54,7 +54,8 @@ def _top_clusters(args: argparse.Namespace, extra: Mapping[str, pd.DataFrame]):
         why = "--bootstrap 0" if args.bootstrap == 0 else "no human scores"
         return TopClusters(method=f"no significance test was run: {why}")
     return top_clusters_from_table(clusters, args.statistic,
-                                   significance_method(args.bootstrap, args.seed, CLUSTER_ALPHA))
+                                   significance_method(args.bootstrap, args.seed, CLUSTER_ALPHA),
+                                   extra.get("significance.csv"), args.bootstrap, args.seed, CLUSTER_ALPHA)
 
 
 def write_exports(args: argparse.Namespace, results: Results, evalset: EvalSet, extra: Mapping[str, pd.DataFrame],

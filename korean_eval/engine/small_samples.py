@@ -5,7 +5,9 @@ systems, a correlation within a segment of one system) or rest on so few points 
 paired bootstrap over one segment has nothing to resample: every resample is the input, so its p-value looks
 significant). :func:`annotate_small_samples` adds a ``note`` column to the tables of a run — the correlations,
 ``significance.csv``, ``clusters.csv`` and ``system_pairs.csv`` — that says, for an undefined value, ``n/a:`` and why,
-and for a value on three or fewer units how few; the system-pair tests over a single shared segment get no p-value
+and for a value on three or fewer units how few (for a permutation test whose design cannot give ``p < α``, such as
+the exact test over 4 systems, why and how many units it would need:
+:func:`korean_eval.metaeval.tables.resolution.with_resolution_notes`); the system-pair tests over a single shared segment get no p-value
 or interval (n/a) instead of a degenerate one. :func:`small_sample_notes` are the run's notes on the same (stderr and
 ``run.json``). The reasons are read from the tables' own counts (``n``, ``n_groups``, ``n_undefined``) and from the
 human scores' coverage, whatever statistic computed them.
@@ -153,13 +155,19 @@ def _system_pair_notes(table: pd.DataFrame, results: Results) -> pd.DataFrame:
 
 def annotate_small_samples(results: Results, extra: MutableMapping[str, pd.DataFrame]) -> None:
     """Add the :data:`NOTE` column to ``results.correlations`` and to the ``significance.csv``, ``clusters.csv`` and
-    ``system_pairs.csv`` of ``extra`` (replaced in place; module docstring). Nothing without human scores."""
+    ``system_pairs.csv`` of ``extra`` (replaced in place; module docstring), and to ``results.notes`` (``run.json``)
+    one note per significance test whose design cannot reach α
+    (:func:`korean_eval.metaeval.tables.resolution.resolution_notes`). Nothing without human scores."""
+    from korean_eval.metaeval.tables.resolution import resolution_notes, with_resolution_notes
+
     n_systems, n_segments = _coverage(results)
     if not n_systems:
         return
     results.correlations = _correlation_notes(results.correlations, n_systems, n_segments)
     if extra.get("significance.csv") is not None and not extra["significance.csv"].empty:
-        extra["significance.csv"] = _significance_notes(extra["significance.csv"])
+        significance = extra["significance.csv"]
+        results.notes = results.notes + [n for n in resolution_notes(significance) if n not in results.notes]
+        extra["significance.csv"] = _significance_notes(with_resolution_notes(significance))
     if extra.get("clusters.csv") is not None and not extra["clusters.csv"].empty:
         extra["clusters.csv"] = _cluster_notes(extra["clusters.csv"])
     if extra.get("system_pairs.csv") is not None and not extra["system_pairs.csv"].empty:

@@ -133,7 +133,18 @@ def _correlation_caption(statistic: str, has_ci: bool, as_grid: bool, top: TopCl
             "metric, drawn as <b>agreement</b>: an error rate (TER, CharacTER, EED: lower is better) agrees with the "
             "humans when it correlates negatively, so its correlation is negated and labelled with a minus (−TER); "
             "taller bars and darker cells always mean closer agreement. The tables give each value as computed. "
-            f"{intervals} Outlined, bold: the top significance cluster ({html.escape(top.method)}).</p>")
+            f"{intervals} {_marked_text(top)}</p>")
+
+
+def _marked_text(top: TopClusters) -> str:
+    """What the outline and bold mark, per granularity, with the test as it ran; where the test cannot reach α, why
+    nothing is marked (:meth:`TopClusters.limit_of`)."""
+    parts = []
+    for granularity in GRANULARITIES:
+        method, limit = html.escape(top.method_of(granularity)), top.limit_of(granularity)
+        parts.append(f"{granularity} level: nothing is marked — {html.escape(limit)} ({method})" if limit
+                     else f"{granularity} level: {method}")
+    return "Outlined, bold: the top significance cluster (" + "; ".join(parts) + ")."
 
 
 def _correlation_section(results: Results, statistic: str, grouping: str, top: TopClusters) -> list[str]:

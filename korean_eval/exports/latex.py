@@ -35,7 +35,7 @@ from korean_eval.exports.tables import (
     token_table,
 )
 from korean_eval.model.results import Results
-from korean_eval.model.vocabulary import GRANULARITIES, STATISTIC_SYMBOLS
+from korean_eval.model.vocabulary import GRANULARITIES, STATISTIC_SYMBOLS, grouping_used
 
 PREAMBLE_NOTE = (
     "% Needs \\usepackage{booktabs}; for Hangul (e.g. in system names) \\usepackage{kotex} (texlive-lang-korean).\n"
@@ -53,6 +53,15 @@ def latex_escape(text: object) -> str:
     """``text`` as LaTeX that prints it literally: the ten special characters and ``< > | "`` (which OT1 fonts
     print as other glyphs) as commands, line breaks and tabs as spaces."""
     return "".join(_SPECIAL.get(ch, _CONTROL.get(ch, ch)) for ch in str(text))
+
+
+#: Symbols of the statistics' sentences written in math mode (pdfLaTeX's text fonts have no α or ≥).
+_MATH = {"α": r"$\alpha$", "≥": r"$\geq$"}
+
+
+def _with_math(text: str) -> str:
+    """:func:`latex_escape` of ``text`` with :data:`_MATH`'s symbols in math mode."""
+    return "".join(_MATH.get(ch, latex_escape(ch)) for ch in str(text))
 
 
 def _number(value: float, digits: int) -> str:
@@ -109,7 +118,9 @@ def _grid_cell(row: pd.Series, with_ci: bool) -> tuple[str, str]:
 def correlation_table(results: Results, granularity: str, statistic: str, grouping: str, top: TopClusters,
                       with_ci: bool = True) -> str:
     """``correlations_<granularity>.tex``: levels as rows, metrics as columns, the correlation of ``statistic``
-    (segment level with ``grouping``); the top cluster's cells in bold; CIs on a second line when present."""
+    (segment level with ``grouping``); the top cluster's cells in bold; CIs on a second line when present. The
+    caption states statistic, grouping, n and the test with its resampling (:meth:`TopClusters.method_of`), and when
+    that test cannot reach α on these data, why no cell is bold (:meth:`TopClusters.limit_of`)."""
     grid = correlation_grid(results, granularity, statistic, grouping, top.of(granularity))
     metrics = run_metrics(results)
     cells = {(r.level, r.metric): _grid_cell(grid.loc[i], with_ci) for i, r in grid.iterrows()}
@@ -124,10 +135,13 @@ def correlation_table(results: Results, granularity: str, statistic: str, groupi
     symbol = STATISTIC_SYMBOLS.get(statistic, statistic)
     n = int(grid["n"].max()) if len(grid) and grid["n"].notna().any() else 0
     unit = "system-segment pairs" if granularity == "segment" else "systems"
-    grouped = f", grouping {grouping}" if granularity == "segment" and grouping != "none" else ""
+    grouped = f", grouping {grouping_used(granularity, grouping)}" if granularity == "segment" else ""
+    method, limit = latex_escape(top.method_of(granularity)), top.limit_of(granularity)
+    marked = (f"No cell is bold: {_with_math(limit)} ({method})." if limit
+              else f"Bold: the top significance cluster ({method}).")
     caption = (f"{statistic.title()} correlation ({latex_escape(symbol)}) with human scores at the {granularity} "
-               f"level{grouped} (n = {n} {unit}). Bold: the top significance cluster ({latex_escape(top.method)}); "
-               "error rates (TER, CharacTER, EED) agree with humans when they correlate negatively."
+               f"level{grouped} (n = {n} {unit}). {marked} "
+               "Error rates (TER, CharacTER, EED) agree with humans when they correlate negatively."
                + (" Second line: 95\\% bootstrap confidence interval." if with_ci and grid["ci_low"].notna().any() else ""))
     return _table(f"correlations_{granularity}.tex", lines, caption, f"tab:korean-eval-correlations-{granularity}",
                   signature_note(results, metrics))

@@ -38,20 +38,35 @@ Config = tuple[str, str]
 @dataclass(frozen=True)
 class TopClusters:
     """Per granularity, the (level, metric) configurations of the top significance cluster, and how it was found
-    (``method``, e.g. ``"paired permutation test perm-inputs, 1000 permutations, seed 12345, α = 0.05"``); empty
+    (``method``, e.g. ``"paired permutation test perm-inputs (Deutsch et al. 2021), Monte-Carlo, 1,000 permutations,
+    seed 12345, alpha = 0.05"``; ``methods``: per granularity, when the tests differ — the exact test over few
+    systems); ``limits``: per granularity, why its test cannot separate any configurations
+    (:func:`korean_eval.metaeval.tables.resolution.table_resolution`; no cell of it is then marked). Empty
     ``configs`` and a ``method`` saying why when no test was run."""
 
     configs: Mapping[str, frozenset[Config]] = field(default_factory=dict)
     method: str = "no significance test was run"
+    methods: Mapping[str, str] = field(default_factory=dict)
+    limits: Mapping[str, str] = field(default_factory=dict)
 
     def of(self, granularity: str) -> frozenset[Config]:
         return self.configs.get(granularity, frozenset())
 
+    def method_of(self, granularity: str) -> str:
+        """How the top cluster of ``granularity`` was found (:attr:`methods`, else :attr:`method`)."""
+        return self.methods.get(granularity, self.method)
 
-def significance_method(n_permutations: int, seed: int, alpha: float) -> str:
-    """How a top cluster was found, in words (captions and the report)."""
-    return (f"paired permutation test {TOP_CLUSTER_TEST} (Deutsch et al. 2021), {n_permutations} permutations, "
-            f"seed {seed}, alpha = {alpha:g}")
+    def limit_of(self, granularity: str) -> str:
+        """Why the test of ``granularity`` cannot separate any configurations; "" when it can."""
+        return self.limits.get(granularity, "")
+
+
+def significance_method(n_permutations: int, seed: int, alpha: float, resampling: str = "") -> str:
+    """How a top cluster was found, in words (captions and the report): ``resampling`` as the tests ran
+    (:attr:`korean_eval.metaeval.tables.resolution.Resolution.resampling`: ``"exact, 16 sign patterns"``), else the
+    Monte-Carlo ``n_permutations`` and ``seed`` asked for."""
+    resampling = resampling or f"Monte-Carlo, {n_permutations:,} permutations, seed {seed}"
+    return f"paired permutation test {TOP_CLUSTER_TEST} (Deutsch et al. 2021), {resampling}, alpha = {alpha:g}"
 
 
 def top_configs(clusters: pd.DataFrame) -> frozenset[Config]:
@@ -62,11 +77,40 @@ def top_configs(clusters: pd.DataFrame) -> frozenset[Config]:
     return frozenset(zip(first["level"], first["metric"], strict=True))
 
 
-def top_clusters_from_table(clusters: pd.DataFrame, statistic: str, method: str) -> TopClusters:
+def tested_top_clusters(found: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]], statistic: str,
+                        n_permutations: int = RESAMPLES, seed: int = SEED, alpha: float = ALPHA) -> TopClusters:
+    """The :class:`TopClusters` of granularity → ``(significance rows, clusters)`` (what
+    :func:`korean_eval.metaeval.tables.significance.top_cluster_table` returns, or the rows of ``significance.csv``
+    and ``clusters.csv``, test :data:`TOP_CLUSTER_TEST`): each granularity's method from the tests as they ran
+    (their ``method``), and no marked configuration where the design cannot reach ``alpha``
+    (:func:`korean_eval.metaeval.tables.resolution.table_resolution`)."""
+    from korean_eval.metaeval.tables.resolution import table_resolution
+
+    configs, methods, limits = {}, {}, {}
+    for granularity, (table, clusters) in found.items():
+        resolution = table_resolution(table, statistic, granularity, TOP_CLUSTER_TEST, alpha, seed, n_permutations)
+        methods[granularity] = significance_method(n_permutations, seed, alpha, resolution.resampling)
+        if resolution.cannot_separate:
+            limits[granularity] = resolution.limit
+            configs[granularity] = frozenset()
+        else:
+            configs[granularity] = top_configs(clusters)
+    return TopClusters(configs, significance_method(n_permutations, seed, alpha), methods, limits)
+
+
+def top_clusters_from_table(clusters: pd.DataFrame, statistic: str, method: str,
+                            significance: pd.DataFrame | None = None, n_permutations: int = RESAMPLES,
+                            seed: int = SEED, alpha: float = ALPHA) -> TopClusters:
     """The top clusters of both granularities from a ``clusters.csv`` table
-    (:mod:`korean_eval.engine.statistics`: columns ``granularity, statistic, level, metric, …, cluster``)."""
+    (:mod:`korean_eval.engine.statistics`: columns ``granularity, statistic, level, metric, …, cluster``); with the
+    run's ``significance.csv`` (``significance``), each granularity's method as its tests ran and no marked
+    configuration where they cannot reach ``alpha`` (:func:`tested_top_clusters`), else ``method`` for both."""
     rows = clusters[clusters["statistic"] == statistic]
-    return TopClusters({g: top_configs(rows[rows["granularity"] == g]) for g in GRANULARITIES}, method)
+    if significance is None or significance.empty:
+        return TopClusters({g: top_configs(rows[rows["granularity"] == g]) for g in GRANULARITIES}, method)
+    tests = significance[(significance["statistic"] == statistic) & (significance["test"] == TOP_CLUSTER_TEST)]
+    found = {g: (tests[tests["granularity"] == g], rows[rows["granularity"] == g]) for g in GRANULARITIES}
+    return tested_top_clusters(found, statistic, n_permutations, seed, alpha)
 
 
 def find_top_clusters(results: Results, statistic: str, grouping: str = "none", n_permutations: int = RESAMPLES,
@@ -75,12 +119,10 @@ def find_top_clusters(results: Results, statistic: str, grouping: str = "none", 
     :func:`korean_eval.metaeval.tables.significance.top_cluster_table` (only the tests cluster 1 needs)."""
     from korean_eval.metaeval.tables.significance import top_cluster_table  # scipy, numba: only when computed
 
-    configs = {
-        g: top_configs(top_cluster_table(results, statistic, g, grouping, test=TOP_CLUSTER_TEST, alpha=alpha,
-                                         n_permutations=n_permutations, seed=seed)[1])
-        for g in GRANULARITIES
-    }
-    return TopClusters(configs, significance_method(n_permutations, seed, alpha))
+    found = {g: top_cluster_table(results, statistic, g, grouping, test=TOP_CLUSTER_TEST, alpha=alpha,
+                                  n_permutations=n_permutations, seed=seed)
+             for g in GRANULARITIES}
+    return tested_top_clusters(found, statistic, n_permutations, seed, alpha)
 
 
 def metric_label(metric: str) -> str:

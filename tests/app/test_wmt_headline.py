@@ -41,13 +41,77 @@ def test_the_grid_writes_each_cells_interval():
 def test_the_headline_follows_the_chosen_statistic_with_its_wmt_test(choice):
     at = run_app(headline_follows=choice)
     assert_clean(at)
-    captions = " ".join(c.value for c in at.caption)
+    captions = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))
     if choice in ("wmt25", "acc_eq"):
         assert "PairwisePermutationSigDiff" in captions
+        assert "grouping: item" in figures(at)[0]["layout"]["title"]["text"]  # the chart follows the card
     if choice in ("wmt25", "spa"):
-        assert "PermutationSigDiff; " in captions or "mt-metrics-eval PermutationSigDiff" in captions
+        assert "mt-metrics-eval PermutationSigDiff)" in captions
+        assert figures(at)[1]["layout"]["yaxis"]["title"]["text"].startswith("SPA")
     statements = [m.value for m in at.markdown if m.value.startswith("**")]
     assert any(("agrees most" in s) or ("tie" in s) for s in statements), statements
+
+
+def _cards(at) -> dict[str, tuple[str, str]]:
+    """Title → (statement, detail) of every headline card, as the reader sees them."""
+    plain = [re.sub(r"\\(.)", r"\1", e.value) for e in at.main if e.type in ("markdown", "caption")]
+    cards = {}
+    for k, text in enumerate(plain):
+        if text.startswith(("Segment level", "System level ·")) and k + 2 < len(plain) and plain[k + 1].startswith("**"):
+            cards[text.split(" ·")[0]] = (plain[k + 1].strip("*"), plain[k + 2])
+    return cards
+
+
+def _range_of(values, symbol: str) -> str:
+    return headlines.value_range(list(values), symbol)
+
+
+def test_heldout_headlines_say_what_was_computed_and_equal_their_charts():
+    """The held-out WMT24 chat en→ko set (4 systems × 550 segments), uploaded: the system-level card says that the
+    exact test over 16 sign patterns cannot separate the configurations (not that they tie) and the chart outlines
+    nothing; acc_eq with grouping none is untested and its range is the chart's; WMT's acc_eq by item, chosen, is what
+    both card and chart then show."""
+    from korean_eval.inputs.sample import load_sample
+    from tests.support.apptest import bar_points
+    from tests.support.few_systems import FOUR_SYSTEMS
+    from tests.support.helpers import SHARED, require
+    from ui import state
+
+    heldout = load_sample(require(SHARED / "heldout" / "wmt24_chat_enko"))
+    at = run_app(**{state.EVALSET_KEY: heldout, state.SOURCE_KEY: "wmt24_chat_enko"})
+    cards = _cards(at)
+    statement, detail = cards["System level"]
+    system = bar_points(figures(at)[1])
+    assert statement == f"The test cannot separate these {len(system)} configurations ({_range_of(system.values(), 'r')})"
+    assert detail.startswith(FOUR_SYSTEMS + ". Decided by: Pearson r, system level")
+    assert "exact, 16 sign patterns; α = 0.05" in detail and "1,000 permutations" not in detail
+    assert not [t for t in figures(at)[1]["data"] if t.get("name") == "top significance cluster"]
+    assert "No significant difference" not in " ".join(s for s, _ in cards.values())
+    # the system-level significance matrix says the same beside its clusters
+    at.radio(key="sig_gran").set_value("system").run()
+    at.button(key="sig_compute").click().run()
+    assert_clean(at)
+    infos = [re.sub(r"\\(.)", r"\1", i.value) for i in at.info]
+    assert f"{FOUR_SYSTEMS}. The clusters above are what the design forces, not a finding." in infos
+
+    at.radio(key="statistic").set_value("acc_eq").run()
+    assert_clean(at)
+    statement, detail = _cards(at)["Segment level"]
+    segment = bar_points(figures(at)[0])
+    assert statement.endswith(f"range of all {_range_of(segment.values(), 'acc_eq')})")
+    assert "grouping none (every pair of (system, segment) entries pooled). Not tested" in detail
+
+    at.segmented_control(key="headline_follows").set_value("acc_eq").run()
+    assert_clean(at)
+    statement, detail = _cards(at)["Segment level"]
+    fig = figures(at)[0]
+    segment = bar_points(fig)
+    top = [t for t in fig["data"] if t.get("name") == "top significance cluster"]
+    members = {(o, i) for t in top for o, i in zip(*t["x"], strict=True)}
+    assert "grouping: item" in fig["layout"]["title"]["text"] and members
+    assert statement.endswith(f"({_range_of([segment[m] for m in members], 'acc_eq')})")
+    assert "grouping item (the system pairs of each segment, averaged over segments: WMT's official acc_eq)" in detail
+    assert "Monte-Carlo, 1,000 permutations, seed 12345" in detail
 
 
 def test_constant_human_scores_are_said_on_the_page():

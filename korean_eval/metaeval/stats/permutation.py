@@ -23,6 +23,7 @@ import numpy as np
 
 from korean_eval.metaeval.stats.correlation import MIN_SYSTEMS, common_points
 from korean_eval.metaeval.stats.pdp import pdp_rows, permuted_pdp
+from korean_eval.metaeval.stats.power import MAX_EXACT_UNITS
 from korean_eval.metaeval.stats.resampling import count_weighted_means, mean_of_defined
 from korean_eval.metaeval.stats.weighted import Counts, pearson_fixed_points, weighted_correlations
 from korean_eval.model.defaults import RESAMPLES, SEED
@@ -30,8 +31,6 @@ from korean_eval.model.vocabulary import PERMUTATION_TESTS, check_choice, comput
 
 # Absolute tolerance under which a permuted difference of correlations counts as equal to the observed one.
 TIE_EPS = 1e-12
-#: Up to this many live units every swap pattern is enumerated (2^16 = 65,536): the exact test.
-MAX_EXACT_UNITS = 16
 
 
 def standardise(x: np.ndarray, ok: np.ndarray) -> np.ndarray:

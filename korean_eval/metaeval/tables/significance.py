@@ -30,6 +30,7 @@ from korean_eval.metaeval.stats.permutation import (
     deltas_of_test,
     system_permutation_deltas,
 )
+from korean_eval.metaeval.stats.power import deltas_min_p
 from korean_eval.metaeval.tables.configs import (
     check_config,
     comparison_data,
@@ -62,6 +63,7 @@ SIGNIFICANCE_COLUMNS = [
     "statistic",
     "p_value",
     "method",
+    "min_p",
     "r_a",
     "r_b",
     "n",
@@ -163,7 +165,9 @@ def significance_table(
     the same patterns, which equals running the test on (b, a) with the same seed. ``method`` says how each p was
     computed: ``"exact, 16 patterns"`` / ``"Monte-Carlo, 1000 permutations"``
     (:func:`korean_eval.metaeval.stats.permutation.permutation_method`) or ``"Student t, df = n − 3; assumes independent
-    points"`` (Williams).
+    points"`` (Williams); ``min_p`` the smallest p-value that permutation test could give on these units
+    (:func:`korean_eval.metaeval.stats.power.deltas_min_p`: 1/16 = 0.0625 for the exact test over 4 systems, so
+    nothing can be significant at α = 0.05; NaN for Williams).
 
     ``configs``: a subset (``"level/metric"`` names or tuples; default all); ``pairs``: only these unordered pairs
     of configurations (both orders are reported; default every pair of ``configs``); ``progress(fraction,
@@ -226,10 +230,11 @@ def _ordered_rows(
     for test in tests:
         if test in PERMUTATION_TESTS:
             deltas = res.permutation[test] if forward else res.permutation[test].reversed()
-            p, method = deltas.p_value(), deltas.method
+            p, method, min_p = deltas.p_value(), deltas.method, deltas_min_p(deltas)
         else:
             p = float("nan") if grouped else williams_test(r_a, r_b, r_xy, n, WILLIAMS_DF_OFFSET[test])
             method = f"Student t, df = n − {WILLIAMS_DF_OFFSET[test]}; assumes independent points"
+            min_p = float("nan")
         rows.append(
             {
                 **common,
@@ -238,6 +243,7 @@ def _ordered_rows(
                 "test": test,
                 "p_value": p,
                 "method": method,
+                "min_p": min_p,
                 "r_a": r_a,
                 "r_b": r_b,
                 "n": n,

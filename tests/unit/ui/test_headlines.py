@@ -68,31 +68,74 @@ def clusters_of(values: list[float], clusters: list[int], metric: str = "chrf+")
                          "sign": 1.0, "correlation": values, "cluster": clusters})
 
 
+def chart_of(clusters: pd.DataFrame, granularity: str = "segment") -> pd.DataFrame:
+    """The chart's rows of the configurations of ``clusters``, as :func:`ui.views.correlation_view` gives them
+    (agreement drawn: an error rate negated and labelled with a minus)."""
+    negated = clusters["sign"] < 0
+    label = clusters["metric"].map(lambda m: {"chrf+": "chrF+", "ter": "TER"}.get(m, m))
+    return pd.DataFrame({"granularity": granularity, "level": clusters["level"], "metric": clusters["metric"],
+                         "value": clusters["correlation"] * clusters["sign"], "shown": clusters["correlation"],
+                         "shown_label": np.where(negated, "−" + label, label)})
+
+
+def basis(granularity: str = "segment", statistic: str = "pearson", **kw) -> headlines.Basis:
+    return headlines.Basis(statistic, granularity, "none", "paired permutation test",
+                           kw.pop("resampling", "Monte-Carlo, 1,000 permutations, seed 12345"), **kw)
+
+
+def card_of(clusters: pd.DataFrame, n_defined: int, n_systems: int, **kw) -> headlines.Card:
+    b = basis(**kw)
+    return headlines.cluster_card(clusters, chart_of(clusters, b.granularity), b, n_defined, n_systems)
+
+
 def test_card_names_the_top_cluster_and_its_range():
-    card = headlines.cluster_card(clusters_of([0.514, 0.513, 0.505, 0.48], [1, 1, 1, 2]), "segment", "pearson", 66,
-                                  20, "paired permutation test")
+    card = card_of(clusters_of([0.514, 0.513, 0.505, 0.48], [1, 1, 1, 2]), 66, 20)
     assert card.statement == "chrF+ at l0 and 2 others tie at the top (r 0.505–0.514)"
     assert "Top significance cluster: 3 of 66" in card.detail and "paired permutation test" in card.detail
     assert "best" not in card.statement.lower() and card.caution == ""
+    # the detail states statistic, grouping, test, resampling and α
+    assert ("Decided by: Pearson r, segment level, grouping none (all (system, segment) pairs pooled); paired "
+            "permutation test; Monte-Carlo, 1,000 permutations, seed 12345; α = 0.05.") in card.detail
 
 
 def test_card_says_no_significant_difference_when_all_tie():
-    card = headlines.cluster_card(clusters_of([0.51, 0.50, 0.50], [1, 1, 1]), "segment", "pearson", 3, 20, "t")
+    card = card_of(clusters_of([0.51, 0.50, 0.50], [1, 1, 1]), 3, 20)
     assert card.statement == "No significant difference: all 3 configurations tie (r 0.50–0.51)"
 
 
 def test_card_with_a_single_leader_names_the_next():
-    card = headlines.cluster_card(clusters_of([0.9, 0.5], [1, 2], "ter").assign(sign=-1.0), "segment", "kendall", 8,
-                                  20, "t")
+    clusters = clusters_of([0.9, 0.5], [1, 2], "ter").assign(sign=-1.0)
+    card = card_of(clusters, 8, 20, statistic="kendall")
     assert card.statement.startswith("−TER at l0 agrees most with the humans (τ = 0.900), significantly more than "
                                      "the next, −TER at l1 (τ = 0.500)")
 
 
 def test_system_card_counts_systems_and_warns_below_eight():
-    few = headlines.cluster_card(clusters_of([0.99, 0.98], [1, 1]), "system", "pearson", 2, 5, "t")
+    few = card_of(clusters_of([0.99, 0.98], [1, 1]), 2, 5, granularity="system")
     assert few.title == "System level · 5 systems" and "too few to call a winner" in few.caution
-    many = headlines.cluster_card(clusters_of([0.99, 0.98], [1, 1]), "system", "pearson", 2, 8, "t")
+    assert "Pearson r, system level (each system's corpus score against its mean human score)" in few.detail
+    many = card_of(clusters_of([0.99, 0.98], [1, 1]), 2, 8, granularity="system")
     assert many.title == "System level · 8 systems" and many.caution == ""
+
+
+def test_a_test_that_cannot_reach_alpha_is_never_a_tie():
+    limit = ("With 4 systems the exact test has 16 sign patterns: its smallest p-value is 0.0625 > α = 0.05, so no "
+             "difference can be significant; ≥ 5 systems needed")
+    card = card_of(clusters_of([0.99, 0.98, 0.97], [1, 1, 1]), 3, 4, granularity="system",
+                   resampling="exact, 16 sign patterns", limit=limit, cannot_separate=True)
+    assert card.statement == "The test cannot separate these 3 configurations (r 0.97–0.99)"
+    assert "tie" not in card.statement and "No significant difference" not in card.statement
+    assert card.detail.startswith(limit + ". Decided by: Pearson r, system level")
+    assert "exact, 16 sign patterns; α = 0.05" in card.detail
+
+
+def test_the_card_reads_the_charts_rows():
+    clusters = clusters_of([0.6, 0.5], [1, 2])
+    chart = chart_of(clusters).assign(shown=[0.61, 0.52])  # a chart drawing other numbers: the card says those
+    card = headlines.cluster_card(clusters, chart, basis(), 2, 20)
+    assert "(r = 0.610)" in card.statement and "(r = 0.520)" in card.statement
+    with pytest.raises(ValueError, match="not on the chart"):
+        headlines.cluster_card(clusters, chart.iloc[:1], basis(), 2, 20)
 
 
 def test_accuracies_are_never_called_winners():
@@ -100,6 +143,7 @@ def test_accuracies_are_never_called_winners():
                          "shown": [0.61, 0.63], "shown_label": "BLEU"})
     card = headlines.accuracy_card(view, "segment", "acc_eq", 20)
     assert card.statement.startswith("Highest acc_eq: BLEU at char (0.630") and "Not tested" in card.detail
+    assert "grouping none (every pair of (system, segment) entries pooled)" in card.detail
 
 
 def test_value_range_uses_the_decimals_it_needs():
@@ -114,9 +158,16 @@ def test_spread_card_states_the_test_of_its_two_ends():
                          "shown_label": ["BLEU", "BLEU", "chrF", "chrF"]})
     spread = headlines.level_spread(view)
     assert spread["metric"] == "bleu"
-    card = headlines.spread_card(spread, "pearson", {"p_values": {"perm-inputs": 0.2}, "significant": False})
+    card = headlines.spread_card(spread, "pearson", {"p_values": {"perm-inputs": 0.2}, "significant": False,
+                                                     "methods": {"perm-inputs": "Monte-Carlo, 1000 permutations"}})
     assert card.title == "Token level matters most for BLEU" and card.statement == "r 0.300 at word → 0.500 at jamo"
     assert "do not differ significantly" in card.detail and "p = 0.200" in card.detail
+    assert "Pearson r, segment level, grouping none" in card.detail
+    assert "Monte-Carlo, 1,000 permutations, seed 12345; α = 0.05" in card.detail
+    few = headlines.spread_card(spread, "pearson", {"p_values": {"perm-inputs": 0.25}, "significant": False,
+                                                    "methods": {"perm-inputs": "exact, 4 patterns"}})
+    assert few.detail.startswith("The test cannot separate the two ends (p = 0.250): With 2 segments the exact test "
+                                 "has 4 sign patterns: its smallest p-value is 0.25 > α = 0.05")
 
 
 # ------------------------------------------------------------------------------------------------ grids
