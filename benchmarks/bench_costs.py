@@ -15,7 +15,11 @@ system outputs built from KoNLPy's corpora, none repeated, so no cache shortcuts
 * **Korean lens**: Kiwi's model load, its analysis per character, and the perturbation of references (10 kinds,
   each perturbed text analysed again) per reference character;
 * **significance**: seconds per pair of configurations per 1,000 (system, segment) points for 1,000 permutations,
-  per statistic and test, at the segment level (pair correlations included), single thread.
+  per statistic and test, at the segment level (pair correlations included), single thread;
+* **intervals**: the dashboard's bootstrap intervals (``korean_eval.engine.stored_views.intervals``) of every row
+  of one statistic, seconds per configuration per 1,000 (system, segment) points for 1,000 resamples (SPA: also
+  per 1,000 of its permutations), on an evaluation of the benchmark's texts with their simulated human scores,
+  one BLAS thread.
 
 The machine's load is printed with the figures: the costs are wall-clock seconds and grow with it.
 """
@@ -47,6 +51,14 @@ def _texts(n_refs: int):
 
     data = make_data.build(pairs=4 * n_refs, seed="korean-eval-costs-v1")
     return data.refs, data.systems
+
+
+def _texts_with_human(n_refs: int):
+    """References, systems and the simulated human scores ``(system, seg_id, score)`` of the benchmark's text."""
+    import make_data
+
+    data = make_data.build(pairs=4 * n_refs, seed="korean-eval-costs-v1")
+    return data.refs, data.systems, data.human
 
 
 def _level_costs(levels, refs, hyps, chars) -> list[tuple[str, float, float]]:
@@ -130,12 +142,49 @@ def _significance_costs(points: int, systems: int, repeats: int = 3) -> dict[tup
     return out
 
 
+def _interval_costs(refs, systems, human) -> dict[str, tuple[float, float]]:
+    """Per statistic, ``(shared, per configuration)``: CPU seconds per 1,000 points per 1,000 resamples (SPA: and per
+    1,000 permutations) of the intervals of its rows — the part shared by every configuration (SPA's human side and
+    sign patterns) and the part of each — from evaluations of 1 and 6 configurations, each measured after one
+    unmeasured call with few resamples (kernels loaded)."""
+    import pandas as pd
+
+    from korean_eval.engine import stored_views
+    from korean_eval.engine.blas_threads import one_blas_thread
+    from korean_eval.inputs.tables import attach_human_frame
+
+    evalset = evalset_from_texts([("ref.txt", "\n".join(refs).encode())],
+                                 [(f"{name}.txt", "\n".join(texts).encode()) for name, texts in systems.items()])
+    attach_human_frame(evalset, pd.DataFrame(human, columns=["system", "seg_id", "score"]).astype(
+        {"seg_id": str, "score": float}), "human")
+    statistics = ("pearson", "spearman", "kendall", "pdp", "acc_eq", "spa")
+    seconds: dict[int, dict[str, float]] = {}
+    for levels, metrics in ((("char",), ("chrf",)), (("word", "char"), ("bleu", "chrf", "ter"))):
+        results = evaluate(evalset, EvalConfig(levels=levels, metrics=metrics, jobs=1), cache=NullCache())
+        points = len(results.systems) * len(results.seg_ids)
+        permutations = int(results.settings.get("spa_permutations", 0) or 0)
+        measured = seconds.setdefault(len(results.segment_matrices), {})
+        with one_blas_thread():
+            for statistic in statistics:
+                stored_views.intervals(results, 10, (statistic,))
+                mark = time.process_time()
+                stored_views.intervals(results, 1000, (statistic,))
+                per = (time.process_time() - mark) / (points / 1000)
+                measured[statistic] = per / (permutations / 1000) if statistic == "spa" else per
+    (few, low), (many, high) = sorted(seconds.items())
+    out = {}
+    for statistic in statistics:
+        per_config = max(0.0, (high[statistic] - low[statistic]) / (many - few))
+        out[statistic] = (max(0.0, low[statistic] - per_config * few), per_config)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", default=",".join(LEVEL_NAMES))
     parser.add_argument("--refs", type=int, default=300, help="distinct references (their systems: 4 × as many)")
     parser.add_argument("--metrics", default=",".join(("bleu", "chrf", "chrf+", "chrf++", "ter", "nltk-bleu", "gleu", "nist", "ribes", "character", "eed")))
-    parser.add_argument("--parts", default="levels,scoring,lens,significance", help="what to measure")
+    parser.add_argument("--parts", default="levels,scoring,lens,significance,intervals", help="what to measure")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     print(f"load average at start: {os.getloadavg()}; cores: {os.cpu_count()}")
@@ -164,6 +213,11 @@ def main() -> None:
         print("\nsignificance, s per pair per 1,000 points, 1,000 permutations")
         for (statistic, grouping, test), per in _significance_costs(2000, 10).items():
             print(f"  {statistic:9s} {grouping:5s} {test:12s} {per:8.4f}", flush=True)
+    if "intervals" in parts:
+        print("\nintervals, CPU s per 1,000 points, 1,000 resamples (spa: per 1,000 permutations)")
+        print("  statistic   shared  per configuration")
+        for statistic, (shared, per) in _interval_costs(*_texts_with_human(args.refs)).items():
+            print(f"  {statistic:9s} {shared:8.4f} {per:8.4f}", flush=True)
     print(f"\nload average at end: {os.getloadavg()}")
 
 

@@ -71,7 +71,8 @@ def server_env(cache: Path) -> dict[str, str]:
 
 
 def tick_every_level(page) -> list[str]:
-    """Tick every available token level in the sidebar (each tick reruns the page); the levels ticked."""
+    """Tick every available token level in the sidebar (each tick reruns the page), then Apply them together; the
+    levels ticked."""
     sidebar = page.locator('[data-testid="stSidebar"]')
     levels = available_levels()
     for level in levels:
@@ -79,6 +80,10 @@ def tick_every_level(page) -> list[str]:
         if not box.locator("input").is_checked():
             box.locator("label").click()
             idle(page, 120)
+    apply = sidebar.get_by_role("button", name=re.compile("Apply"))
+    if apply.count():
+        apply.click()
+        idle(page, 120)
     return levels
 
 

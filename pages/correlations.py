@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from korean_eval.engine import stored_views
 from korean_eval.metaeval.tables.degenerate import degenerate_notes
 from korean_eval.model import vocabulary as vocab
 from ui import ceiling, display_tables, grid_charts, headlines, state, statistics_state, views
@@ -37,7 +36,24 @@ agree = st.toggle(
     help="TER is an error rate: it correlates negatively with humans when it agrees with them. With this on, "
     "its correlation is negated and labelled −TER, so a taller bar always means better agreement.",
 )
-shown = stored_views.first_screen_statistics(s.statistic)  # the statistics the charts draw, with their intervals
+follows = st.segmented_control(
+    "Headline and charts follow",
+    list(headlines.HEADLINE_CHOICES),
+    default="chart",
+    required=True,
+    format_func=headlines.HEADLINE_CHOICES.get,
+    key="headline_follows",
+    persist_state="session",
+    help="Which statistic the two headline cards rank the configurations by — and the charts beneath them draw, so "
+    "that every number of a card is on its chart: the sidebar's statistic and grouping, acc_eq grouped by item at the "
+    "segment level (tie-calibrated pairwise accuracy over the system pairs of each segment: WMT's official "
+    "segment-level statistic), SPA at the system level (soft pairwise accuracy), or both — what the WMT25 metrics "
+    "task ranks by. A card names a best configuration only when its significance test separates it from the next; "
+    "otherwise it says which tie at the top, or that the test cannot separate them at all.",
+)
+plotted = headlines.plotted_statistics(follows or "chart", s.statistic, s.grouping)  # per granularity: card = chart
+seg_plot, sys_plot = plotted["segment"], plotted["system"]
+shown = tuple(sorted({seg_plot.statistic, sys_plot.statistic}))  # the statistics the charts draw, with their intervals
 ci = st.toggle(
     "95% confidence intervals (bootstrap over segments, 1000 resamples)",
     value=statistics_state.intervals_by_default(ctx, shown),
@@ -45,22 +61,11 @@ ci = st.toggle(
     persist_state="session",
     help="Percentile bootstrap: segments are resampled with all their systems; system scores are recomputed from the "
     "summed statistics of each resample; acc_eq chooses its ε again in every resample (over all pairs: kept at the "
-    "full set's), SPA recomputes its permutation p-values. On from the start when the data are small or the "
-    "intervals were computed already (cached); a few seconds the first time otherwise.",
+    "full set's), SPA recomputes its permutation p-values. On from the start when their estimate is at most 2 s or "
+    "they were computed already; otherwise the estimate is shown below the switch.",
 )
-follows = st.segmented_control(
-    "Headline follows",
-    list(headlines.HEADLINE_CHOICES),
-    default="chart",
-    required=True,
-    format_func=headlines.HEADLINE_CHOICES.get,
-    key="headline_follows",
-    persist_state="session",
-    help="Which statistic the two headline cards rank the configurations by: the one the charts draw, acc_eq at the "
-    "segment level (tie-calibrated pairwise accuracy over segments), SPA at the system level (soft pairwise "
-    "accuracy), or both — what the WMT25 metrics task ranks by. A card names a best configuration only when its "
-    "significance test separates it from the next; otherwise it says which tie at the top.",
-)
+if not ci and (note := statistics_state.intervals_note(ctx, shown)):
+    st.caption(note)
 form = st.segmented_control(
     "Chart",
     list(grid_charts.CHART_FORMS),
@@ -75,15 +80,17 @@ form = st.segmented_control(
 with_ci = statistics_state.correlations_with_ci(ctx, statistics=shown) if ci else None
 view = statistics_state.display_table(
     ctx, "correlation_view",
-    lambda: views.correlation_view(res, s.statistic, s.grouping, agreement=agree, correlations=with_ci),
-    s.statistic, s.grouping, agree, ci,
+    lambda: views.correlation_view(res, seg_plot.statistic, seg_plot.grouping, agreement=agree, correlations=with_ci,
+                                   system=sys_plot.statistic),
+    seg_plot.statistic, seg_plot.grouping, sys_plot.statistic, agree, ci,
 )
 undefined = {gran: views.undefined_correlations(view, ctx.evalset, res, gran) for gran in vocab.GRANULARITIES}
-ceilings = ceiling.ceiling_rows(statistics_state.human_ceiling(ctx, with_ci=ci), s.statistic, s.grouping)
-tops = sections.headline_cards(ctx, view, follows or "chart")
+ceilings = ceiling.ceiling_rows(statistics_state.human_ceiling(ctx, with_ci=ci), seg_plot.statistic,
+                                seg_plot.grouping, sys_plot.statistic)
+tops = sections.headline_cards(ctx, view, plotted)
 for note in degenerate_notes(res.correlations):
     st.warning(md_escape(note[0].upper() + note[1:]), icon=":material/warning:")
-sections.correlation_charts(ctx, view, undefined, form or "auto", tops, ceilings)
+sections.correlation_charts(ctx, view, undefined, form or "auto", tops, ceilings, plotted)
 sections.ceiling_notice(view, ceilings)
 # opened on request (drawn only while open: a closed expander's table is still drawn by the browser otherwise)
 numbers_box = st.expander("Numbers behind the charts" + (", with 95% confidence intervals" if ci else ""),
@@ -111,26 +118,30 @@ if len(partly):
     )
 
 best = statistics_state.display_table(ctx, "best_levels",
-                           lambda: views.best_level_sentences(res, s.statistic, s.grouping, agreement=agree,
-                                                              correlations=with_ci),
-                           s.statistic, s.grouping, agree, ci)
+                           lambda: views.best_level_sentences(res, seg_plot.statistic, seg_plot.grouping,
+                                                              agreement=agree, correlations=with_ci,
+                                                              system=sys_plot.statistic),
+                           seg_plot.statistic, seg_plot.grouping, sys_plot.statistic, agree, ci)
 n_sys = int(res.human_systems["human_mean"].notna().sum())
 b1, b2 = st.columns(2, gap="medium")
 with b1:
     st.markdown("**Highest agreement per metric, segment level** (levels not tested against each other)")
     st.markdown("\n".join(f"- {md_escape(line)}" for line in best["segment"]) or "–")
     seg_n = view.loc[view["granularity"] == "segment", "n"]
+    n_seg = int(seg_n.max()) if len(seg_n) else 0
+    points = (f"the system pairs of {n_seg:,} segments" if seg_plot.statistic == "acc_eq" and seg_plot.grouping == "item"
+              else f"{n_seg:,} (system, segment) pairs")
     st.caption(
-        f"Segment level: {views.STATISTIC_LABELS[s.statistic]} over "
-        f"{int(seg_n.max()) if len(seg_n) else 0:,} (system, segment) pairs with a human score; "
-        f"grouping “{s.grouping}”: {views.grouping_label(s.statistic, s.grouping)}."
+        f"Segment level: {views.STATISTIC_LABELS[seg_plot.statistic]} over {points} with a human score; "
+        f"{headlines.where_text(seg_plot.statistic, 'segment', seg_plot.grouping).removeprefix('segment level, ')}."
     )
 with b2:
     st.markdown("**Highest agreement per metric, system level** (levels not tested against each other)")
     st.markdown("\n".join(f"- {md_escape(line)}" for line in best["system"]) or "–")
     st.caption(
-        f"System level: each system's corpus score against its mean human score — {n_sys} systems with human "
-        f"scores, so each correlation rests on {n_sys} points; read it as indicative."
+        f"System level: {views.STATISTIC_LABELS[sys_plot.statistic]}, "
+        f"{headlines.where_text(sys_plot.statistic, 'system', 'none').removeprefix('system level ').strip('()')} — "
+        f"{n_sys} systems with human scores, so each value rests on {n_sys} systems; read it as indicative."
     )
 
 notes = []
@@ -172,13 +183,14 @@ sig_test = g2.radio(
     help="Paired permutation test (Deutsch et al. 2021), swapping a segment's scores for all systems together: valid "
     "for every statistic and grouping, the default. As WMT (mt-metrics-eval): each (system, segment) score swapped "
     "alone. Williams test (Williams 1959): for ungrouped correlations only, and it assumes independent points — at "
-    "the segment level they are clustered by segment, so its p-values are too small there. With acc_eq chosen in the "
-    "sidebar, the matrix ranks by acc_eq (segment level) and SPA (system level) with WMT's own tests instead.",
+    "the segment level they are clustered by segment, so its p-values are too small there. When the level's chart "
+    "draws acc_eq or SPA, the matrix ranks by it with WMT's own test instead (acc_eq grouped by item).",
 )
 n_configs = len(res.segment_matrices)
+sig_stat = plotted[sig_gran].statistic  # the statistic the level's chart and card show
 if n_configs < 2:
     st.info("Significance compares configurations: choose at least two (token levels × metrics) in the sidebar.")
-elif not views.is_correlation(s.statistic):
+elif not views.is_correlation(sig_stat):
     accuracy = "acc_eq" if sig_gran == "segment" else "spa"
     requested = f"accuracy_significance_{accuracy}"  # computed on request, then kept (ui.state caches the tables)
     if st.session_state.get(requested) or st.button(
@@ -187,10 +199,10 @@ elif not views.is_correlation(s.statistic):
     ):
         st.session_state[requested] = True
         sections.accuracy_significance_matrix(ctx, accuracy)
-elif statistics_state.cached_significance(ctx, s.statistic, sig_gran, s.grouping, sig_test) is not None:
-    sections.significance_matrix(ctx, s.statistic, sig_gran, sig_test)
-elif sections.significance_request(ctx, s.statistic, sig_gran, sig_test):
-    sections.significance_matrix(ctx, s.statistic, sig_gran, sig_test)
+elif statistics_state.cached_significance(ctx, sig_stat, sig_gran, s.grouping, sig_test) is not None:
+    sections.significance_matrix(ctx, sig_stat, sig_gran, sig_test)
+elif sections.significance_request(ctx, sig_stat, sig_gran, sig_test):
+    sections.significance_matrix(ctx, sig_stat, sig_gran, sig_test)
 
 compare_box = st.expander("Is one configuration significantly better than another?", icon=":material/balance:",
                           key="corr_compare", on_change="rerun")

@@ -2,7 +2,10 @@
 gives memory back when the users are gone.
 
 * :func:`limits`: the server's :class:`korean_eval.engine.limits.ServiceLimits` (environment variables, read once),
-  applied to the worker pools at the first run: idle release, the large analyzers only in worker processes.
+  applied to the worker pools at the first run: idle release, the large analyzers only in worker processes; and
+  the server's statistics computed with one BLAS thread, as the worker processes compute theirs
+  (:func:`korean_eval.engine.blas_threads.pin_blas_threads`: the same bits on any machine, and no CPU spent by
+  BLAS threads waiting on small matrix products, which cost several times the work itself on a busy server).
 * :func:`warm_up`: Kiwi's worker process started while the user still chooses data (the Data page).
 * :func:`queued`: runs an evaluation when the queue (:class:`korean_eval.engine.admission.EvaluationQueue`) gives it
   a turn, showing "Waiting: position 2 of 3" meanwhile.
@@ -29,6 +32,7 @@ import streamlit as st
 
 from korean_eval.engine import pools, workers
 from korean_eval.engine.admission import EvaluationQueue, QueueFull
+from korean_eval.engine.blas_threads import pin_blas_threads
 from korean_eval.engine.heap import trim_heap
 from korean_eval.engine.limits import ServiceLimits
 
@@ -43,8 +47,10 @@ class Sweepable(Protocol):
 @st.cache_resource(show_spinner=False)
 def limits() -> ServiceLimits:
     """The server's limits (environment variables, :mod:`korean_eval.engine.limits`), applied to the worker pools
-    once per process; the housekeeping thread started."""
+    once per process; BLAS pinned to one thread in this process (module docstring); the housekeeping thread
+    started."""
     found = ServiceLimits.from_env()
+    pin_blas_threads()
     pools.set_idle_release(found.pool_idle_seconds)
     pools.set_analyzers_in_workers(found.analyzers_in_workers)
     pools.set_analyzer_processes(found.analyzer_processes)

@@ -1,4 +1,12 @@
-"""The settings shared by every page (drawn in the sidebar by app.py, on every page)."""
+"""The settings shared by every page (drawn in the sidebar by app.py, on every page).
+
+Token levels are chosen in one go: ticking and unticking levels changes nothing on the pages until the Apply button
+makes the ticked levels the applied ones (:data:`ui.state.APPLIED_LEVELS_KEY`), so that several ticks start one
+evaluation. Until then the sidebar lists the changes and, for every level added, the estimated seconds it takes on
+the current data (:func:`korean_eval.engine.estimates.level_estimates`: the measured costs, less what the token cache
+holds), so a slow level (KoNLPy's Java analyzers, SentencePiece's training on much text) is announced before it
+starts. The levels ticked when a session starts are applied at once.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +14,14 @@ from collections import defaultdict
 
 import streamlit as st
 
+from korean_eval.engine.estimates import level_estimates, run_seconds
+from korean_eval.engine.pools import analyzers_in_workers
+from korean_eval.levels.costs import started_levels
 from korean_eval.levels.registry import FAMILIES, STUDY_LEVELS, SpmLevel, level_table
 from korean_eval.metrics import METRIC_NAMES, declaration, metric_group
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import LEVELS
-from ui import directions, state
+from ui import directions, formats, state
 from ui.state import Settings
 from ui.views import (
     CHOSEN_STATISTICS,
@@ -24,7 +35,9 @@ from ui.widgets import md_escape
 
 DEFAULT_LEVELS: tuple[str, ...] = LEVELS
 GROUP_LABELS = {"sacrebleu": "sacrebleu metrics", "extended": "extended"}
-LEVEL_PREFIX = "level|"
+LEVEL_PREFIX = state.LEVEL_PREFIX
+#: An added level estimated to take at least this many seconds is marked as slow beside its estimate.
+SLOW_LEVEL_SECONDS = 10.0
 METRIC_PREFIX = "metrics|"
 OVERRIDE_PREFIX = "ovr|"
 SPM_UPLOAD_KEY = "spm_model_upload"
@@ -50,16 +63,17 @@ def _init(key: str, value: object) -> None:
 
 
 def _levels() -> tuple[tuple[str, ...], bytes | None]:
-    """The chosen token levels, and the uploaded SentencePiece model (if spm is chosen and one was uploaded)."""
+    """The applied token levels (module docstring), and the uploaded SentencePiece model (if spm is applied and one
+    was uploaded)."""
     st.markdown("**Token levels**")
     rows = levels_info()
     with st.container(horizontal=True, gap="small"):
         st.button("all", key="levels_all", on_click=_tick_levels, args=(rows, STUDY_LEVELS),
-                  help="Every level of the study's grid that can run here (all but khaiii). The levels with a JVM "
-                  "(KoNLPy) and SentencePiece take longer.")
+                  help="Tick every level of the study's grid that can run here (all but khaiii); Apply starts them. "
+                  "The levels with a JVM (KoNLPy) and SentencePiece take longer.")
         st.button("defaults", key="levels_defaults", on_click=_tick_levels, args=(rows, DEFAULT_LEVELS),
-                  help=f"The default levels: {', '.join(DEFAULT_LEVELS)}.")
-    chosen: list[str] = []
+                  help=f"Tick the default levels: {', '.join(DEFAULT_LEVELS)}; Apply starts them.")
+    ticked: list[str] = []
     unavailable: list[dict[str, str]] = []
     for family in FAMILIES:
         fam_rows = [r for r in rows if r["family"] == family]
@@ -78,11 +92,58 @@ def _levels() -> tuple[tuple[str, ...], bytes | None]:
                 if not ok:
                     tip = f"Unavailable: {r['reason']}"
                 if st.checkbox(r["level"], key=key, disabled=not ok, help=tip) and ok:
-                    chosen.append(r["level"])
+                    ticked.append(r["level"])
     for r in unavailable:
         st.caption(f"⊘ {r['level']} is unavailable: {r['reason']}")
-    spm_model = _spm_settings() if "spm" in chosen else None
-    return tuple(chosen), spm_model
+    available = {r["level"] for r in rows if r["available"] == "yes"}
+    _init(state.APPLIED_LEVELS_KEY, tuple(ticked))
+    applied = tuple(lv for lv in st.session_state[state.APPLIED_LEVELS_KEY] if lv in available)
+    if tuple(ticked) != applied:
+        _pending_levels(tuple(ticked), applied)
+    spm_model = _spm_settings() if "spm" in ticked else None
+    return applied, spm_model if "spm" in applied else None
+
+
+def _pending_levels(ticked: tuple[str, ...], applied: tuple[str, ...]) -> None:
+    """The ticked levels not applied yet: what changes, each added level's estimate, Apply (with the estimate of
+    the whole run) and Undo."""
+    added = [lv for lv in ticked if lv not in applied]
+    removed = [lv for lv in applied if lv not in ticked]
+    with st.container(border=True):
+        changes = [f"+ {lv}" for lv in added] + [f"− {lv}" for lv in removed]
+        st.caption(f"Not applied yet: {', '.join(changes)}. The pages show {', '.join(applied) or 'no level'} until "
+                   "you press Apply.")
+        total = 0.0
+        data = state.evalset()
+        if added and data is not None and data.refs:
+            started = () if analyzers_in_workers() else started_levels()
+            estimates = level_estimates(data, added, state.disk_cache(), started)
+            total = run_seconds(data, estimates, _chosen_metrics())
+            for lv in added:
+                est = estimates[lv]
+                if not est.texts:
+                    st.caption(f"{lv}: its tokens are cached — at once")
+                    continue
+                slow = ", slow" if est.seconds >= SLOW_LEVEL_SECONDS else ""
+                start = (f"its analyzer starts in {formats.duration(est.start)}; " if est.start >= 1 else "")
+                st.caption(f"{lv}: {formats.duration(est.seconds)}{slow} ({start}{est.texts:,} texts to tokenise)")
+        with st.container(horizontal=True, gap="small"):
+            st.button("Apply" + (f" ({formats.duration(total)})" if total >= 1 else ""), key="levels_apply",
+                      type="primary", icon=":material/play_arrow:", on_click=state.apply_levels, args=(ticked,),
+                      disabled=not ticked,
+                      help="Evaluate the ticked levels (estimated on the machine the costs were measured on; tokens "
+                      "already cached cost nothing). A running evaluation can be stopped; the pages then keep the "
+                      "last results.")
+            st.button("Undo", key="levels_undo", on_click=state.apply_levels, args=(applied,),
+                      help="Tick the applied levels again.")
+        if not ticked:
+            st.caption("Tick at least one level to apply.")
+
+
+def _chosen_metrics() -> tuple[str, ...]:
+    """The metrics chosen in the sidebar so far (their pills' values), for an estimate drawn before they are."""
+    groups = st.session_state.get("metric_groups") or []
+    return tuple(m for g in groups for m in st.session_state.get(METRIC_PREFIX + g, []) or [])
 
 
 def _tick_levels(rows: list[dict[str, str]], wanted: tuple[str, ...]) -> None:
@@ -268,7 +329,8 @@ def render() -> Settings:
             help="Sentence TER exceeds 100 when a hypothesis is much longer than its reference; the study capped it "
             "before correlating. System TER is never capped.",
         )
-        spm_vocab = int(st.session_state.get("spm_vocab", SpmLevel.DEFAULT_VOCAB))
+        spm_vocab = int(st.session_state.get("spm_vocab", SpmLevel.DEFAULT_VOCAB)) if "spm" in levels else \
+            SpmLevel.DEFAULT_VOCAB
     config = EvalConfig(
         levels=levels,
         metrics=metrics,

@@ -7,8 +7,12 @@
   setting cheap for tokenisations and statistics seen before. Tables a page derives from the results only to draw
   them (the correlation view, the score tables) are kept the same way, with every statistics table a page computes
   from a result (:mod:`ui.statistics_state`), so a rerun that changes nothing in them does not build them again.
+* Token levels take effect together, when the sidebar's Apply button is pressed (:data:`APPLIED_LEVELS_KEY`): ticking
+  several levels starts one evaluation, not one per tick.
 * While computing, a progress bar follows the pipeline's ``progress(fraction, message)`` callback; its Stop button
-  stops the evaluation, and the pages then wait for a button rather than start it again (:mod:`ui.stopping`).
+  stops the evaluation, and the pages then wait for a button rather than start it again (:mod:`ui.stopping`),
+  showing meanwhile the last results this session saw finished on the same data (:data:`LAST_SHOWN_KEY`), with a
+  note naming the settings they are for.
 * Several users (:mod:`ui.service`): an evaluation larger than the server's limit (pairs × levels) is refused with
   a message; a new one computes when the queue gives it a turn ("Waiting: position 2 of 3" meanwhile); sessions that
   ask for the same evaluation at the same time (same content hash and settings) share one computation; a stored
@@ -20,6 +24,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -49,6 +54,12 @@ from ui.widgets import input_error, md_escape
 EVALSET_KEY = "ke_evalset"
 SOURCE_KEY = "ke_source"
 SETTINGS_KEY = "ke_settings"
+#: Session-state key prefix of the sidebar's token level checkboxes (``level|kiwi``: ticked or not).
+LEVEL_PREFIX = "level|"
+#: Session-state key of the token levels applied (the sidebar's Apply button): the levels the pages compute.
+APPLIED_LEVELS_KEY = "ke_levels_applied"
+#: Session-state key of the last results this session was shown: (content hash of the data, results key, config).
+LAST_SHOWN_KEY = "ke_last_shown"
 TARGET_KEY = "ke_target_page"
 SAMPLE_LABEL = "bundled sample"
 MAX_RESULTS = 6
@@ -167,6 +178,13 @@ def settings() -> Settings:
     return st.session_state.get(SETTINGS_KEY) or Settings(EvalConfig())
 
 
+def apply_levels(levels: tuple[str, ...]) -> None:
+    """Make ``levels`` the applied token levels and tick exactly their checkboxes (a button's callback)."""
+    st.session_state[APPLIED_LEVELS_KEY] = tuple(levels)
+    for key in [k for k in st.session_state if str(k).startswith(LEVEL_PREFIX)]:
+        st.session_state[key] = str(key).removeprefix(LEVEL_PREFIX) in levels
+
+
 # ---------------------------------------------------------------------------------------------- results
 
 
@@ -214,10 +232,11 @@ def results_key(evalset: EvalSet, config: EvalConfig) -> str:
     return stored_views.content_key(evalset, config)
 
 
-def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
+def results(evalset: EvalSet, config: EvalConfig, show_last: bool = False) -> Results | None:
     """Cached results, computed with a progress bar when new; None (after a message) if they cannot be: too large
     for the server's limit, the queue full, an error of the data, or stopped by the user (the bar's Stop button,
-    :mod:`ui.stopping`: the page then says so and waits for the :data:`EVALUATE_BUTTON` button).
+    :mod:`ui.stopping`: the page then says so and waits for the :data:`EVALUATE_BUTTON` button; ``show_last``: and
+    names the settings of the last results shown instead, :func:`context`).
 
     A new evaluation waits for its turn in the server's queue (:func:`ui.service.queued`). While one session
     computes it, another asking for the same key (same content and settings) follows that computation's progress
@@ -228,7 +247,10 @@ def results(evalset: EvalSet, config: EvalConfig) -> Results | None:
     if hit is not None:
         return hit
     if stopping.stopped(key):  # the user stopped this evaluation: it waits for the button
-        stopping.stopped_notice(key, EVALUATE_BUTTON)
+        if show_last:
+            _stopped_notice(key, evalset, config)
+        else:
+            stopping.stopped_notice(key, EVALUATE_BUTTON)
         return None
     pairs = evalset.system_pairs()
     problem = size_problem(pairs, len(config.levels), service.limits())
@@ -289,12 +311,56 @@ def context() -> Context:
     if not cfg.config.metrics and data.given is None:
         st.warning("Choose at least one metric in the sidebar.")
         st.stop()
-    res = results(data, cfg.config)
+    key = results_key(data, cfg.config)
+    res = results(data, cfg.config, show_last=True)
     if res is None:
-        st.stop()
+        last = _last_shown(data, key)
+        if last is None:
+            st.stop()
+        key, config, res = last
+        cfg = Settings(config, cfg.statistic, cfg.grouping)
+    else:
+        st.session_state[LAST_SHOWN_KEY] = (data.content_hash(), key, cfg.config)
     if data.given is not None:
         directions.warning(res)
-    return Context(data, cfg, res, results_key(data, cfg.config))
+    return Context(data, cfg, res, key)
+
+
+def _last_shown(data: EvalSet, stopped_key: str) -> tuple[str, EvalConfig, Results] | None:
+    """The last results this session was shown on ``data`` — ``(key, config, results)`` — when the evaluation of
+    ``stopped_key`` was stopped by the user and they are still in the store; else None."""
+    last = st.session_state.get(LAST_SHOWN_KEY)
+    if last is None or not stopping.stopped(stopped_key) or last[0] != data.content_hash() or last[1] == stopped_key:
+        return None
+    res = _store().get(last[1])
+    return None if res is None else (last[1], last[2], res)
+
+
+def settings_text(config: EvalConfig) -> str:
+    """The settings of ``config`` a reader tells results apart by: ``levels word, kiwi · metrics BLEU, chrF``."""
+    from ui.views import metric_label
+
+    return (f"levels {', '.join(config.levels) or '—'} · metrics "
+            f"{', '.join(metric_label(m) for m in config.metrics) or '—'}")
+
+
+def _stopped_notice(key: str, evalset: EvalSet, config: EvalConfig) -> None:
+    """What the page says where the result of the stopped evaluation ``key`` would be: the stopped message and the
+    button that goes on with it; when the last results this session saw on the same data are shown instead, which
+    settings they are for, and a button back to their token levels when only those differ."""
+    last = _last_shown(evalset, key)
+    if last is None:
+        stopping.stopped_notice(key, EVALUATE_BUTTON)
+        return
+    shown = last[1]
+    same_but_levels = dataclasses.replace(shown, levels=config.levels) == config
+    kept = (f"no result yet for the new settings ({settings_text(config)}); the page shows the last finished "
+            f"results, for {settings_text(shown)}"
+            + ("" if same_but_levels else ", with other settings as they were then") + ".")
+    stopping.stopped_notice(key, EVALUATE_BUTTON, kept=kept)
+    if same_but_levels and shown.levels != config.levels:
+        st.button(f"Back to levels {', '.join(shown.levels)}", key=f"ke_back_{key[:16]}", icon=":material/undo:",
+                  on_click=apply_levels, args=(shown.levels,))
 
 
 # ----------------------------------------------------------------------------------------------- tokens

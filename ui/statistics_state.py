@@ -19,6 +19,7 @@ import streamlit as st
 from korean_eval.engine import stored_views
 from korean_eval.model.defaults import ALPHA, RESAMPLES, SEED
 from ui import service
+from ui.formats import duration
 from ui.shared_store import SharedStore
 from ui.state import MAX_RESULTS, Context, disk_cache
 from ui.widgets import safe_file_name
@@ -68,7 +69,10 @@ def correlations_with_ci(ctx: Context, n_resamples: int = RESAMPLES, statistics:
         return hit
 
     def compute():
-        with st.spinner(f"Bootstrapping 95% confidence intervals ({n_resamples} resamples of the segments)…"):
+        estimate = duration(interval_seconds(ctx, statistics or tuple(ctx.results.correlations["statistic"].unique()),
+                                             n_resamples))
+        with st.spinner(f"Bootstrapping 95% confidence intervals ({n_resamples} resamples of the segments, "
+                        f"{estimate})…"):
             return stored_views.intervals(ctx.results, n_resamples, statistics)
 
     return _remembered(_ci_store(), stored_views.intervals_key(ctx.key, n_resamples, statistics), compute)
@@ -87,17 +91,36 @@ def _remembered(store: SharedStore, key: str, compute: Callable[[], Any]) -> Any
     return hit
 
 
-#: Up to this many (item × configuration) cells the bootstrap intervals are on when the page opens (the bundled
-#: sample: 120 × 15 = 1,800): a few seconds at most; beyond, they are on once computed (cached) or asked for.
-CHEAP_INTERVAL_CELLS = 5_000
+#: Up to this many estimated seconds (:func:`interval_seconds`) the bootstrap intervals are on when the page opens
+#: (the user's data as the bundled sample); beyond, they are on once computed (cached) or asked for.
+AUTO_INTERVAL_SECONDS = 2.0
+
+
+def interval_seconds(ctx: Context, statistics: tuple[str, ...], n_resamples: int = RESAMPLES) -> float:
+    """The estimated seconds of the intervals of ``statistics`` for these results, from the measured costs
+    (:func:`korean_eval.metaeval.tables.costs.intervals_seconds`)."""
+    from korean_eval.metaeval.tables.costs import intervals_seconds
+
+    res = ctx.results
+    return intervals_seconds(statistics, len(res.segment_matrices), len(res.systems) * len(res.seg_ids), n_resamples,
+                             int(res.settings.get("spa_permutations", 0) or 0))
 
 
 def intervals_by_default(ctx: Context, statistics: tuple[str, ...], n_resamples: int = RESAMPLES) -> bool:
     """Whether the Correlations page opens with its intervals (of ``statistics``) on: already computed for these
-    results (cached), or cheap (at most :data:`CHEAP_INTERVAL_CELLS` item × configuration cells)."""
+    results (cached), or estimated to take at most :data:`AUTO_INTERVAL_SECONDS` (:func:`interval_seconds`)."""
     if cached_confidence_intervals(ctx, n_resamples, statistics) is not None:
         return True
-    return len(ctx.results.seg_ids) * len(ctx.results.segment_matrices) <= CHEAP_INTERVAL_CELLS
+    return interval_seconds(ctx, statistics, n_resamples) <= AUTO_INTERVAL_SECONDS
+
+
+def intervals_note(ctx: Context, statistics: tuple[str, ...], n_resamples: int = RESAMPLES) -> str:
+    """What the Correlations page says beside its intervals switch while it is off: their estimate, when they are
+    not computed yet and not on by default (:func:`intervals_by_default`); "" otherwise."""
+    if intervals_by_default(ctx, statistics, n_resamples):
+        return ""
+    return (f"The 95% intervals take {duration(interval_seconds(ctx, statistics, n_resamples))} of computing for "
+            "these data: switch them on to compute them (they are kept once computed).")
 
 
 #: Resampling settings of every significance test on the dashboard (shown next to the results, for citing).
@@ -166,15 +189,21 @@ HEADLINE_TEST = stored_views.HEADLINE_TEST
 
 
 def top_cluster(ctx: Context, statistic: str, granularity: str, grouping: str):
-    """The rank clusters the headline needs (:func:`stored_views.top_cluster`): cluster 1 in full, then at most the
-    first configuration below it. Taken from the full significance matrix of the same settings when that was
-    computed already; else from the caches, or computed with a progress bar and cached."""
+    """The rank clusters the headline needs (:func:`top_cluster_tables`)."""
+    return top_cluster_tables(ctx, statistic, granularity, grouping)[1]
+
+
+def top_cluster_tables(ctx: Context, statistic: str, granularity: str, grouping: str):
+    """``(significance rows, rank clusters)`` the headline needs (:func:`stored_views.top_cluster`): cluster 1 in
+    full, then at most the first configuration below it, and the tests that decided it (their ``method`` and
+    ``min_p``). Taken from the full significance matrix of the same settings when that was computed already; else
+    from the caches, or computed with a progress bar and cached."""
     from korean_eval.model.vocabulary import grouping_used
 
     grouping = grouping_used(granularity, grouping)
     full = _stats_store().get(_stats_key(ctx, "significance", statistic, granularity, grouping, HEADLINE_TEST))
     if full is not None:
-        return full[1][1]
+        return full[1]
 
     def compute():
         bar = st.progress(0.0, text=f"Finding the top significance cluster, {granularity} level…")
@@ -187,7 +216,7 @@ def top_cluster(ctx: Context, statistic: str, granularity: str, grouping: str):
         return stored_views.top_cluster_name(statistic, granularity, grouping), value
 
     key = stored_views.top_cluster_key(ctx.key, statistic, granularity, grouping)
-    return _remembered(_stats_store(), key, compute)[1][1]
+    return _remembered(_stats_store(), key, compute)[1]
 
 
 def accuracy_significance(ctx: Context, statistic: str):
@@ -209,7 +238,12 @@ def accuracy_significance(ctx: Context, statistic: str):
 
 
 def accuracy_top_cluster(ctx: Context, statistic: str):
-    """The rank clusters a headline by ``acc_eq`` or ``spa`` needs
+    """The rank clusters a headline by ``acc_eq`` or ``spa`` needs (:func:`accuracy_top_cluster_tables`)."""
+    return accuracy_top_cluster_tables(ctx, statistic)[1]
+
+
+def accuracy_top_cluster_tables(ctx: Context, statistic: str):
+    """``(significance rows, rank clusters)`` a headline by ``acc_eq`` or ``spa`` needs
     (:func:`korean_eval.metaeval.tables.accuracy_significance.accuracy_top_cluster`): taken from the full table when
     it was computed already, else computed with a progress bar and cached."""
     from korean_eval.metaeval.tables import accuracy_significance as acc
@@ -217,7 +251,7 @@ def accuracy_top_cluster(ctx: Context, statistic: str):
     granularity, grouping, test = acc.ACCURACY_TESTS[statistic]
     full = _stats_store().get(_stats_key(ctx, "significance", statistic, granularity, grouping, test))
     if full is not None:
-        return full[1][1]
+        return full[1]
     key = _stats_key(ctx, "top-cluster", statistic, granularity, grouping, test)
     store = _stats_store()
     hit = store.get(key)
@@ -228,12 +262,13 @@ def accuracy_top_cluster(ctx: Context, statistic: str):
         bar.empty()
         hit = (f"significance_top_{statistic}_{granularity}_{grouping}_{test}", value)
         store.put(key, hit)
-    return hit[1][1]
+    return hit[1]
 
 
 def accuracy_comparison(ctx: Context, config_a: str, config_b: str, statistic: str) -> dict[str, Any]:
     """Whether ``config_a`` agrees more than ``config_b`` by ``acc_eq`` or ``spa`` (the test of
-    :func:`accuracy_significance` for this one pair): ``{"p_values": {test: p}, "significant": p < α}``, cached."""
+    :func:`accuracy_significance` for this one pair): ``{"p_values": {test: p}, "methods": {test: method},
+    "significant": p < α}``, cached."""
     from korean_eval.metaeval.tables import accuracy_significance as acc
 
     key = _stats_key(ctx, "compare-accuracy", config_a, config_b, statistic)
@@ -244,7 +279,9 @@ def accuracy_comparison(ctx: Context, config_a: str, config_b: str, statistic: s
                                                 [(config_a, config_b)])
         row = table[(table["config_a"] == config_a) & (table["config_b"] == config_b)]
         p = float(row["p_value"].iloc[0]) if len(row) else float("nan")
-        hit = {"p_values": {acc.ACCURACY_TESTS[statistic][2]: p}, "significant": bool(p < ALPHA)}
+        test = acc.ACCURACY_TESTS[statistic][2]
+        hit = {"p_values": {test: p}, "methods": {test: str(row["method"].iloc[0]) if len(row) else ""},
+               "significant": bool(p < ALPHA)}
         store.put(key, hit)
     return hit
 
@@ -330,14 +367,18 @@ def pairwise_accuracy(ctx: Context):
 
 
 def computed_statistics(ctx: Context) -> dict[str, Any]:
-    """Every statistics table computed so far for these results (never computes): CSV file name → table."""
+    """Every statistics table computed so far for these results (never computes): CSV file name → table; a
+    significance table with a ``note`` on each test whose design cannot reach α
+    (:func:`korean_eval.metaeval.tables.resolution.with_resolution_notes`)."""
+    from korean_eval.metaeval.tables.resolution import with_resolution_notes
+
     out: dict[str, Any] = {}
     for _key, (name, value) in _stats_store().items_with_prefix(ctx.key + "|"):
         stem = safe_file_name(name)
         if isinstance(value, dict):  # several files (e.g. the error-span tables)
             out.update(value)
         elif isinstance(value, tuple):
-            out[f"{stem}.csv"] = value[0]
+            out[f"{stem}.csv"] = with_resolution_notes(value[0], ALPHA, N_RESAMPLES)
             out[f"{stem.replace('significance_', 'clusters_', 1)}.csv"] = value[1]
         else:
             out[f"{stem}.csv"] = value

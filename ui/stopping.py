@@ -19,7 +19,8 @@ the session's id (its session state cannot be touched while Streamlit stops the 
 :func:`stopped` takes it into its state. A click while a script runs makes Streamlit stop that run and start
 another in a new thread; the stop the old thread then meets is not the user's, and is not marked. A page that finds its key stopped says so and offers a button that starts it again
 (:func:`stopped_notice`) instead of computing, so the rerun does not silently start the same work again; changed
-settings make another key, which computes as usual.
+settings make another key, which computes as usual. A results page meanwhile shows the last results it showed
+before on the same data, and says which settings they are for (:func:`ui.state.context`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ F = TypeVar("F", bound=Callable)
 STOPPED_KEY = "ke_stopped"
 #: What a page says where a stopped computation's result would be (the button's label filled in).
 STOPPED_TEXT = "Stopped — no result for these settings; press **{button}** to go on from what it finished."
+#: What it says when the page shows earlier results instead (``kept``: which ones).
+STOPPED_KEPT_TEXT = "Stopped — {kept} Press **{button}** to go on with the new settings from what their run finished."
 
 
 class _HeaderStops:
@@ -163,9 +166,11 @@ class StoppableBar:
         self.slot.empty()
 
 
-def stopped_notice(key: str, button: str) -> None:
+def stopped_notice(key: str, button: str, kept: str = "") -> None:
     """Where the result of ``key`` would be: the stopped message and a button labelled ``button`` that starts the
-    computation again (its callback forgets the stop, so the rerun it causes computes)."""
-    st.info(STOPPED_TEXT.format(button=button), icon=":material/stop_circle:")
+    computation again (its callback forgets the stop, so the rerun it causes computes); ``kept``: the sentences
+    saying which earlier results the page shows instead, when it does."""
+    text = STOPPED_KEPT_TEXT.format(kept=kept, button=button) if kept else STOPPED_TEXT.format(button=button)
+    st.info(text, icon=":material/stop_circle:")
     st.button(button, key=_widget_key("again", key), type="primary", icon=":material/play_arrow:",
               on_click=start_again, args=(key,))

@@ -98,18 +98,20 @@ def lookup_tokens(level: TokenLevel, texts: Sequence[str], cache: NullCache) -> 
     return lookup
 
 
-#: Characters per piece of the texts a level tokenises in this process: the pieces are analysed one after the other
-#: (each text's tokens do not depend on the others, so the pieces change no token) and progress is reported between
-#: them — 5,000 characters are 1.6 s of Kkma, KoNLPy's slowest analyzer, and 0.03 s of Kiwi.
+#: Characters per piece of the texts a level tokenises in this process, at most: the pieces are analysed one after
+#: the other (each text's tokens do not depend on the others, so the pieces change no token) and progress is
+#: reported between them; a slow analyzer's pieces are smaller (:func:`korean_eval.engine.tokenise_stage.chunk_chars`).
 HERE_CHUNK_CHARS = 5_000
 
 
 def tokenize_texts(
-    level: TokenLevel, texts: Sequence[str], cache: NullCache, progress: Callable[[int, int], None] | None = None
+    level: TokenLevel, texts: Sequence[str], cache: NullCache, progress: Callable[[int, int], None] | None = None,
+    piece_chars: int = HERE_CHUNK_CHARS,
 ) -> tuple[dict[str, str], float, int]:
     """Map each distinct text to its space-joined tokens; return (map, tokenizer seconds, fallbacks). The texts
-    missing from the cache are tokenised in pieces of :data:`HERE_CHUNK_CHARS` characters, ``progress(done,
-    total)`` called with the texts done after each piece but the last."""
+    missing from the cache are tokenised in pieces of ``piece_chars`` characters (default
+    :data:`HERE_CHUNK_CHARS`), ``progress(done, total)`` called with the texts done after each piece but the
+    last."""
     from korean_eval.engine.workers import text_chunks
 
     lookup = lookup_tokens(level, texts, cache)
@@ -117,7 +119,7 @@ def tokenize_texts(
         return lookup.tokens, 0.0, 0
     joined: list[str] = []
     seconds, fallbacks = 0.0, 0
-    pieces = text_chunks(lookup.missing, HERE_CHUNK_CHARS)
+    pieces = text_chunks(lookup.missing, piece_chars)
     for i, piece in enumerate(pieces):
         result = level.tokenize_joined(piece)
         joined += result.joined

@@ -4,8 +4,10 @@ chunks and tasks finish.
 A run has a number of steps (tokenising a level, scoring a level × metric, …). :class:`Ticker` reports each step's
 start at the fraction of the steps done; within a step it reports counts as the work advances — chunks of texts
 tokenised here (:meth:`Ticker.part`), or tasks of the executor finished (:meth:`Ticker.track`, followed by
-:meth:`Ticker.watch` while the run waits for them) — e.g. ``tokenising at level komoran: 3,400 of 8,800 texts``. The
-fraction reported never decreases over a run. While the run waits, the last report is repeated every
+:meth:`Ticker.watch` while the run waits for them) — e.g. ``tokenising at level komoran: 3,400 of 8,800 texts``;
+until the first task finishes, a step that starts something slow first (an analyzer loading its model) says so,
+with the seconds passed (``tokenising at level kkma: starting its analyzer, about 34 s the first time — 12 s so
+far``). The fraction reported never decreases over a run. While the run waits, the last report is repeated every
 :data:`REPORT_SECONDS` (a heartbeat: a terminal's elapsed time moves on, and a dashboard's script gets the chance to
 stop). Every report checks the run's stop signal first (:mod:`korean_eval.engine.stopping`).
 """
@@ -46,6 +48,8 @@ class _Tracked:
     unit: str
     total: int
     reported: int = -1
+    starting: str = ""  # said until the first task finishes, with the seconds since ``since``
+    since: float = 0.0
 
     def count(self) -> int:
         return sum(w for job, w in zip(self.jobs, self.weights, strict=True) if job.finished)
@@ -85,20 +89,29 @@ class Ticker:
         if total and time.monotonic() - self._sent >= REPORT_SECONDS:
             self._send((self.done + done / total) / self.steps, f"{label}: {done:,} of {total:,} {unit}")
 
-    def track(self, label: str, jobs: Sequence[Finishing], unit: str, weights: Sequence[int] | None = None) -> None:
+    def track(self, label: str, jobs: Sequence[Finishing], unit: str, weights: Sequence[int] | None = None,
+              starting: str = "") -> None:
         """Report ``label: n of m unit`` for ``jobs``, the tasks of the current step (``weights``: each task's
-        units, default 1), now and, from :meth:`watch`, whenever the count of finished ones changes."""
+        units, default 1), now and, from :meth:`watch`, whenever the count of finished ones changes; until the
+        first one finishes, ``label: starting — s so far`` when ``starting`` says what comes first."""
         weights = [1] * len(jobs) if weights is None else list(weights)
-        self._tracked = _Tracked(label, jobs, weights, unit, sum(weights))
+        self._tracked = _Tracked(label, jobs, weights, unit, sum(weights), starting=starting, since=time.monotonic())
         self.watch()
 
     def watch(self) -> None:
-        """Called while the run waits: check the stop signal; report the followed tasks when their count changed,
-        else repeat the last report every :data:`REPORT_SECONDS`."""
+        """Called while the run waits: check the stop signal; report the followed tasks when their count changed
+        (before the first finishes, what starts, with the seconds passed, every :data:`REPORT_SECONDS`), else
+        repeat the last report every :data:`REPORT_SECONDS`."""
         check_stop(self.stop)
         tracked = self._tracked
         if tracked is not None and tracked.total:
             count = tracked.count()
+            if count == 0 and tracked.starting:
+                if tracked.reported != 0 or time.monotonic() - self._sent >= REPORT_SECONDS:
+                    tracked.reported = 0
+                    passed = time.monotonic() - tracked.since
+                    self._send(self.done / self.steps, f"{tracked.label}: {tracked.starting} — {passed:.0f} s so far")
+                return
             if count != tracked.reported:
                 tracked.reported = count
                 self._send((self.done + count / tracked.total) / self.steps,

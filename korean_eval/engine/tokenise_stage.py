@@ -5,6 +5,12 @@ With a bound on the analyzer processes (:func:`korean_eval.engine.pools.set_anal
 default), the levels whose analyzer runs in a process of its own (Kiwi, each KoNLPy analyzer) are handed out one at
 a time: the next when the previous one's tokens are back, so that its process can end before the next analyzer
 loads its model.
+
+A level's texts go out in chunks of about :data:`CHUNK_SECONDS` of its analyzer's measured work
+(:func:`chunk_chars`; at most :data:`korean_eval.engine.workers.TOKENISE_CHUNK_CHARS` characters), so that the
+count of texts tokenised moves every few seconds at every level, the slowest analyzer (Kkma) included; until the
+first chunk is back, the progress says that the analyzer is starting, and how long that takes the first time
+(:func:`starting_note`).
 """
 
 from __future__ import annotations
@@ -13,8 +19,16 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from korean_eval.engine import workers
 from korean_eval.engine.cache import NullCache
-from korean_eval.engine.planning import RunPlan, TokenisedLevel, TokenLookup, lookup_tokens, tokenize_texts
+from korean_eval.engine.planning import (
+    HERE_CHUNK_CHARS,
+    RunPlan,
+    TokenisedLevel,
+    TokenLookup,
+    lookup_tokens,
+    tokenize_texts,
+)
 from korean_eval.engine.pools import MAIN_ROLE, analyzer_processes, analyzers_in_workers
 from korean_eval.engine.progress import Ticker
 from korean_eval.engine.result_store import digest
@@ -27,6 +41,7 @@ from korean_eval.engine.workers import (
     text_chunks,
     tokenised_in_workers,
 )
+from korean_eval.levels.costs import TOKENIZE_COSTS, UNKNOWN, started_levels, tokenize_seconds
 from korean_eval.levels.registry import SpmLevel, TokenLevel, get_level, level_availability, package_version
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
@@ -57,6 +72,33 @@ def prepare_level(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCa
         return level
     return get_level(name)
 
+
+#: Seconds of an analyzer's measured work (:data:`korean_eval.levels.costs.TOKENIZE_COSTS`) per chunk of texts: the
+#: progress of a level moves about this often once its analyzer has started.
+CHUNK_SECONDS = 5.0
+
+
+def chunk_chars(name: str, most: int | None = None) -> int:
+    """Characters per chunk of texts at level ``name``: :data:`CHUNK_SECONDS` of its measured cost per character,
+    at most ``most`` (default :data:`korean_eval.engine.workers.TOKENISE_CHUNK_CHARS`). Depends on the level only,
+    so chunk boundaries still depend on the texts only, never on the workers."""
+    most = workers.TOKENISE_CHUNK_CHARS if most is None else most
+    per_char = TOKENIZE_COSTS.get(name, UNKNOWN)[1]
+    return max(1, min(most, int(CHUNK_SECONDS * 1e6 / per_char)))
+
+
+#: Starts shorter than this many seconds are not announced.
+ANNOUNCED_START_SECONDS = 1.0
+
+
+def starting_note(name: str, started: set[str] | None = None) -> str:
+    """What the progress says while level ``name``'s analyzer starts (its model, dictionaries, KoNLPy's JVM):
+    ``"starting its analyzer, about 34 s the first time"``; empty for a level that starts at once or, with
+    ``started`` (:func:`korean_eval.levels.costs.started_levels`, when it runs in this process), has started."""
+    seconds = tokenize_seconds([name], 0, started=started or ())[name]
+    if name == "spm" or seconds < ANNOUNCED_START_SECONDS:
+        return ""
+    return f"starting its analyzer, about {seconds:.0f} s" + ("" if started is not None else " the first time")
 
 
 @dataclass
@@ -122,7 +164,7 @@ def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, n
         start = time.perf_counter()
         level = get_level(name)
         lookup = lookup_tokens(level, run.texts, cache)
-        cut = text_chunks(lookup.missing)
+        cut = text_chunks(lookup.missing, chunk_chars(name))
         w = _WorkerTokens(level, lookup, [], [len(c) for c in cut], 0.0, cut, n_pairs, large)
         if cut and (level_role(name) == MAIN_ROLE or analyzer_processes() is None):
             _hand_out(name, w, sched, None, block=True)  # a process of its own waits for none
@@ -162,11 +204,13 @@ def _tokenise_here(
     """Tokenise one level in this process, chunk by chunk (:func:`~korean_eval.engine.planning.tokenize_texts`),
     reporting the texts done."""
     label = f"tokenising at level {name}"
-    ticker.report(label)
+    note = starting_note(name, started_levels())
+    ticker.report(f"{label}: {note}" if note else label)
     start = time.perf_counter()
     level = prepare_level(name, evalset, config, cache)
     tok, tok_seconds, fallbacks = tokenize_texts(level, texts, cache,
-                                                 lambda done, total: ticker.part(done, total, label, "texts"))
+                                                 lambda done, total: ticker.part(done, total, label, "texts"),
+                                                 chunk_chars(name, HERE_CHUNK_CHARS))
     ticker.advance()
     return TokenisedLevel(name, level, tok, tok_seconds, fallbacks, time.perf_counter() - start)
 
@@ -182,7 +226,7 @@ def _collect_worker_tokens(
     if not w.jobs:
         ticker.report(label)
     else:
-        ticker.track(label, w.jobs, "texts", w.sizes)
+        ticker.track(label, w.jobs, "texts", w.sizes, starting_note(name))
         joined: list[str] = []
         for job in w.jobs:
             chunk, seconds, chunk_fallbacks = job.result()

@@ -134,12 +134,19 @@ def test_display_settings_update_charts_without_recomputing(monkeypatch):
     assert len(calls) == 1, "display options and page switches must not recompute"
 
 
+def _apply_levels(at) -> None:
+    next(b for b in at.sidebar.button if b.label.startswith("Apply")).click().run()
+
+
 def test_changing_token_levels_recomputes_and_redraws():
     at = run_app()
     at.checkbox(key="level|kiwi").uncheck().run()
+    assert {lv for _, lv in bar_points(figures(at)[0])} == {"word", "kiwi", "char"}  # until Apply
+    _apply_levels(at)
     assert_clean(at)
     assert {lv for _, lv in bar_points(figures(at)[0])} == {"word", "char"}
     at.checkbox(key="level|jamo").check().run()
+    _apply_levels(at)
     assert {lv for _, lv in bar_points(figures(at)[0])} == {"word", "char", "jamo"}
 
 
@@ -649,9 +656,21 @@ def test_acc_eq_is_offered_with_spa_at_system_level_and_spa_beside_pairwise_accu
         assert y == pytest.approx(_statistic_value(corr, "acc_eq", shown, level), abs=1e-12)
     for (shown, level), y in bar_points(sys_fig).items():
         assert y == pytest.approx(_statistic_value(corr, "spa", shown, level), abs=1e-12)
-    # the headline ranks by acc_eq and SPA with WMT's tests: a top cluster, never an untested "highest"
-    captions = " ".join(c.value for c in at.caption)
-    assert "PairwisePermutationSigDiff" in captions and "PermutationSigDiff" in captions
+    # the headline states what the charts draw: acc_eq over all pairs has no test here (WMT's is by item, offered as
+    # a choice), SPA ranks with WMT's test
+    captions = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))
+    assert "Not tested: WMT's test (mt-metrics-eval PairwisePermutationSigDiff) compares acc_eq grouped by item" in captions
+    assert "mt-metrics-eval PermutationSigDiff" in captions
+    at.segmented_control(key="headline_follows").set_value("acc_eq").run()
+    assert_clean(at)
+    seg_fig = figures(at)[0]
+    assert "grouping: item" in seg_fig["layout"]["title"]["text"]
+    for (shown, level), y in bar_points(seg_fig).items():  # the chart follows: WMT's acc_eq by item
+        assert y == pytest.approx(_statistic_value(corr, "acc_eq", shown, level, "item"), abs=1e-12)
+    captions = re.sub(r"\\(.)", r"\1", " ".join(c.value for c in at.caption))
+    assert "grouping item (the system pairs of each segment, averaged over segments: WMT's official acc_eq)" in captions
+    assert "PairwisePermutationSigDiff" in captions
+    at.segmented_control(key="headline_follows").set_value("chart").run()
     at.switch_page("pages/scores.py").run()
     assert_clean(at)
     spa = bar_points(figure_titled(at, "Pairwise accuracy"), kind="scatter")

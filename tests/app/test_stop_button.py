@@ -71,6 +71,7 @@ def test_other_settings_compute_without_the_button(stopped_once):
     assert len(stopped_once) == 1 and _notice(at)
     at.session_state["level|char"] = False  # another setting: another evaluation, computed as usual
     at.run()
+    next(b for b in at.sidebar.button if b.label.startswith("Apply")).click().run()
     assert_clean(at)
     assert len(stopped_once) == 2 and stopped_once[1] != stopped_once[0] and not _notice(at)
     assert at.get("plotly_chart")

@@ -191,6 +191,8 @@ def _choose_settings(pg) -> None:
     for level in EXTRA_LEVELS:
         sidebar.locator("label").filter(has_text=re.compile(f"^{re.escape(level)}$")).click()
         idle(pg)
+    sidebar.get_by_role("button", name=re.compile("Apply")).click()  # the ticked levels take effect together
+    idle(pg)
     _pill(sidebar, "extended", True)
     for name in ALL_METRICS:
         _pill(sidebar, name, name in METRICS)

@@ -11,7 +11,13 @@ from korean_eval.inputs.sample import load_sample
 from korean_eval.lens import costs as lens_costs
 from korean_eval.levels.costs import JVM_START_SECONDS, TOKENIZE_COSTS, tokenize_seconds
 from korean_eval.levels.registry import LEVEL_NAMES
-from korean_eval.metaeval.tables.costs import CHEAP_PAIR_SECONDS, PAIR_SECONDS, significance_seconds
+from korean_eval.metaeval.tables.costs import (
+    CHEAP_PAIR_SECONDS,
+    INTERVAL_SECONDS,
+    PAIR_SECONDS,
+    intervals_seconds,
+    significance_seconds,
+)
 from korean_eval.metrics import METRIC_NAMES
 from korean_eval.metrics.costs import SCORE_US_PER_CHAR, score_seconds
 from korean_eval.model.config import EvalConfig
@@ -32,6 +38,24 @@ def test_significance_estimate_follows_its_formula():
     # the WMT variant swaps every score alone: dearer than swapping whole segments
     assert significance_seconds(9, 500, "kendall", "segment", "none", "perm-wmt") > significance_seconds(
         9, 500, "kendall", "segment", "none", "perm-inputs")
+
+
+def test_intervals_estimate_follows_its_formula():
+    shared, per = INTERVAL_SECONDS["pearson"]
+    assert intervals_seconds(["pearson"], 25, 2200) == pytest.approx(2.2 * (shared + 25 * per))
+    assert intervals_seconds(["pearson"], 25, 2200, n_resamples=2000) == pytest.approx(
+        2 * intervals_seconds(["pearson"], 25, 2200))
+    spa_shared, spa_per = INTERVAL_SECONDS["spa"]
+    both = intervals_seconds(["acc_eq", "spa"], 25, 2200, spa_permutations=500)
+    acc = intervals_seconds(["acc_eq"], 25, 2200)
+    assert both == pytest.approx(acc + 2.2 * 0.5 * (spa_shared + 25 * spa_per))
+    assert intervals_seconds(["spa"], 25, 2200, spa_permutations=0) == 0  # no permutations: no SPA intervals
+    assert intervals_seconds(["pearson", "pearson"], 3, 1000) == intervals_seconds(["pearson"], 3, 1000)
+    # every statistic the dashboard charts is measured, and more configurations or points cost more
+    assert {"pearson", "spearman", "kendall", "pdp", "acc_eq", "spa"} <= set(INTERVAL_SECONDS)
+    assert intervals_seconds(["kendall"], 26, 2200) > intervals_seconds(["kendall"], 25, 2200)
+    assert intervals_seconds(["kendall"], 25, 2300) > intervals_seconds(["kendall"], 25, 2200)
+    assert intervals_seconds(["pairwise_accuracy"], 5, 1000) > 0  # not measured: the dearest correlation's
 
 
 def test_every_level_and_metric_has_a_measured_cost():

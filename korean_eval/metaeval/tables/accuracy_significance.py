@@ -39,6 +39,7 @@ from korean_eval.metaeval.stats.accuracy_permutation import (
 )
 from korean_eval.metaeval.stats.comparisons import rank_clusters
 from korean_eval.metaeval.stats.permutation import MAX_EXACT_UNITS, PermutationDeltas
+from korean_eval.metaeval.stats.power import deltas_min_p
 from korean_eval.metaeval.stats.soft_pairwise import (
     human_pairwise,
     pairwise_permutation_p_values,
@@ -75,16 +76,22 @@ def _signed(results: Results, key: Key) -> np.ndarray:
                                                                                   dtype=np.float64)
 
 
-def _table_value(results: Results, key: Key, statistic: str) -> tuple[float, float]:
-    """``(value, epsilon)`` of the configuration's row of ``statistic`` in ``results.correlations`` (``acc_eq``: grouping
-    ``item``); NaN when the table has none."""
+_MISSING = (float("nan"), float("nan"))
+
+
+def _table_values(results: Results, statistic: str) -> dict[Key, tuple[float, float]]:
+    """``(value, epsilon)`` of every configuration's row of ``statistic`` in ``results.correlations`` (``acc_eq``:
+    grouping ``item``; the first row of a configuration that has several), read in one pass over the table; a
+    configuration without a row is missing (:data:`_MISSING` stands for it)."""
     corr = results.correlations
     granularity, grouping, _ = ACCURACY_TESTS[statistic]
-    rows = corr[(corr["level"] == key[0]) & (corr["metric"] == key[1]) & (corr["statistic"] == statistic)
-                & (corr["granularity"] == granularity) & (corr["grouping"] == grouping)]
-    if rows.empty:
-        return float("nan"), float("nan")
-    return float(rows["value"].iloc[0]), float(rows["epsilon"].iloc[0])
+    rows = corr[(corr["statistic"] == statistic) & (corr["granularity"] == granularity)
+                & (corr["grouping"] == grouping)]
+    out: dict[Key, tuple[float, float]] = {}
+    for level, metric, value, epsilon in zip(rows["level"], rows["metric"], rows["value"], rows["epsilon"],
+                                             strict=True):
+        out.setdefault((level, metric), (float(value), float(epsilon)))
+    return out
 
 
 # ---- acc_eq ---------------------------------------------------------------------------------------------------------
@@ -108,8 +115,9 @@ def prepare_acc_eq(results: Results, keys: Sequence[Key], pairs: Sequence[tuple[
     """:class:`PairSwapData` of ``pairs`` of configurations, each at its own ε (the table's, or acc_eq's search)."""
     human = np.asarray(results.human_matrix, dtype=np.float64)
     agreements = {}
+    table = _table_values(results, "acc_eq")
     for key in keys:
-        value, epsilon = _table_value(results, key, "acc_eq")
+        epsilon = table.get(key, _MISSING)[1]
         if not np.isfinite(epsilon):
             epsilon = acc_eq(_signed(results, key), human, "item").epsilon
         agreements[key] = pair_agreements(_signed(results, key), human, epsilon) if np.isfinite(epsilon) else None
@@ -266,7 +274,8 @@ def accuracy_significance_table(
     both share (acc_eq: the system pairs both compared, each at its own ε; SPA: the items every configuration scored
     for every system — the reported values when nothing is missing), ``n`` the items. Monte-Carlo with
     ``n_permutations`` permutations (SPA's own p-values: the run's ``spa_permutations``, so that ``r_a`` is the
-    reported SPA), exact when at most 16 units can change the result (``method``). Empty (with the columns) without
+    reported SPA), exact when at most 16 units can change the result (``method``; ``min_p``: the smallest p-value
+    that test could give, :func:`korean_eval.metaeval.stats.power.deltas_min_p`). Empty (with the columns) without
     human scores, without SPA (``spa_permutations`` 0) or below two configurations. ``map_blocks``: how SPA's
     permutation blocks run (:data:`MapBlocks`; the values do not depend on it).
     """
@@ -302,7 +311,8 @@ def accuracy_significance_table(
         rows.append({
             "granularity": granularity, "grouping": grouping, "config_a": config_name(*x), "config_b": config_name(*y),
             "test": test, "statistic": statistic, "p_value": deltas.p_value(),
-            "method": deltas.method if len(deltas.deltas) else "", "r_a": r_a, "r_b": r_b, "n": n,
+            "method": deltas.method if len(deltas.deltas) else "",
+            "min_p": deltas_min_p(deltas) if len(deltas.deltas) else float("nan"), "r_a": r_a, "r_b": r_b, "n": n,
             "sign_a": 1.0, "sign_b": 1.0, "sign": "+1/+1",
         })
     return pd.DataFrame(rows, columns=SIGNIFICANCE_COLUMNS)
@@ -322,7 +332,8 @@ def accuracy_clusters_table(
     if not keys:
         return pd.DataFrame(columns=CLUSTER_COLUMNS)
     names = [config_name(*k) for k in keys]
-    value = {name: _table_value(results, key, statistic)[0] for name, key in zip(names, keys, strict=True)}
+    table_values = _table_values(results, statistic)
+    value = {name: table_values.get(key, _MISSING)[0] for name, key in zip(names, keys, strict=True)}
     pvalues = {(a, b): float("nan") for a in names for b in names if a != b}
     sub = table[table["test"] == test] if len(table) else table
     for a, b, p in zip(sub.get("config_a", []), sub.get("config_b", []), sub.get("p_value", []), strict=True):
@@ -362,6 +373,12 @@ def accuracy_tables(
     return significance, cluster_table
 
 
+#: The top-cluster walk by SPA tests its candidates in batches: the first ends at this many configurations (the
+#: best first), each next at this many times as many (:func:`_walk_batches`).
+WALK_FIRST_BATCH = 4
+WALK_BATCH_GROWTH = 4
+
+
 def accuracy_top_cluster(
     results: Results, statistic: str, n_permutations: int = RESAMPLES, seed: int = SEED, alpha: float = ALPHA,
     progress: Callable[[float, str], None] | None = None,
@@ -371,22 +388,69 @@ def accuracy_top_cluster(
     best first, each candidate tested against the current members (the pairs :func:`accuracy_clusters_table`'s walk
     reads), stopping at the first one outside cluster 1. Each pair's p-value is the one
     :func:`accuracy_significance_table` gives it in the full table. Returns ``(table, clusters)``: the tested rows and
-    the clusters of the walked configurations (cluster 1, then the first one below it when there is one)."""
+    the clusters of the walked configurations (cluster 1, then the first one below it when there is one).
+
+    By SPA, when every configuration scored every item the humans scored for every system (so that every subset of
+    configurations is tested on the same items), the candidates' tests run in batches (:func:`_walk_batches`): one
+    call of :func:`accuracy_significance_table` tests every candidate of a batch against every configuration above
+    it, z-scoring and projecting each configuration's scores once per batch rather than once per candidate; its rows
+    are those each candidate's own call gives."""
     check_choice("statistic", statistic, tuple(ACCURACY_TESTS))
     keys = selected_configs(results, None)
     if not has_human(results) or not keys:
         return pd.DataFrame(columns=SIGNIFICANCE_COLUMNS), pd.DataFrame(columns=CLUSTER_COLUMNS)
-    value = {config_name(*k): _table_value(results, k, statistic)[0] for k in keys}
+    table_values = _table_values(results, statistic)
+    value = {config_name(*k): table_values.get(k, _MISSING)[0] for k in keys}
     order = [n for n in sorted(value, key=lambda n: (-value[n], n)) if np.isfinite(value[n])]
+    batched = statistic == "spa" and _same_items_for_all(results, keys)
     walked, tables = order[:1], []
+    tested: dict[str, pd.DataFrame] = {}
     for done, candidate in enumerate(order[1:], 1):
         if progress is not None:
             progress(done / len(order), f"Testing {candidate} against the {len(walked)} at the top")
-        tables.append(accuracy_significance_table(results, statistic, n_permutations, seed, [*walked, candidate],
-                                                  [(member, candidate) for member in walked]))
+        if candidate not in tested:
+            end = _walk_batches(done, len(order)) if batched else done + 1
+            tested = _candidate_tests(results, statistic, order, done, end, n_permutations, seed)
+        tables.append(tested.pop(candidate))
         walked.append(candidate)
         table = pd.concat(tables, ignore_index=True)
         if accuracy_clusters_table(results, statistic, table, alpha, walked)["cluster"].max() > 1:
             break
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=SIGNIFICANCE_COLUMNS)
     return table, accuracy_clusters_table(results, statistic, table, alpha, walked)
+
+
+def _walk_batches(first: int, n: int) -> int:
+    """The end (exclusive, a position in the walk's order of ``n`` configurations) of the batch of candidates that
+    starts at position ``first``: :data:`WALK_FIRST_BATCH`, then each batch :data:`WALK_BATCH_GROWTH` times as far,
+    so that a walk stopping early tests few more candidates than it reads and a walk through every configuration
+    projects each one's scores a few times at most."""
+    end = WALK_FIRST_BATCH
+    while end <= first:
+        end *= WALK_BATCH_GROWTH
+    return min(end, n)
+
+
+def _same_items_for_all(results: Results, keys: Sequence[Key]) -> bool:
+    """Whether every configuration of ``keys`` has a score for every system on every item every system has a human
+    score for: SPA's tests then use the same items, z-scores and sign patterns for any subset of them."""
+    human = np.asarray(results.human_matrix, dtype=np.float64)
+    items = np.isfinite(human).all(axis=0)
+    return all(bool(np.isfinite(np.asarray(results.segment_matrices[k], dtype=np.float64)[:, items]).all())
+               for k in keys)
+
+
+def _candidate_tests(results: Results, statistic: str, order: Sequence[str], first: int, end: int,
+                     n_permutations: int, seed: int) -> dict[str, pd.DataFrame]:
+    """The rows of :func:`accuracy_significance_table` testing each candidate ``order[i]``, ``first <= i < end``,
+    against every configuration above it (``order[:i]``), from one call over ``order[:end]``: candidate → its rows,
+    in the order its own call (configurations ``order[:i + 1]``) lists them."""
+    pairs = [(order[j], order[i]) for i in range(first, end) for j in range(i)]
+    table = accuracy_significance_table(results, statistic, n_permutations, seed, order[:end], pairs)
+    out = {}
+    for i in range(first, end):
+        above, candidate = set(order[:i]), order[i]
+        mine = (((table["config_a"] == candidate) & table["config_b"].isin(above))
+                | ((table["config_b"] == candidate) & table["config_a"].isin(above)))
+        out[candidate] = table[mine].reset_index(drop=True)
+    return out

@@ -1,4 +1,5 @@
-"""What a significance matrix costs, measured, and the estimate a user is shown before one is computed.
+"""What a significance matrix and bootstrap intervals cost, measured, and the estimates a user is shown before
+they are computed.
 
 Definition of the estimate: a matrix over ``k`` configurations tests every unordered pair once, ``k(k − 1)/2``
 pairs; a permutation test of one pair at the segment level costs :data:`PAIR_SECONDS` (per statistic, grouping and
@@ -9,9 +10,20 @@ in one vectorised call) and for Williams' test (a closed formula) :data:`CHEAP_P
 The figures were measured by ``benchmarks/bench_costs.py`` (10 systems × 200 segments, 3 pairs after a warm-up,
 single thread) on the project's shared machine: 2 cores (AMD EPYC), load average ≈ 11 from other work at the time,
 so a quiet machine is faster. An estimate says how long to expect, not a promise.
+
+Definition of the intervals' estimate (:func:`intervals_seconds`): the bootstrap intervals of one statistic's rows
+(every granularity and grouping the results hold, :func:`korean_eval.metaeval.tables.intervals.add_confidence_intervals`)
+cost, per 1,000 (system, segment) points and 1,000 resamples, a part shared by every configuration plus a part per
+configuration (:data:`INTERVAL_SECONDS`); SPA's parts are also per 1,000 of its permutations (its p-values are
+recomputed in every resample; the shared part is the humans' side and the sign patterns). Measured by
+``benchmarks/bench_costs.py --parts intervals`` (4 systems × 300 segments with simulated human scores, evaluations
+of 1 and 6 configurations, CPU seconds, one BLAS thread as the dashboard's server computes) on the same machine, load
+average ≈ 5.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from korean_eval.model.defaults import RESAMPLES
 from korean_eval.model.vocabulary import grouping_used
@@ -50,3 +62,33 @@ def significance_seconds(n_configs: int, n_points: int, statistic: str, granular
     key = ("pearson" if ungrouped_pdp else statistic, "none" if used == "none" else "grouped", test)
     per = PAIR_SECONDS.get(key, max(PAIR_SECONDS.values()))
     return pairs * (CHEAP_PAIR_SECONDS + per * n_points / 1000 * n_permutations / 1000)
+
+
+#: Bootstrap intervals of one statistic's rows, CPU seconds per 1,000 points per 1,000 resamples: ``(shared by
+#: every configuration, per configuration)``; SPA's also per 1,000 of its permutations.
+INTERVAL_SECONDS: dict[str, tuple[float, float]] = {
+    "pearson": (0.0014, 0.0104),
+    "spearman": (0.0057, 0.0147),
+    "kendall": (0.0049, 0.0184),
+    "pdp": (0.0041, 0.0093),
+    "acc_eq": (0.0061, 0.0107),
+    "spa": (0.8689, 0.0149),
+}
+#: A statistic missing from :data:`INTERVAL_SECONDS` (e.g. pairwise accuracy) is estimated as the dearest
+#: correlation.
+UNKNOWN_INTERVAL = max((v for k, v in INTERVAL_SECONDS.items() if k != "spa"), key=lambda cost: cost[1])
+
+
+def intervals_seconds(statistics: Iterable[str], n_configs: int, n_points: int, n_resamples: int = RESAMPLES,
+                      spa_permutations: int = RESAMPLES) -> float:
+    """The estimated CPU seconds of the bootstrap intervals of the rows of ``statistics`` over ``n_configs``
+    configurations and ``n_points`` (system, segment) points (module docstring); SPA costs nothing without
+    permutations (``spa_permutations`` 0: it has no intervals)."""
+    total = 0.0
+    for statistic in set(statistics):
+        shared, per = INTERVAL_SECONDS.get(statistic, UNKNOWN_INTERVAL)
+        scale = n_points / 1000 * n_resamples / 1000
+        if statistic == "spa":
+            scale *= spa_permutations / 1000
+        total += scale * (shared + per * n_configs)
+    return total

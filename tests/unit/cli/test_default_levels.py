@@ -112,11 +112,17 @@ def _level_checkboxes() -> None:
 
 
 def test_the_dashboards_all_and_defaults_buttons():
+    """The buttons tick the levels; Apply makes them the levels evaluated."""
     at = AppTest.from_function(_level_checkboxes, default_timeout=120).run()
     assert not at.exception
-    assert at.session_state["chosen_levels"] == [lv for lv in LEVELS if level_availability(lv)[0]]
+    defaults = [lv for lv in LEVELS if level_availability(lv)[0]]
+    assert at.session_state["chosen_levels"] == defaults
     at.button(key="levels_all").click().run()
     grid = [r for r in STUDY_LEVELS if level_availability(r)[0]]
+    assert sorted(lv for lv in grid if at.checkbox(key=f"level|{lv}").value) == sorted(grid)
+    assert at.session_state["chosen_levels"] == defaults  # ticked, not applied
+    at.button(key="levels_apply").click().run()
     assert sorted(at.session_state["chosen_levels"]) == sorted(grid)
     at.button(key="levels_defaults").click().run()
-    assert at.session_state["chosen_levels"] == [lv for lv in LEVELS if level_availability(lv)[0]]
+    at.button(key="levels_apply").click().run()
+    assert at.session_state["chosen_levels"] == defaults
