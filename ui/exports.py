@@ -16,7 +16,7 @@ from korean_eval.exports.html import html_report
 from korean_eval.exports.latex import latex_tables
 from korean_eval.exports.tables import TopClusters, tested_top_clusters
 from korean_eval.model.vocabulary import GRANULARITIES
-from ui import statistics_state
+from ui import ranking_state, statistics_state
 from ui.state import Context
 
 LATEX_ZIP = "korean-eval-latex.zip"
@@ -65,10 +65,15 @@ def prepare_exports(ctx: Context) -> Exports:
         results = dataclasses.replace(results, correlations=statistics_state.correlations_with_ci(ctx, statistics_state.N_RESAMPLES))
     top = _top_clusters(ctx)
     statistic, grouping = ctx.settings.statistic, ctx.settings.grouping
+    ranking = ranking_state.ranking_checks(ctx) if len(results.systems) > 1 else None
+    how = ranking_state.SETTINGS.describe(len(results.seg_ids))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, text in latex_tables(results, top, statistic, grouping).items():
+        for name, text in latex_tables(results, top, statistic, grouping,
+                                       ranking=ranking["system_ranking.csv"] if ranking else None,
+                                       ranking_how=how).items():
             zf.writestr(name, text)
     meta = run_metadata(results, ctx.evalset, {"bootstrap": {"resamples": statistics_state.N_RESAMPLES, "seed": statistics_state.SEED}})
-    report = html_report(results, ctx.evalset, top, statistic, grouping, meta, lens=computed_lens(ctx))
+    report = html_report(results, ctx.evalset, top, statistic, grouping, meta, lens=computed_lens(ctx),
+                         ranking=ranking, ranking_how=how)
     return Exports(buf.getvalue(), report.encode("utf-8"))

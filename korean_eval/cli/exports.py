@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from korean_eval.model.config import RankingSettings
 from korean_eval.model.evalset import EvalSet, InputError
 from korean_eval.model.results import Results
 from korean_eval.model.vocabulary import headline_grouping
@@ -64,17 +65,22 @@ def write_exports(args: argparse.Namespace, results: Results, evalset: EvalSet, 
     if not (args.latex or args.report):
         return
     top = _top_clusters(args, extra)
+    ranking = {name: extra[name] for name in ("system_ranking.csv", "metric_pairs.csv") if name in extra}
+    how = RankingSettings(resamples=args.bootstrap, ar_trials=args.ar_trials, seed=args.seed).describe(
+        len(results.seg_ids))
     if args.latex:
         from korean_eval.exports.latex import latex_tables, write_latex
 
-        paths = write_latex(latex_tables(results, top, args.statistic, headline_grouping(args.statistic)), args.latex)
+        paths = write_latex(latex_tables(results, top, args.statistic, headline_grouping(args.statistic),
+                                         ranking=ranking.get("system_ranking.csv"), ranking_how=how), args.latex)
         print(f"wrote {len(paths)} LaTeX tables to {args.latex}", file=sys.stderr)
     if args.report:
         from korean_eval.exports.csv_zip import run_metadata
         from korean_eval.exports.html import html_report
 
         report = html_report(results, evalset, top, args.statistic, headline_grouping(args.statistic),
-                             meta=run_metadata(results, evalset, extra_meta))
+                             meta=run_metadata(results, evalset, extra_meta), ranking=ranking or None,
+                             ranking_how=how)
         path = Path(args.report)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(report, encoding="utf-8")

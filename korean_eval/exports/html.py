@@ -39,7 +39,7 @@ from korean_eval.exports.tables import (
     token_table,
 )
 from korean_eval.model.evalset import EvalSet
-from korean_eval.model.results import Results
+from korean_eval.model.results import Results, has_human_scores
 from korean_eval.model.vocabulary import GRANULARITIES, grouping_used
 
 if TYPE_CHECKING:
@@ -197,12 +197,12 @@ def _scores_section(results: Results) -> list[str]:
     from korean_eval.exports.charts import flip_figure, rank_figure, system_score_figure
 
     table = system_score_table(results)
-    columns = [HUMAN_COLUMN, *run_levels(results)]
     has_ranks = bool(results.human_systems["human_rank"].notna().any())
+    columns = [HUMAN_COLUMN, *run_levels(results)] if has_ranks else run_levels(results)
     out = ["<h2 id='scores'>System scores and rankings</h2>",
            "<p>Raw scores are not comparable across token levels: compare systems within a level. Each cell: the "
-           "score (its rank among the systems, 1 = best; for an error rate, the lowest); Human: the mean human "
-           "score.</p>"]
+           "score (its rank among the systems, 1 = best; for an error rate, the lowest)"
+           + ("; Human: the mean human score.</p>" if has_ranks else ".</p>")]
     for i, metric in enumerate(run_metrics(results)):
         direction = "" if results.higher_is_better(metric) else " (lower is better)"
         out += [f"<h3>{html.escape(metric_label(metric))}{direction}</h3>",
@@ -292,13 +292,34 @@ def _run_section(results: Results, evalset: EvalSet | None, meta: Mapping[str, o
     return out
 
 
+def _ranking_section(ranking: pd.DataFrame, pairs: pd.DataFrame | None, how: str) -> list[str]:
+    """The ranking check: each configuration's systems best first with its significance clusters, and every
+    tested pair (:mod:`korean_eval.metaeval.tables.system_ranking`)."""
+    rows = []
+    for (level, metric), group in ranking.groupby(["level", "metric"], sort=False):
+        group = group.sort_values("position")
+        clusters = [" ≈ ".join(g["system"]) for _, g in group.groupby("cluster", sort=True)]
+        rows.append({"metric": metric_label(metric), "level": level, "systems, best first": " > ".join(clusters)})
+    out = ["<h2 id='ranking'>Ranking check</h2>",
+           "<p>Per metric × token level, the systems best first: “&gt;” a significant difference, “≈” systems of one "
+           "significance cluster (WMT's clustering: a system starts a new cluster when a member of the current one is "
+           f"significantly better). {html.escape(how)}</p>",
+           html_table(pd.DataFrame(rows), "table-ranking")]
+    if pairs is not None and len(pairs):
+        out += ["<details><summary>Every tested pair of systems</summary>", html_table(pairs, "table-metric-pairs"),
+                "</details>"]
+    return out
+
+
 def html_report(results: Results, evalset: EvalSet | None, top: TopClusters, statistic: str = "pearson",
                 grouping: str = "none", meta: Mapping[str, object] | None = None,
-                lens: LensResult | None = None) -> str:
+                lens: LensResult | None = None, ranking: Mapping[str, pd.DataFrame] | None = None,
+                ranking_how: str = "") -> str:
     """The whole report as one HTML document (see the module docstring). ``meta``: the run's settings and
     signatures as :func:`korean_eval.exports.csv_zip.run_metadata` gives them (written in full); ``lens``: the
     Korean lens of the same data (:func:`korean_eval.lens.run.run_lens`), whose section the report then holds
-    (nothing is computed for it here)."""
+    (nothing is computed for it here); ``ranking``: the ranking check's tables by file name (``system_ranking.csv``,
+    ``metric_pairs.csv``), whose section the report then holds, with ``ranking_how`` (its tests and settings)."""
     from plotly.offline import get_plotlyjs
 
     from korean_eval.exports.csv_zip import run_metadata
@@ -315,12 +336,16 @@ def html_report(results: Results, evalset: EvalSet | None, top: TopClusters, sta
     if evalset is not None and evalset.human_note:
         intro.append(f"<div class='note' id='human-note'>{html.escape(evalset.human_note)}</div>")
     intro.append("<p><a href='#correlations'>Correlations</a> · <a href='#scores'>Scores and rankings</a> · "
+                 + ("<a href='#ranking'>Ranking check</a> · " if ranking is not None else "") +
                  "<a href='#tokens'>Tokens</a> · " + ("<a href='#lens'>Korean lens</a> · " if lens is not None else "")
                  + "<a href='#run'>Settings, signatures, data</a></p>")
-    has_human = results.human_matrix.size > 0 and bool(np.isfinite(results.human_matrix).any())
-    body = (_correlation_section(results, statistic, grouping, top) if has_human else
-            ["<h2 id='correlations'>Correlation with the human scores</h2><p>No human scores: no correlations.</p>"])
-    body += _scores_section(results) + _tokens_section(results)
+    body = (_correlation_section(results, statistic, grouping, top) if has_human_scores(results) else
+            ["<h2 id='correlations'>Correlation with the human scores</h2><p>No human scores: the correlations and "
+             "the comparisons with humans need them; the ranking check below needs none.</p>"])
+    body += _scores_section(results)
+    if ranking is not None and len(ranking.get("system_ranking.csv", ())):
+        body += _ranking_section(ranking["system_ranking.csv"], ranking.get("metric_pairs.csv"), ranking_how)
+    body += _tokens_section(results)
     body += _lens_section(lens) if lens is not None else []
     body += _run_section(results, evalset, meta)
     return "\n".join(head + intro + body + ["</body></html>", ""])

@@ -34,7 +34,7 @@ from korean_eval.exports.tables import (
     system_score_table,
     token_table,
 )
-from korean_eval.model.results import Results
+from korean_eval.model.results import Results, has_human_scores
 from korean_eval.model.vocabulary import GRANULARITIES, STATISTIC_SYMBOLS, grouping_used
 
 PREAMBLE_NOTE = (
@@ -152,7 +152,8 @@ def system_scores_table(results: Results) -> str:
     cell ``score (rank)``."""
     table = system_score_table(results)
     levels = run_levels(results)
-    columns = [HUMAN_COLUMN, *levels]
+    with_human = has_human_scores(results)
+    columns = [HUMAN_COLUMN, *levels] if with_human else levels
     body = []
     for metric in run_metrics(results):
         part = table[table["metric"] == metric]
@@ -166,8 +167,9 @@ def system_scores_table(results: Results) -> str:
         for system in dict.fromkeys(part["system"]):
             body.append(latex_escape(system) + " & " + " & ".join(cells.get((system, c), "--") for c in columns) + " \\\\")
     lines = _tabular("l" + "r" * len(columns), ["System", *(latex_escape(c) for c in columns)], body)
-    caption = ("System scores per token level (rank among the systems in parentheses, 1 = best); Human: mean human "
-               "score. Raw scores are not comparable across token levels; system scores come from statistics summed "
+    caption = ("System scores per token level (rank among the systems in parentheses, 1 = best)"
+               + ("; Human: mean human score" if with_human else "")
+               + ". Raw scores are not comparable across token levels; system scores come from statistics summed "
                "over the corpus.")
     return _table("system_scores.tex", lines, caption, "tab:korean-eval-system-scores",
                   signature_note(results, run_metrics(results)))
@@ -189,12 +191,43 @@ def token_stats_table(results: Results) -> str:
     return _table("token_stats.tex", lines, caption, "tab:korean-eval-token-stats", f"Tokenizers. {versions}.")
 
 
+def ranking_table(results: Results, ranking: pd.DataFrame, how: str) -> str:
+    """``system_ranking.tex``: per metric × level the systems best first, a significance cluster's members joined
+    by $\\approx$ and clusters separated by $>$ (:mod:`korean_eval.metaeval.tables.system_ranking`); ``how``: the
+    tests and their settings, for the caption."""
+    body = []
+    for metric in run_metrics(results):
+        rows = ranking[ranking["metric"] == metric]
+        if rows.empty:
+            continue
+        if body:
+            body.append("\\midrule")
+        for level in [lv for lv in run_levels(results) if lv in set(rows["level"])]:
+            group = rows[rows["level"] == level].sort_values("position")
+            clusters = [" $\\approx$ ".join(latex_escape(s) for s in g["system"])
+                        for _, g in group.groupby("cluster", sort=True)]
+            body.append(f"{latex_escape(metric_label(metric))} & {latex_escape(level)} & "
+                        + " $>$ ".join(clusters) + " \\\\")
+    lines = _tabular("llp{0.62\\linewidth}", ["Metric", "Level", "Systems, best first"], body)
+    caption = ("System rankings per metric and token level: $>$ a significant difference, $\\approx$ systems of one "
+               "significance cluster (no significant difference; WMT's clustering, a system starts a new cluster when a "
+               "member of the current one is significantly better). " + latex_escape(how).replace("--", "-{}-"))
+    return _table("system_ranking.tex", lines, caption, "tab:korean-eval-system-ranking",
+                  signature_note(results, run_metrics(results)))
+
+
 def latex_tables(results: Results, top: TopClusters, statistic: str = "pearson", grouping: str = "none",
-                 with_ci: bool = True) -> dict[str, str]:
-    """File name → LaTeX source of every table (see the module docstring)."""
-    tables = {f"correlations_{g}.tex": correlation_table(results, g, statistic, grouping, top, with_ci)
-              for g in GRANULARITIES}
+                 with_ci: bool = True, ranking: pd.DataFrame | None = None, ranking_how: str = "") -> dict[str, str]:
+    """File name → LaTeX source of every table (see the module docstring): the correlation tables only with human
+    scores; ``system_ranking.tex`` when the ranking check's ``ranking`` (``system_ranking.csv``) is given, with
+    ``ranking_how`` (its tests and settings) in its caption."""
+    tables = {}
+    if has_human_scores(results):
+        tables = {f"correlations_{g}.tex": correlation_table(results, g, statistic, grouping, top, with_ci)
+                  for g in GRANULARITIES}
     tables["system_scores.tex"] = system_scores_table(results)
+    if ranking is not None and len(ranking):
+        tables["system_ranking.tex"] = ranking_table(results, ranking, ranking_how)
     tables["token_stats.tex"] = token_stats_table(results)
     return tables
 

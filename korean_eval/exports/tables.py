@@ -160,15 +160,22 @@ def correlation_grid(results: Results, granularity: str, statistic: str, groupin
 def system_score_table(results: Results) -> pd.DataFrame:
     """The study's Table 4 in long form: per metric, each system's score and rank (1 = best) at each level, and
     in the column :data:`HUMAN_COLUMN` its mean human score and human rank (``rankings.csv``,
-    ``human_systems.csv``). Columns :data:`SCORE_COLUMNS` (``column``: a level or ``Human``); systems by human
-    rank, then name."""
+    ``human_systems.csv``; only with human scores). Columns :data:`SCORE_COLUMNS` (``column``: a level or
+    ``Human``); systems by human rank, then name (without human scores: by the metrics' mean rank, then name)."""
     hs = results.human_systems
-    order = hs.sort_values(["human_rank", "system"], na_position="last")["system"].tolist()
+    with_human = bool(hs["human_rank"].notna().any())
+    if with_human:
+        order = hs.sort_values(["human_rank", "system"], na_position="last")["system"].tolist()
+    else:  # by the mean of the metrics' ranks over every configuration, then by name
+        mean_rank = results.rankings.groupby("system")["metric_rank"].mean()
+        order = sorted(hs["system"], key=lambda s: (not np.isfinite(mean_rank.get(s, np.nan)),
+                                                     float(mean_rank.get(s, 0.0)), s))
     position = {s: i for i, s in enumerate(order)}
     rows = []
     for metric in run_metrics(results):
-        rows += [{"metric": metric, "system": r.system, "column": HUMAN_COLUMN, "score": r.human_mean,
-                  "rank": r.human_rank} for r in hs.itertuples()]
+        if with_human:
+            rows += [{"metric": metric, "system": r.system, "column": HUMAN_COLUMN, "score": r.human_mean,
+                      "rank": r.human_rank} for r in hs.itertuples()]
         rk = results.rankings[results.rankings["metric"] == metric]
         rows += [{"metric": metric, "system": r.system, "column": r.level, "score": r.metric_score,
                   "rank": r.metric_rank} for r in rk.itertuples()]

@@ -129,6 +129,6 @@ class RankingSettings:
     def describe(self, n_items: int) -> str:
         """One sentence naming the tests, their draws and seed, and what decides "significant"."""
         ar = (f"; approximate randomization: {self.ar_trials:,} trials, each segment's two outputs swapped with "
-              "probability ½" if self.ar_trials > 0 else "")
+              "probability 0.5" if self.ar_trials > 0 else "")
         return (f"Paired bootstrap: {self.resamples:,} resamples of the {n_items:,} segments{ar}; seed {self.seed}. "
                 f"Significant: p < {self.alpha:g} by {RANKING_TESTS[self.test]}.")

@@ -199,8 +199,8 @@ def test_downloads_page_offers_the_latex_zip_and_the_report(tmp_path, monkeypatc
     value = at.session_state[key]
     assert isinstance(value, exports.Exports)
     with zipfile.ZipFile(io.BytesIO(value.latex_zip)) as zf:
-        assert sorted(zf.namelist()) == ["correlations_segment.tex", "correlations_system.tex", "system_scores.tex",
-                                         "token_stats.tex"]
+        assert sorted(zf.namelist()) == ["correlations_segment.tex", "correlations_system.tex", "system_ranking.tex",
+                                         "system_scores.tex", "token_stats.tex"]
         assert "\\textbf{" in zf.read("correlations_system.tex").decode()  # the headline's top cluster in bold
     assert value.report_html.count(get_plotlyjs().encode()) == 1
     assert b"SIMULATED" in value.report_html
@@ -214,8 +214,8 @@ def test_without_human_scores_no_correlation_chart_and_no_empty_rank_cells():
                                                  ("B.txt", ref)])
     results = evaluate(ev, EvalConfig(levels=("char",), metrics=("bleu",)))
     text = html_report(results, ev, TopClusters())
-    assert "No human scores: no correlations." in text
+    assert "No human scores: the correlations and the comparisons with humans need them" in text
     assert 'data-chart="correlation-' not in text and 'data-chart="ranks-' not in text
     assert text.count('class="plotly-graph-div"') == 2  # system scores, tokens per word
     scores = latex_tables(results, TopClusters())["system_scores.tex"]
-    assert "A & -- & 38.53 (2) \\\\" in scores and "(–)" not in scores
+    assert "A & 38.53 (2) \\\\" in scores and "(–)" not in scores and "Human" not in scores  # no empty column

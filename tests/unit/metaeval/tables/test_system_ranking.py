@@ -173,7 +173,7 @@ def test_without_humans_the_cli_writes_the_ranking_checks_and_no_empty_human_tab
     out = tmp_path / "out"
     code = main(["run", "--ref", str(SAMPLE / "ref.txt"), "--sys-dir", str(SAMPLE / "systems"), "--levels",
                  "word,char", "--metrics", "bleu,ter", "--bootstrap", "200", "--ar-trials", "500", "--no-cache",
-                 "--out", str(out)])
+                 "--out", str(out), "--latex", str(tmp_path / "latex"), "--report", str(tmp_path / "report.html")])
     printed = capsys.readouterr()
     assert code == 0, printed.err
     written = {p.name for p in out.iterdir()}
@@ -182,6 +182,14 @@ def test_without_humans_the_cli_writes_the_ranking_checks_and_no_empty_human_tab
     meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert any("no human scores" in note for note in meta["notes"])
     assert "word/bleu: " in printed.out and "approximate randomization: 500 trials" in printed.out
+    # the paper exports: no correlation tables and no Human column, the ranking check instead
+    assert sorted(p.name for p in (tmp_path / "latex").iterdir()) == ["system_ranking.tex", "system_scores.tex",
+                                                                       "token_stats.tex"]
+    assert "Human" not in (tmp_path / "latex" / "system_scores.tex").read_text(encoding="utf-8")
+    ranking_tex = (tmp_path / "latex" / "system_ranking.tex").read_text(encoding="utf-8")
+    assert "BLEU & word & " in ranking_tex and "500 trials" in ranking_tex
+    report = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "id='ranking'" in report and "No human scores" in report and ">Human<" not in report
     results = korean_eval.evaluate(SAMPLE / "ref.txt", SAMPLE / "systems", levels=["word", "char"],
                                    metrics=["bleu", "ter"], resamples=200, ar_trials=500)
     for name in ("system_ranking.csv", "metric_pairs.csv", "order_splits.csv"):
