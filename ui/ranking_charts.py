@@ -25,7 +25,7 @@ def rank_movement_chart(paths: pd.DataFrame, title: str) -> go.Figure:
     established. Every system is named at both ends; the hover gives the score, its 95% interval and the cluster.
     """
     configs = list(dict.fromkeys(paths["config"]))
-    labels = list(dict.fromkeys(paths["label"]))
+    labels = [esc(label) for label in dict.fromkeys(paths["label"])]  # own metrics are named by the user
     systems = list(dict.fromkeys(paths.sort_values("position", kind="stable")["system"])) if len(paths) else []
     n = max(len(systems), 1)
     data, notes = [], []

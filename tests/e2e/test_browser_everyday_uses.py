@@ -84,6 +84,10 @@ def test_without_human_scores_every_page(server, page, artifacts):
     page.get_by_text("no human scores", exact=False).first.wait_for()
     _open(page, "Tokens")
     page.locator('[data-testid="stTable"]').first.wait_for(timeout=120_000)
+    page.get_by_text("Scores of this pair at each token level", exact=False).first.wait_for(timeout=120_000)
+    text = page.inner_text("body")
+    assert "Reference" in text and "Hypothesis (system" in text
+    assert "TER" in text and "chrF++" in text
     _shot(page, artifacts, "no-human-tokens")
     _open(page, "Downloads")
     page.locator('[data-testid="stDownloadButton"]').first.wait_for()
