@@ -241,15 +241,18 @@ def plan_campaign(evalset: EvalSet, settings: CampaignSettings,
             blocks.setdefault(block, []).append(item.key)
     if not items:
         raise ValueError("no translation to judge: every chosen segment lacks a system translation")
-    queues = _assign(list(blocks.values()), settings, notes)
+    queues = _assign(list(blocks.values()), [doc for doc, _system in blocks], settings, notes)
     per_annotator = _attention(queues, items, units, settings, new_key, notes)
     if src is None:
         notes.append("no source given: annotators see the reference instead (reference-based judgments)")
     return CampaignPlan(settings, units, items, per_annotator, show_reference=src is None, notes=tuple(notes))
 
 
-def _assign(blocks: list[list[str]], settings: CampaignSettings, notes: list[str]) -> list[list[list[str]]]:
-    """Blocks (lists of item keys) → per annotator, their blocks in their shuffled order."""
+def _assign(blocks: list[list[str]], groups: list[str], settings: CampaignSettings,
+            notes: list[str]) -> list[list[list[str]]]:
+    """Blocks (lists of item keys) → per annotator, their blocks in their shuffled order. The doubled share is
+    chosen by ``groups`` (a block's document or segment): every system's block of a chosen group is doubled, so
+    the doubled items are balanced over the systems as the selection is."""
     rng = random.Random(f"{settings.seed}:assign")
     order = list(range(len(blocks)))
     rng.shuffle(order)
@@ -258,12 +261,15 @@ def _assign(blocks: list[list[str]], settings: CampaignSettings, notes: list[str
     if settings.double > 0 and settings.annotators < 2:
         notes.append("no item annotated twice: agreement needs at least two annotators")
     elif settings.double > 0:
-        target, count = round(settings.double * total), 0
+        members: dict[str, list[int]] = {}
         for b in order:
+            members.setdefault(groups[b], []).append(b)
+        target, count = math.floor(settings.double * total + 0.5), 0
+        for group in members.values():
             if count >= target:
                 break
-            doubled.add(b)
-            count += len(blocks[b])
+            doubled.update(group)
+            count += sum(len(blocks[b]) for b in group)
     load = [0] * settings.annotators
     assigned: list[list[int]] = [[] for _ in range(settings.annotators)]
     for b in sorted(order, key=lambda b: -len(blocks[b])):  # stable: the shuffled order among equal sizes
