@@ -1,8 +1,9 @@
 """What each token may read and do: an annotator's token their own queue, the campaign's admin token everything.
 
-An annotator token (:func:`annotator_session`) reads the next item of that annotator's own queue — the source, the
-translations under opaque keys in that annotator's order, never a system name and nothing that marks an attention
-check — and their own progress, and submits judgments of items in their own queue. It cannot read results, other
+An annotator token (:func:`annotator_session`) reads the next item of that annotator's own queue — the source with
+its document context, the translations under opaque keys in that annotator's order, never a system name and nothing
+that marks an attention check — their own progress and their own earlier judgments (to look back at; a judgment once
+stored is not changed), and submits judgments of items in their own queue. It cannot read results, other
 annotators' items or judgments, or system names: the session has no such method, and an item of another queue is
 refused. The admin token (:func:`admin_session`) reads everything of its campaign: progress, every judgment with
 its system, the attention checks' outcomes. A token that is wrong, of another kind or of another campaign raises
@@ -18,7 +19,7 @@ import pandas as pd
 
 from korean_eval.annotation.attention import CLEAR_MARGIN, attention_passed
 from korean_eval.annotation.judgments import Judgment
-from korean_eval.annotation.storage import CampaignStore, NotInQueue, ShownItem, SubmitResult
+from korean_eval.annotation.storage import CampaignStore, JudgedItem, NotInQueue, ShownItem, SubmitResult
 
 __all__ = ["AccessDenied", "AdminSession", "AnnotatorSession", "Progress", "admin_session", "annotator_session"]
 
@@ -49,6 +50,14 @@ class AnnotatorSession:
 
     def progress(self) -> Progress:
         return Progress(*self._store.progress(self._id))
+
+    def judged_positions(self) -> list[int]:
+        """The 1-based queue positions this annotator has judged, in queue order."""
+        return self._store.judged_positions(self._id)
+
+    def judged(self, position: int) -> JudgedItem | None:
+        """This annotator's judged item at 1-based ``position`` with their own judgments (None if not judged)."""
+        return self._store.judged_item(self._id, position)
 
     def submit(self, item: str, judgments: Sequence[Judgment]) -> SubmitResult:
         """Store this annotator's judgments of every translation of ``item`` (one committed transaction; a second

@@ -37,9 +37,19 @@ from korean_eval.annotation.database import (
     queue,
     units,
 )
-from korean_eval.annotation.judgments import Judgment, JudgmentError, check_judgment, spans_to_json
+from korean_eval.annotation.judgments import (
+    Judgment,
+    JudgmentError,
+    check_judgment,
+    spans_from_json,
+    spans_to_json,
+)
 
-__all__ = ["CampaignStore", "CreatedCampaign", "NotInQueue", "ShownItem", "SubmitResult", "new_token", "token_hash"]
+__all__ = ["CONTEXT_SEGMENTS", "CampaignStore", "CreatedCampaign", "JudgedItem", "NotInQueue", "ShownItem", "SubmitResult",
+           "new_token", "token_hash"]
+
+#: Segments of document context shown before and after an item's segment (:attr:`ShownItem.before`, ``after``).
+CONTEXT_SEGMENTS = 2
 
 
 class NotInQueue(LookupError):
@@ -74,6 +84,10 @@ class ShownItem:
         position: 1-based place in the annotator's queue; ``total``: the queue's length.
         source: the source segment (None without one); ``reference``: the reference where the campaign shows it.
         candidates: ``(unit key, translation)`` in this annotator's order.
+        before, after: the document context — the texts shown for up to :data:`CONTEXT_SEGMENTS` segments of the
+            same document before and after this one (sources, or references where the campaign shows those), in
+            the document's order, among the campaign's chosen segments (a selection by disagreement keeps no whole
+            documents, so its context may skip segments).
     """
 
     item: str
@@ -82,6 +96,16 @@ class ShownItem:
     source: str | None
     reference: str | None
     candidates: tuple[tuple[str, str], ...]
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class JudgedItem:
+    """An item the annotator has judged, as they saw it, with their judgments in the order of its candidates."""
+
+    shown: ShownItem
+    judgments: tuple[Judgment, ...]
 
 
 @dataclass(frozen=True)
@@ -159,21 +183,65 @@ class CampaignStore:
     def next_item(self, annotator_id: int) -> ShownItem | None:
         """The first item of the annotator's queue they have not judged (None when all are), as they see it."""
         with self.engine.connect() as conn:
-            total = conn.execute(sa.select(sa.func.count()).select_from(queue)
-                                 .where(queue.c.annotator_id == annotator_id)).scalar_one()
-            row = conn.execute(
-                sa.select(queue.c.position, queue.c.unit_order, queue.c.item_id, items.c.key, items.c.source, items.c.reference,
-                          campaigns.c.show_reference)
-                .join(items, items.c.id == queue.c.item_id).join(campaigns, campaigns.c.id == items.c.campaign_id)
-                .where(queue.c.annotator_id == annotator_id, queue.c.item_id.not_in(self._done_items(annotator_id)))
-                .order_by(queue.c.position).limit(1)).first()
+            row = conn.execute(self._queue_rows(annotator_id)
+                               .where(queue.c.item_id.not_in(self._done_items(annotator_id)))
+                               .order_by(queue.c.position).limit(1)).first()
+            return None if row is None else self._shown(conn, annotator_id, row)
+
+    def judged_positions(self, annotator_id: int) -> list[int]:
+        """The 1-based queue positions of the items the annotator has judged, in queue order."""
+        with self.engine.connect() as conn:
+            return [p + 1 for p in conn.execute(
+                sa.select(queue.c.position).where(queue.c.annotator_id == annotator_id,
+                                                  queue.c.item_id.in_(self._done_items(annotator_id)))
+                .order_by(queue.c.position)).scalars()]
+
+    def judged_item(self, annotator_id: int, position: int) -> JudgedItem | None:
+        """The item at 1-based ``position`` of the annotator's queue with their own judgments of it, as they saw it;
+        None when there is no such position or they have not judged it."""
+        with self.engine.connect() as conn:
+            row = conn.execute(self._queue_rows(annotator_id).where(queue.c.position == position - 1)).first()
             if row is None:
                 return None
-            order = json.loads(row.unit_order)
-            texts = dict(conn.execute(sa.select(units.c.key, units.c.text).join(item_units, item_units.c.unit_id == units.c.id)
-                                      .where(item_units.c.item_id == row.item_id)).all())
+            given = {r.key: r for r in conn.execute(
+                sa.select(units.c.key, judgments.c.score, judgments.c.spans, judgments.c.seconds)
+                .join(units, units.c.id == judgments.c.unit_id)
+                .where(judgments.c.annotator_id == annotator_id, judgments.c.item_id == row.item_id))}
+            if not given:
+                return None
+            shown = self._shown(conn, annotator_id, row)
+        return JudgedItem(shown, tuple(Judgment(u, given[u].score, spans_from_json(given[u].spans), given[u].seconds)
+                                       for u, _text in shown.candidates if u in given))
+
+    def _queue_rows(self, annotator_id: int):
+        """The annotator's queue rows joined with their items and campaign (what :meth:`_shown` reads)."""
+        return (sa.select(queue.c.position, queue.c.unit_order, queue.c.item_id, items.c.key, items.c.source,
+                          items.c.reference, items.c.document, items.c.seg_id, items.c.campaign_id,
+                          campaigns.c.show_reference)
+                .join(items, items.c.id == queue.c.item_id).join(campaigns, campaigns.c.id == items.c.campaign_id)
+                .where(queue.c.annotator_id == annotator_id))
+
+    def _shown(self, conn, annotator_id: int, row) -> ShownItem:
+        """What the annotator sees of the queue row ``row`` (:meth:`_queue_rows`): texts, order, context."""
+        total = conn.execute(sa.select(sa.func.count()).select_from(queue)
+                             .where(queue.c.annotator_id == annotator_id)).scalar_one()
+        order = json.loads(row.unit_order)
+        texts = dict(conn.execute(sa.select(units.c.key, units.c.text).join(item_units, item_units.c.unit_id == units.c.id)
+                                  .where(item_units.c.item_id == row.item_id)).all())
+        # the document's segments in the campaign's order (items are stored in segment order; checks come later)
+        shown_text = items.c.reference if row.show_reference else items.c.source
+        document: dict[str, str] = {}
+        for seg_id, text in conn.execute(
+                sa.select(items.c.seg_id, shown_text).where(items.c.campaign_id == row.campaign_id,
+                                                            items.c.document == row.document, items.c.is_check.is_(False))
+                .order_by(items.c.id)):
+            document.setdefault(seg_id, text or "")
+        segments = list(document)
+        at = segments.index(row.seg_id) if row.seg_id in document else None
+        before = tuple(document[s] for s in segments[max(0, at - CONTEXT_SEGMENTS):at]) if at is not None else ()
+        after = tuple(document[s] for s in segments[at + 1:at + 1 + CONTEXT_SEGMENTS]) if at is not None else ()
         return ShownItem(row.key, row.position + 1, total, row.source, row.reference if row.show_reference else None,
-                         tuple((u, texts[u]) for u in order))
+                         tuple((u, texts[u]) for u in order), before, after)
 
     def progress(self, annotator_id: int) -> tuple[int, int]:
         """``(items judged, items in the queue)`` of one annotator."""

@@ -170,3 +170,39 @@ def test_two_campaigns_share_a_database_without_sharing_tokens(store):
     assert annotator_session(store, two.annotator_tokens[0]).progress().done == 0
     assert admin_session(store, two.admin_token).judgments().empty
     assert len(admin_session(store, one.admin_token).judgments()) == 1
+
+
+def test_an_item_shows_its_documents_neighbouring_segments_as_context(store):
+    plan = plan_campaign(small_evalset(documents=2, per_document=4), CampaignSettings(annotators=1, attention=0.0))
+    created = store.create(plan)
+    session = annotator_session(store, created.annotator_tokens[0])
+    seen = 0
+    while (shown := session.next_item()) is not None:
+        item = plan.items[shown.item]
+        position = int(item.seg_id) % 4  # small_evalset: segment i is in document i // 4, sources "source sentence i"
+        first = int(item.seg_id) - position
+        assert shown.before == tuple(f"source sentence {i}" for i in range(max(first, int(item.seg_id) - 2),
+                                                                             int(item.seg_id)))
+        assert shown.after == tuple(f"source sentence {i}" for i in range(int(item.seg_id) + 1,
+                                                                            min(first + 4, int(item.seg_id) + 3)))
+        session.submit(shown.item, _judge(shown))
+        seen += 1
+    assert seen == 8 * len(SYSTEMS)
+
+
+def test_an_annotator_reads_back_only_their_own_earlier_judgments(store, campaign):
+    _plan, created = campaign
+    me, other = (annotator_session(store, t) for t in created.annotator_tokens[:2])
+    assert me.judged_positions() == [] and me.judged(1) is None
+    first = me.next_item()
+    given = [Judgment(u, 40.0, (ErrorSpan(1, 3, "major"), ErrorSpan(len(t), len(t), "minor", missing=True)), 2.0)
+             for u, t in first.candidates]
+    me.submit(first.item, given)
+    second = me.next_item()
+    assert me.judged_positions() == [1]
+    back = me.judged(1)
+    assert back.shown.item == first.item and back.shown.candidates == first.candidates
+    assert back.judgments == tuple(given)
+    assert me.judged(second.position) is None and me.judged(10_000) is None
+    assert other.judged_positions() == [] and other.judged(1) is None  # another annotator reads none of mine
+    assert not any(name in repr(back) for name in SYSTEMS)
