@@ -2,7 +2,9 @@
 
 SQLAlchemy 2 Core over either database (no dialect-specific SQL here beyond SQLite's connection settings). A URL:
 ``sqlite:///PATH`` or a plain file path (SQLite), ``postgresql://USER@HOST/DB`` (PostgreSQL through psycopg 3;
-``postgresql+psycopg://`` is the same). The tables are created on first use.
+``postgresql+psycopg://`` is the same). The tables are created on first use. The dashboard's annotation page opens
+:func:`default_database`: ``$KOREAN_EVAL_ANNOTATION_DB`` (:data:`DATABASE_VAR`), else ``annotation.db`` in the user's
+data directory (platformdirs' ``user_data_dir("korean-eval")``).
 
 SQLite is opened for durability: write-ahead log (``journal_mode=WAL``), ``synchronous=FULL`` (every commit
 reaches the disk before it returns, so a process killed at any moment keeps every committed transaction),
@@ -14,12 +16,17 @@ constraints decide between two writers.
 
 from __future__ import annotations
 
+import os
+
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError
 
-__all__ = ["METADATA", "annotators", "campaigns", "database_url", "item_units", "items", "judgments", "open_engine",
-           "queue", "units"]
+__all__ = ["DATABASE_VAR", "METADATA", "annotators", "campaigns", "database_url", "default_database", "item_units", "items",
+           "judgments", "open_engine", "queue", "units"]
+
+#: The environment variable naming the database the dashboard's annotation page opens (a path or a URL).
+DATABASE_VAR = "KOREAN_EVAL_ANNOTATION_DB"
 
 METADATA = sa.MetaData()
 
@@ -120,6 +127,19 @@ def database_url(text: str) -> URL:
     if backend != "sqlite":
         raise ValueError(f"the database must be SQLite or PostgreSQL, not {backend!r}")
     return url
+
+
+def default_database() -> str | None:
+    """The database the dashboard's annotation page opens: ``$KOREAN_EVAL_ANNOTATION_DB`` when set and not blank,
+    else the file ``annotation.db`` in platformdirs' ``user_data_dir("korean-eval")`` if it exists (a file that
+    does not exist holds no campaign: None, and nothing is created)."""
+    chosen = os.environ.get(DATABASE_VAR, "").strip()
+    if chosen:
+        return chosen
+    import platformdirs
+
+    path = os.path.join(platformdirs.user_data_dir("korean-eval"), "annotation.db")
+    return path if os.path.isfile(path) else None
 
 
 def open_engine(text: str) -> Engine:
