@@ -20,6 +20,15 @@ def main() -> None:
     import streamlit as st
 
     st.set_page_config(page_title="korean-eval", page_icon=":material/translate:", layout="wide")
+    annotate = st.Page("pages/annotate.py", title="Annotate", icon=":material/rate_review:", url_path="annotate")
+    if st.query_params.get("token"):
+        # an annotator's link: their queue and nothing else — no other page, no sidebar, no evaluation data loaded
+        from ui.navigation import TARGET_KEY, app_run
+
+        page = st.navigation([annotate], position="hidden")
+        st.session_state.pop(TARGET_KEY, None)
+        _run_page(page, app_run)
+        return
     page = st.navigation(
         [
             st.Page("pages/correlations.py", title="Correlations", icon=":material/bar_chart:", default=True),
@@ -29,9 +38,15 @@ def main() -> None:
             st.Page("pages/lens.py", title="Korean lens", icon=":material/manage_search:"),
             st.Page("pages/data.py", title="Data", icon=":material/upload_file:"),
             st.Page("pages/downloads.py", title="Downloads", icon=":material/download:"),
+            annotate,
         ],
         position="top",
     )
+    if page.url_path == annotate.url_path:  # the annotation page reads no evaluation data and draws no sidebar
+        from ui.navigation import app_run
+
+        _run_page(page, app_run)
+        return
 
     # Plotly's JavaScript is the page's largest part and the browser loads it only for a first chart: an empty one,
     # drawn at the start of a session's first run and removed once the sidebar is drawn, lets it load while the
@@ -68,6 +83,18 @@ def main() -> None:
         with state.app_run():
             page.run()
     finally:  # also when the page stops early (st.stop)
+        page_sent()
+
+
+def _run_page(page, app_run) -> None:
+    """Run ``page`` as app.py's page (``app_run``: :func:`ui.navigation.app_run`), then say the page was sent."""
+    from launcher import page_sent, wait_for_first_screen
+
+    wait_for_first_screen()  # `korean-eval app` imports the backend meanwhile: never in two threads at once
+    try:
+        with app_run():
+            page.run()
+    finally:
         page_sent()
 
 

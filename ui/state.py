@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import streamlit as st
@@ -48,6 +47,7 @@ from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import Results
 from ui import directions, service, stopping
+from ui.navigation import app_run, enter_page, resume_target_page  # noqa: F401  (the pages call them here)
 from ui.shared_store import SharedStore
 from ui.widgets import input_error, md_escape
 
@@ -60,7 +60,6 @@ LEVEL_PREFIX = "level|"
 APPLIED_LEVELS_KEY = "ke_levels_applied"
 #: Session-state key of the last results this session was shown: (content hash of the data, results key, config).
 LAST_SHOWN_KEY = "ke_last_shown"
-TARGET_KEY = "ke_target_page"
 SAMPLE_LABEL = "bundled sample"
 MAX_RESULTS = 6
 #: The button that starts a stopped evaluation again.
@@ -86,39 +85,6 @@ class Context:
     @property
     def has_human(self) -> bool:
         return self.evalset.human is not None and not self.results.correlations.empty
-
-
-# ------------------------------------------------------------------------------------------- navigation
-
-_run = threading.local()
-
-
-@contextmanager
-def app_run():
-    """Marks a page run as started by app.py (which draws the shared sidebar and settings)."""
-    _run.active = True
-    try:
-        yield
-    finally:
-        _run.active = False
-
-
-def enter_page(path: str) -> None:
-    """First line of every page: a page opened without app.py goes through it and comes back.
-
-    Streamlit runs ``pages/*.py`` on their own (its older multipage mode, because the folder is called ``pages``)
-    for a link straight to a page until some session has run app.py's ``st.navigation`` since the server started.
-    """
-    if not getattr(_run, "active", False):
-        st.session_state[TARGET_KEY] = path
-        st.switch_page("app.py")
-
-
-def resume_target_page() -> None:
-    """Called by app.py after ``st.navigation``: finish a redirect started by :func:`enter_page`."""
-    target = st.session_state.pop(TARGET_KEY, None)
-    if target:
-        st.switch_page(target)
 
 
 # ------------------------------------------------------------------------------------------------- data

@@ -1,4 +1,4 @@
-"""Command line: ``korean-eval {run,qc,profile,levels,mtme-list,app}`` (or ``python -m korean_eval …``).
+"""Command line: ``korean-eval {run,qc,profile,levels,mtme-list,app,annotate}`` (or ``python -m korean_eval …``).
 
 ``run`` scores systems at token levels with metrics, meta-evaluates them against human scores and writes the tidy
 tables (``segment_scores.csv``, ``system_scores.csv``, ``correlations.csv``, ``rankings.csv`` …) into ``--out``.
@@ -10,7 +10,8 @@ pair of a folder in mt-metrics-eval's layout (``--mtme DIR --lp en-ko``, :mod:`k
 documents, per-domain tables too). ``--human-direction lower`` declares human scores lower-is-better. Without any
 input, the bundled sample data is used. Options are checked before any file is read (:mod:`korean_eval.cli.checks`). A
 progress bar goes to stderr, a summary to stdout; bad input exits with status 2 and one line
-``error: <file or option>, line <n>: <problem>``. ``app`` serves the dashboard (:mod:`korean_eval.cli.app`).
+``error: <file or option>, line <n>: <problem>``. ``app`` serves the dashboard (:mod:`korean_eval.cli.app`); ``annotate`` creates
+campaigns of ESA judgments and shows their progress (:mod:`korean_eval.cli.annotate`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 import korean_eval
+from korean_eval.cli.annotate import register_annotate_command
 from korean_eval.cli.app import register_app_command
 from korean_eval.cli.checks import (
     check_input_files,
@@ -388,6 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     lv = sub.add_parser("levels", help="list token levels, their versions and availability")
     lv.set_defaults(func=levels_command)
     register_app_command(sub)
+    register_annotate_command(sub)
     comp = sub.add_parser("compile", help="compile the numba kernels into the kernel cache now (else the first "
                           "evaluation does, ~50 s of CPU) and store the bundled sample's result, so that the "
                           "dashboard's first screen needs no evaluation")

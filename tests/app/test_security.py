@@ -1,8 +1,9 @@
 """Security of the dashboard: user text is never markup, uploads are bounded, nothing uploaded is run or used as a
 path, and one user's data never reaches another user's session.
 
-* static checks over ``app.py``, ``pages/`` and ``ui/`` (AST): no ``unsafe_allow_html``/``st.html``/components, no
-  eval/exec/pickle/subprocess/open/Path, no module-level mutable state;
+* static checks over ``app.py``, ``pages/`` and ``ui/`` (AST): no ``unsafe_allow_html``/``st.html``/components (but
+  the one span editor, whose script writes text only as text nodes), no eval/exec/pickle/subprocess/open/Path, no
+  module-level mutable state;
 * runtime checks through AppTest: hostile system names, segments and metric names uploaded through the Data page
   come out escaped on every page; hostile file names are only names; two sessions see only their own data, and
   every shared cache is keyed by content hashes.
@@ -52,7 +53,9 @@ from ui.widgets import md_escape
 pytestmark = pytest.mark.usefixtures("streamlit_navigation", "private_cache")
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").rglob("*.py"))]
+#: The only module that defines a custom component: the annotation page's span editor (inline HTML, CSS and JS).
+COMPONENT = ROOT / "ui" / "annotation" / "span_widget.py"
 PAGES = ["pages/correlations.py", "pages/scores.py", "pages/segments.py", "pages/tokens.py", "pages/data.py",
          "pages/downloads.py"]
 
@@ -158,7 +161,18 @@ def test_no_user_text_can_be_rendered_as_html(path):
         assert not name.endswith(("st.html", "components.html", "components.iframe", "st.iframe")), (
             f"{path.name}:{call.lineno}: {name} renders raw HTML"
         )
-    assert "streamlit.components" not in path.read_text()
+    if path != COMPONENT:
+        assert "streamlit.components" not in path.read_text() and "components.v2" not in path.read_text()
+
+
+def test_the_span_editor_puts_user_text_into_the_page_only_as_text():
+    """The component's script never parses markup or code: the translation becomes text nodes (``textContent``)."""
+    from ui.annotation import span_widget
+
+    for banned in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "Function(",
+                   "setAttribute('on", 'setAttribute("on', "srcdoc"):
+        assert banned not in span_widget.JS and banned not in span_widget.HTML, banned
+    assert "textContent = c" in span_widget.JS  # each character of the translation
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -184,7 +198,8 @@ MUTABLE = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 MUTABLE_CALLS = {"dict", "list", "set", "OrderedDict", "defaultdict", "deque", "Counter", "bytearray"}
 
 
-@pytest.mark.parametrize("path", [p for p in SOURCES if p.parent.name == "ui"], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [p for p in SOURCES if "ui" in p.relative_to(ROOT).parts[:1]],
+                         ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_module_level_mutable_state(path):
     """Modules of ``ui/`` live for the whole server process (pages are re-run per session): a module-level mutable
     container would be shared by every user. Only UPPER_CASE constants (tables of labels, never mutated) may be

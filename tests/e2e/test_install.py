@@ -50,13 +50,14 @@ RUN_ARGS = ["--levels", "word,char", "--metrics", "bleu,chrf", "--bootstrap", "0
 
 
 def _pins(name: str) -> dict[str, str]:
-    """``name``'s ``package==version`` lines (``-r`` lines and comments skipped), by canonical name."""
+    """``name``'s ``package==version`` lines (``-r`` lines and comments skipped), by canonical name (extras such as
+    ``psycopg[binary]`` left out of the name)."""
     pins = {}
     for line in (ROOT / name).read_text(encoding="utf-8").splitlines():
         line = line.split("#")[0].strip()
         if line and not line.startswith("-"):
             package, version = line.split("==")
-            pins[canonicalize_name(package)] = version
+            pins[canonicalize_name(Requirement(package).name)] = version
     return pins
 
 

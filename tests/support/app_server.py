@@ -447,12 +447,13 @@ BARS = ".js-plotly-plot .barlayer .point path"
 NO_EXCEPTION = '[data-testid="stException"]'
 
 
-def shot(pg, folder: Path, name: str, height: int = 1800) -> Path:
-    """Screenshot with a tall viewport (Streamlit scrolls inside its own container, not the page)."""
+def shot(pg, folder: Path, name: str, height: int = 1800, width: int = 1500) -> Path:
+    """Screenshot ``width`` px wide with a tall viewport (Streamlit scrolls inside its own container, not the page);
+    the viewport is then ``width`` × 1100."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
-    pg.set_viewport_size({"width": 1500, "height": height})
+    pg.set_viewport_size({"width": width, "height": height})
     settle(pg)
     pg.screenshot(path=str(path))
-    pg.set_viewport_size({"width": 1500, "height": 1100})
+    pg.set_viewport_size({"width": width, "height": 1100})
     return path
