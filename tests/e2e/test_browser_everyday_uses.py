@@ -10,6 +10,7 @@ module's artifacts folder (``$KOREAN_EVAL_ARTIFACTS`` to keep them). Needs ``/us
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,19 @@ def test_with_human_scores_every_page(server, page, artifacts):
     page.locator(".js-plotly-plot").first.wait_for(timeout=300_000)
     idle(page, 300)
     _shot(page, artifacts, "human-correlations")
+    # every number a headline card states is a value drawn in the charts (the card reads the chart's rows)
+    plotted = page.evaluate("""() => {
+        const numbers = v => typeof v === 'number' ? [v]
+            : (v && typeof v === 'object' && 'length' in v) ? Array.from(v).flatMap(numbers) : [];
+        return [...document.querySelectorAll('.js-plotly-plot')].flatMap(
+            div => (div.data || []).flatMap(t => [...numbers(t.y), ...numbers(t.z)])).filter(isFinite);
+    }""")
+    statements = page.locator('[data-testid="stVerticalBlockBorderWrapper"] strong').all_inner_texts()
+    numbers = [n for text in statements for n in re.findall(r"[−-]?\d\.\d{2,4}", text)]
+    assert statements and numbers, statements
+    for number in numbers:
+        value, digits = float(number.replace("−", "-")), len(number.split(".")[1])
+        assert any(round(v, digits) == value for v in plotted), (number, statements)
 
     _open(page, "Scores & rankings")
     page.get_by_text("System ranking: humans vs", exact=False).first.wait_for(timeout=300_000)
