@@ -95,8 +95,10 @@ def _splits(ctx: Context, splits) -> None:
         st.info("No single segment pulls the two configurations in opposite directions: the split comes from the "
                 "corpus-level aggregation (e.g. BLEU's brevity penalty or n-gram counts summed over segments).")
         return
-    text = ranking_views.split_segments_text(segments, data.refs[0], data.systems[a], data.systems[b],
-                                             list(res.seg_ids))
+    n = len(res.seg_ids)
+    refs = data.refs[0] if data.refs else [""] * n  # scores given without texts: no texts to show
+    text = ranking_views.split_segments_text(segments, refs, data.systems.get(a) or [""] * n,
+                                             data.systems.get(b) or [""] * n, list(res.seg_ids))
     text = text.rename(columns={"Δ first": f"Δ {ranking_views.config_title(first)}",
                                 "Δ second": f"Δ {ranking_views.config_title(second)}",
                                 "system a": a, "system b": b})
