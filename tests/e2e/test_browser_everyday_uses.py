@@ -106,12 +106,15 @@ def test_with_human_scores_every_page(server, page, artifacts):
     _shot(page, artifacts, "human-correlations")
     # every number a headline card states is a value drawn in the charts (the card reads the chart's rows)
     plotted = page.evaluate("""() => {
-        const numbers = v => typeof v === 'number' ? [v]
-            : (v && typeof v === 'object' && 'length' in v) ? Array.from(v).flatMap(numbers) : [];
+        const numbers = v => typeof v === 'number' ? [v]  // plain arrays, typed arrays, Plotly's {bdata} arrays
+            : (v && typeof v === 'object' && v._inputArray) ? numbers(v._inputArray)
+            : (v && typeof v === 'object' && 'length' in v) ? Array.from(v).flatMap(numbers)
+            : (v && typeof v === 'object') ? Object.values(v).flatMap(numbers) : [];
         return [...document.querySelectorAll('.js-plotly-plot')].flatMap(
             div => (div.data || []).flatMap(t => [...numbers(t.y), ...numbers(t.z)])).filter(isFinite);
     }""")
-    statements = page.locator('[data-testid="stVerticalBlockBorderWrapper"] strong').all_inner_texts()
+    bold = page.locator('[data-testid="stMarkdownContainer"] strong').all_inner_texts()
+    statements = [t for t in bold if re.search(r"tie at the top|agrees most|Highest|cannot separate|No significant", t)]
     numbers = [n for text in statements for n in re.findall(r"[−-]?\d\.\d{2,4}", text)]
     assert statements and numbers, statements
     for number in numbers:
