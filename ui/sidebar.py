@@ -18,7 +18,7 @@ from korean_eval.engine.estimates import level_estimates, run_seconds
 from korean_eval.engine.pools import analyzers_in_workers
 from korean_eval.levels.costs import started_levels
 from korean_eval.levels.registry import FAMILIES, STUDY_LEVELS, SpmLevel, level_table
-from korean_eval.metrics import METRIC_NAMES, declaration, metric_group
+from korean_eval.metrics import declaration, metric_group, metric_names
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import LEVELS
 from ui import directions, formats, state
@@ -51,7 +51,7 @@ def levels_info() -> list[dict[str, str]]:
 @st.cache_resource(show_spinner=False)
 def metric_groups() -> dict[str, list[str]]:
     groups: dict[str, list[str]] = defaultdict(list)
-    for name in METRIC_NAMES:
+    for name in metric_names():
         groups[metric_group(name)].append(name)
     return dict(groups)
 
@@ -225,7 +225,7 @@ def _metrics() -> tuple[str, ...]:
             label_visibility="collapsed",
             persist_state="session",
         )
-    return tuple(m for m in METRIC_NAMES if m in chosen)
+    return tuple(m for m in metric_names() if m in chosen)
 
 
 def _override_key(level: str, metric: str, option: str) -> str:

@@ -18,7 +18,7 @@ from korean_eval.levels.registry import LEVEL_NAMES, get_level
 from korean_eval.metaeval.stats.correlation import MIN_SYSTEMS
 from korean_eval.metaeval.tables.agreement import agreement_columns, agreement_label
 from korean_eval.metaeval.tables.tidy import best_levels
-from korean_eval.metrics import METRIC_NAMES, metric_info
+from korean_eval.metrics import metric_info, metric_names
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import GIVEN_LEVEL, Results
 from korean_eval.model.vocabulary import GRANULARITIES, STATISTIC_SYMBOLS, STATISTICS, system_statistic
@@ -86,9 +86,14 @@ def level_family(level: str) -> str:
     return get_level(level).family
 
 
-@functools.cache
 def _registered_info(metric: str):
-    return metric_info(metric) if metric in METRIC_NAMES else None
+    return metric_info(metric) if metric in metric_names() else None
+
+
+def error_rate(metric: str) -> bool:
+    """Whether the registered metric ``metric`` is an error rate (lower is better); own metrics' names: False."""
+    info = _registered_info(metric)
+    return info is not None and not info.higher_is_better
 
 
 def metric_label(metric: str) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from korean_eval.levels.registry import LEVEL_NAMES, SpmLevel
-from korean_eval.metrics import METRIC_NAMES, make_metric
+from korean_eval.metrics import make_metric, metric_names
 from korean_eval.model import defaults
 from korean_eval.model.defaults import ALPHA, AR_TRIALS, RESAMPLES, SEED
 from korean_eval.model.vocabulary import GROUPINGS, STATISTICS, check_choice
@@ -58,8 +58,8 @@ class EvalConfig:
             if level not in LEVEL_NAMES:
                 raise ValueError(f"unknown token level {level!r}; levels are {', '.join(LEVEL_NAMES)}")
         for metric in self.metrics:
-            if metric not in METRIC_NAMES:
-                raise ValueError(f"unknown metric {metric!r}; metrics are {', '.join(METRIC_NAMES)}")
+            if metric not in metric_names():
+                raise ValueError(f"unknown metric {metric!r}; metrics are {', '.join(metric_names())}")
         for s in self.statistics:
             check_choice("correlation statistic", s, STATISTICS)
         for g in self.groupings:
