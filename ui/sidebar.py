@@ -17,7 +17,7 @@ import streamlit as st
 from korean_eval.engine.estimates import level_estimates, run_seconds
 from korean_eval.engine.pools import analyzers_in_workers
 from korean_eval.levels.costs import started_levels
-from korean_eval.levels.registry import FAMILIES, STUDY_LEVELS, SpmLevel, level_table
+from korean_eval.levels.registry import FAMILIES, SpmLevel, level_table, study_levels
 from korean_eval.metrics import declaration, metric_group, metric_names
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import LEVELS
@@ -68,7 +68,7 @@ def _levels() -> tuple[tuple[str, ...], bytes | None]:
     st.markdown("**Token levels**")
     rows = levels_info()
     with st.container(horizontal=True, gap="small"):
-        st.button("all", key="levels_all", on_click=_tick_levels, args=(rows, STUDY_LEVELS),
+        st.button("all", key="levels_all", on_click=_tick_levels, args=(rows, study_levels()),
                   help="Tick every level of the study's grid that can run here (all but khaiii); Apply starts them. "
                   "The levels with a JVM (KoNLPy) and SentencePiece take longer.")
         st.button("defaults", key="levels_defaults", on_click=_tick_levels, args=(rows, DEFAULT_LEVELS),

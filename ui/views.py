@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from korean_eval.exports.tables import signature_groups
-from korean_eval.levels.registry import LEVEL_NAMES, get_level
+from korean_eval.levels.registry import get_level, level_names
 from korean_eval.metaeval.stats.correlation import MIN_SYSTEMS
 from korean_eval.metaeval.tables.agreement import agreement_columns, agreement_label
 from korean_eval.metaeval.tables.tidy import best_levels
@@ -75,7 +75,11 @@ FAMILY_LABELS = {
     "jamo": "jamo (consonant/vowel)",
     "given": "your own scores",
 }
-LEVEL_ORDER: tuple[str, ...] = (*LEVEL_NAMES, GIVEN_LEVEL)
+
+
+def level_order() -> tuple[str, ...]:
+    """Every registered level in registry order, then bring-your-own metric scores."""
+    return (*level_names(), GIVEN_LEVEL)
 
 
 @functools.cache
@@ -103,13 +107,13 @@ def metric_label(metric: str) -> str:
 
 
 def _level_rank(levels: pd.Series) -> pd.Series:
-    order = {lv: i for i, lv in enumerate(LEVEL_ORDER)}
+    order = {lv: i for i, lv in enumerate(level_order())}
     return levels.map(lambda lv: order.get(lv, len(order)))
 
 
 def ordered_levels(levels: Sequence[str]) -> list[str]:
     """Levels in registry order (word, morphemes, subword, character, jamo, given)."""
-    order = {lv: i for i, lv in enumerate(LEVEL_ORDER)}
+    order = {lv: i for i, lv in enumerate(level_order())}
     return sorted(dict.fromkeys(levels), key=lambda lv: order.get(lv, len(order)))
 
 
