@@ -17,7 +17,7 @@ import streamlit as st
 from korean_eval.engine.estimates import level_estimates, run_seconds
 from korean_eval.engine.pools import analyzers_in_workers
 from korean_eval.levels.costs import started_levels
-from korean_eval.levels.registry import FAMILIES, SpmLevel, level_table, study_levels
+from korean_eval.levels.registry import FAMILIES, SpmLevel, level_names, level_table, study_levels
 from korean_eval.metrics import declaration, metric_group, metric_names
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import LEVELS
@@ -43,15 +43,26 @@ OVERRIDE_PREFIX = "ovr|"
 SPM_UPLOAD_KEY = "spm_model_upload"
 
 
-@st.cache_resource(show_spinner="Checking which tokenizers are installed…")
 def levels_info() -> list[dict[str, str]]:
+    """One row per registered level (:func:`korean_eval.levels.registry.level_table`), kept while the registry
+    holds the same levels."""
+    return _levels_info(level_names())
+
+
+@st.cache_resource(show_spinner="Checking which tokenizers are installed…")
+def _levels_info(names: tuple[str, ...]) -> list[dict[str, str]]:
     return level_table()
 
 
-@st.cache_resource(show_spinner=False)
 def metric_groups() -> dict[str, list[str]]:
+    """The registered metrics by declared group, in registry order."""
+    return _metric_groups(metric_names())
+
+
+@st.cache_resource(show_spinner=False)
+def _metric_groups(names: tuple[str, ...]) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = defaultdict(list)
-    for name in metric_names():
+    for name in names:
         groups[metric_group(name)].append(name)
     return dict(groups)
 
