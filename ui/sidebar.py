@@ -111,8 +111,8 @@ def _levels() -> tuple[tuple[str, ...], bytes | None]:
     applied = tuple(lv for lv in st.session_state[state.APPLIED_LEVELS_KEY] if lv in available)
     if tuple(ticked) != applied:
         _pending_levels(tuple(ticked), applied)
-    spm_model = _spm_settings() if "spm" in ticked else None
-    return applied, spm_model if "spm" in applied else None
+    spm_model = _spm_settings() if SpmLevel.name in ticked else None
+    return applied, spm_model if SpmLevel.name in applied else None
 
 
 def _pending_levels(ticked: tuple[str, ...], applied: tuple[str, ...]) -> None:
@@ -340,7 +340,7 @@ def render() -> Settings:
             help="Sentence TER exceeds 100 when a hypothesis is much longer than its reference; the study capped it "
             "before correlating. System TER is never capped.",
         )
-        spm_vocab = int(st.session_state.get("spm_vocab", SpmLevel.DEFAULT_VOCAB)) if "spm" in levels else \
+        spm_vocab = int(st.session_state.get("spm_vocab", SpmLevel.DEFAULT_VOCAB)) if SpmLevel.name in levels else \
             SpmLevel.DEFAULT_VOCAB
     config = EvalConfig(
         levels=levels,

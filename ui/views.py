@@ -91,7 +91,12 @@ def level_family(level: str) -> str:
 
 
 def _registered_info(metric: str):
-    return metric_info(metric) if metric in metric_names() else None
+    return _info_while_registered(metric, metric_names())
+
+
+@functools.cache
+def _info_while_registered(metric: str, registered: tuple[str, ...]):
+    return metric_info(metric) if metric in registered else None
 
 
 def error_rate(metric: str) -> bool:

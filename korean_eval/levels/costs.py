@@ -44,7 +44,9 @@ def __getattr__(name: str) -> object:
     if name == "KONLPY_LEVELS":
         return tuple(n for n, cls in LEVEL_CLASSES.items() if cls.shared_runtime == "jvm")
     if name == "SPM_TRAIN_US_PER_REF_CHAR":
-        return LEVEL_CLASSES["spm"].train_cost_per_ref_char
+        from korean_eval.levels.sentencepiece import SpmLevel
+
+        return SpmLevel.train_cost_per_ref_char
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
