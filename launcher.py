@@ -78,9 +78,9 @@ def prepare_first_screen() -> bool:
         from korean_eval.engine.result_store import stored_evaluation
         from korean_eval.inputs.sample import shared_sample
         from korean_eval.levels.registry import level_table
-        from korean_eval.metrics import METRIC_NAMES, metric_group
+        from korean_eval.metrics import metric_group, metric_names
 
-        for name in METRIC_NAMES:  # imports each metric's module, as the sidebar's list of metric groups does
+        for name in metric_names():  # imports each metric's module, as the sidebar's list of metric groups does
             metric_group(name)
         level_table()  # imports each level's library (KoNLPy's, JPype's) without starting any
         stored_evaluation(shared_sample(), dashboard_default_config(), open_cache())

@@ -115,9 +115,9 @@ def evaluate(
         systems: see :func:`load_texts`.
         human: per-item human scores, ``system, seg_id, score`` (+ ``rater``): a DataFrame or a CSV/TSV/JSONL
             path. Several rows of one item are averaged.
-        levels: token levels (``korean_eval.levels.registry.LEVEL_NAMES``), or ``"all"`` for the study's grid
+        levels: token levels (``korean_eval.levels.registry.level_names()``), or ``"all"`` for the study's grid
             (every level but khaiii; one that cannot run here is left out with a note in ``Results.notes``).
-        metrics: metric names (``korean_eval.metrics.METRIC_NAMES``).
+        metrics: metric names (``korean_eval.metrics.metric_names()``).
         resamples: bootstrap resamples and permutations of the statistics (0: no intervals or tests).
         seed: seed of every resampling.
         statistic: the correlation the significance tests and clusters compare.

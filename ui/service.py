@@ -66,10 +66,10 @@ def evaluation_queue() -> EvaluationQueue:
 
 
 def warm_up(levels: tuple[str, ...]) -> None:
-    """With Kiwi among the chosen ``levels``, start its worker process and model now (in the background) unless it
-    runs: the user's first evaluation then finds it ready (:func:`korean_eval.engine.workers.warm_up_kiwi`)."""
-    if "kiwi" in levels:
-        workers.warm_up_kiwi()
+    """Start the worker process of its own of each chosen level that declares one (Kiwi's) and its model now (in the
+    background) unless it runs: the user's first evaluation then finds it ready
+    (:func:`korean_eval.engine.workers.warm_up`)."""
+    workers.warm_up(levels)
 
 
 def session_id() -> str:

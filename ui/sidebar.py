@@ -17,8 +17,8 @@ import streamlit as st
 from korean_eval.engine.estimates import level_estimates, run_seconds
 from korean_eval.engine.pools import analyzers_in_workers
 from korean_eval.levels.costs import started_levels
-from korean_eval.levels.registry import FAMILIES, STUDY_LEVELS, SpmLevel, level_table
-from korean_eval.metrics import METRIC_NAMES, declaration, metric_group
+from korean_eval.levels.registry import FAMILIES, SpmLevel, level_names, level_table, study_levels
+from korean_eval.metrics import declaration, metric_group, metric_names
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import LEVELS
 from ui import directions, formats, state
@@ -43,15 +43,26 @@ OVERRIDE_PREFIX = "ovr|"
 SPM_UPLOAD_KEY = "spm_model_upload"
 
 
-@st.cache_resource(show_spinner="Checking which tokenizers are installed…")
 def levels_info() -> list[dict[str, str]]:
+    """One row per registered level (:func:`korean_eval.levels.registry.level_table`), kept while the registry
+    holds the same levels."""
+    return _levels_info(level_names())
+
+
+@st.cache_resource(show_spinner="Checking which tokenizers are installed…")
+def _levels_info(names: tuple[str, ...]) -> list[dict[str, str]]:
     return level_table()
 
 
-@st.cache_resource(show_spinner=False)
 def metric_groups() -> dict[str, list[str]]:
+    """The registered metrics by declared group, in registry order."""
+    return _metric_groups(metric_names())
+
+
+@st.cache_resource(show_spinner=False)
+def _metric_groups(names: tuple[str, ...]) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = defaultdict(list)
-    for name in METRIC_NAMES:
+    for name in names:
         groups[metric_group(name)].append(name)
     return dict(groups)
 
@@ -68,7 +79,7 @@ def _levels() -> tuple[tuple[str, ...], bytes | None]:
     st.markdown("**Token levels**")
     rows = levels_info()
     with st.container(horizontal=True, gap="small"):
-        st.button("all", key="levels_all", on_click=_tick_levels, args=(rows, STUDY_LEVELS),
+        st.button("all", key="levels_all", on_click=_tick_levels, args=(rows, study_levels()),
                   help="Tick every level of the study's grid that can run here (all but khaiii); Apply starts them. "
                   "The levels with a JVM (KoNLPy) and SentencePiece take longer.")
         st.button("defaults", key="levels_defaults", on_click=_tick_levels, args=(rows, DEFAULT_LEVELS),
@@ -100,8 +111,8 @@ def _levels() -> tuple[tuple[str, ...], bytes | None]:
     applied = tuple(lv for lv in st.session_state[state.APPLIED_LEVELS_KEY] if lv in available)
     if tuple(ticked) != applied:
         _pending_levels(tuple(ticked), applied)
-    spm_model = _spm_settings() if "spm" in ticked else None
-    return applied, spm_model if "spm" in applied else None
+    spm_model = _spm_settings() if SpmLevel.name in ticked else None
+    return applied, spm_model if SpmLevel.name in applied else None
 
 
 def _pending_levels(ticked: tuple[str, ...], applied: tuple[str, ...]) -> None:
@@ -225,7 +236,7 @@ def _metrics() -> tuple[str, ...]:
             label_visibility="collapsed",
             persist_state="session",
         )
-    return tuple(m for m in METRIC_NAMES if m in chosen)
+    return tuple(m for m in metric_names() if m in chosen)
 
 
 def _override_key(level: str, metric: str, option: str) -> str:
@@ -329,7 +340,7 @@ def render() -> Settings:
             help="Sentence TER exceeds 100 when a hypothesis is much longer than its reference; the study capped it "
             "before correlating. System TER is never capped.",
         )
-        spm_vocab = int(st.session_state.get("spm_vocab", SpmLevel.DEFAULT_VOCAB)) if "spm" in levels else \
+        spm_vocab = int(st.session_state.get("spm_vocab", SpmLevel.DEFAULT_VOCAB)) if SpmLevel.name in levels else \
             SpmLevel.DEFAULT_VOCAB
     config = EvalConfig(
         levels=levels,

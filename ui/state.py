@@ -38,11 +38,12 @@ from korean_eval.engine.pools import analyzers_in_workers
 from korean_eval.engine.tokenise_stage import prepare_level
 from korean_eval.engine.worker_call import run_in_worker
 from korean_eval.engine.workers import (
-    WORKER_ANALYZER_LEVELS,
+    holds_large_model,
     level_role,
     task_tokenize,
 )
 from korean_eval.inputs.sample import shared_sample
+from korean_eval.levels.registry import level_class
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import Results
@@ -349,11 +350,12 @@ def tokenize(text: str, levels: list[str], evalset: EvalSet, config: EvalConfig)
     pipeline scores, split again."""
     out: dict[str, list[str]] = {}
     for name in levels:
-        if name in WORKER_ANALYZER_LEVELS and analyzers_in_workers():
+        if holds_large_model(name) and analyzers_in_workers():
             (joined, _seconds, _fallbacks), _cpu = run_in_worker(task_tokenize, (name, [text]), level_role(name))
             out[name] = joined[0].split()
             continue
-        level = _level(name, evalset.content_hash() if name == "spm" else "", spm_key(config), evalset, config)
+        per_evaluation = level_class(name).trained_on_references
+        level = _level(name, evalset.content_hash() if per_evaluation else "", spm_key(config), evalset, config)
         out[name] = level.tokenize_one(text)
     return out
 
@@ -367,7 +369,7 @@ def tokenizer_timing(
     texts += [h for hyps in _evalset.systems.values() for h in hyps if h is not None]
     rows = []
     for name in levels:
-        if name in WORKER_ANALYZER_LEVELS and analyzers_in_workers():  # the model stays out of the server
+        if holds_large_model(name) and analyzers_in_workers():  # the model stays out of the server
             (_joined, seconds, _fallbacks), _cpu = run_in_worker(task_tokenize, (name, list(set(texts))),
                                                                  level_role(name))
             rows.append({"level": name, "seconds": seconds, "texts": len(set(texts))})

@@ -40,14 +40,14 @@ DEFAULT_HYPOTHESIS = "한국어는 조사와 어미를 붙여서 띄어쓰기 �
 def _metric_text(metric: str) -> tuple[str, str]:
     """(panel header, y-axis title) of a metric's panel: its direction and its unit."""
     label = views.metric_label(metric)
-    if metric == "ter":
-        return f"<b>{label}</b> · error rate: lower is better", "TER (edits / 100 ref. tokens)"
+    if views.error_rate(metric):
+        return f"<b>{label}</b> · error rate: lower is better", f"{label} (edits / 100 ref. tokens)"
     return f"<b>{label}</b> · higher is better", f"{label} (0–100)"
 
 
 def metric_header(metric: str) -> str:
     """Column header of a metric in the score table: its label and direction (``TER ↓``: an error rate)."""
-    return f"{views.metric_label(metric)} {'↓' if metric == 'ter' else '↑'}"
+    return f"{views.metric_label(metric)} {'↓' if views.error_rate(metric) else '↑'}"
 
 
 def nfc(text: str) -> str:
@@ -126,7 +126,7 @@ def tidy_table(scores: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "level": scores["level"].to_list(),
         "metric": [views.metric_label(m) for m in scores["metric"]],
-        "direction": ["lower is better" if m == "ter" else "higher is better" for m in scores["metric"]],
+        "direction": ["lower is better" if views.error_rate(m) else "higher is better" for m in scores["metric"]],
         "score": formats.texts(scores["score"], formats.score),
         "reference tokens": scores["ref_tokens"].to_list(),
         "hypothesis tokens": scores["hyp_tokens"].to_list(),
@@ -181,7 +181,7 @@ def level_scores_chart(scores: pd.DataFrame, title: str = "This pair's scores at
         sub = scores[scores["metric"] == metric].set_index("level").reindex(levels)
         values = sub["score"].to_numpy(float)
         families = [views.level_family(lv) for lv in levels]
-        unit = " edits per 100 reference tokens" if metric == "ter" else ""
+        unit = " edits per 100 reference tokens" if views.error_rate(metric) else ""
         data.append(dict(
             type="bar",
             x=levels,

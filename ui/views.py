@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 
 from korean_eval.exports.tables import signature_groups
-from korean_eval.levels.registry import LEVEL_NAMES, get_level
+from korean_eval.levels.registry import get_level, level_names
 from korean_eval.metaeval.stats.correlation import MIN_SYSTEMS
 from korean_eval.metaeval.tables.agreement import agreement_columns, agreement_label
 from korean_eval.metaeval.tables.tidy import best_levels
-from korean_eval.metrics import METRIC_NAMES, metric_info
+from korean_eval.metrics import metric_info, metric_names
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import GIVEN_LEVEL, Results
 from korean_eval.model.vocabulary import GRANULARITIES, STATISTIC_SYMBOLS, STATISTICS, system_statistic
@@ -75,7 +75,11 @@ FAMILY_LABELS = {
     "jamo": "jamo (consonant/vowel)",
     "given": "your own scores",
 }
-LEVEL_ORDER: tuple[str, ...] = (*LEVEL_NAMES, GIVEN_LEVEL)
+
+
+def level_order() -> tuple[str, ...]:
+    """Every registered level in registry order, then bring-your-own metric scores."""
+    return (*level_names(), GIVEN_LEVEL)
 
 
 @functools.cache
@@ -86,9 +90,19 @@ def level_family(level: str) -> str:
     return get_level(level).family
 
 
-@functools.cache
 def _registered_info(metric: str):
-    return metric_info(metric) if metric in METRIC_NAMES else None
+    return _info_while_registered(metric, metric_names())
+
+
+@functools.cache
+def _info_while_registered(metric: str, registered: tuple[str, ...]):
+    return metric_info(metric) if metric in registered else None
+
+
+def error_rate(metric: str) -> bool:
+    """Whether the registered metric ``metric`` is an error rate (lower is better); own metrics' names: False."""
+    info = _registered_info(metric)
+    return info is not None and not info.higher_is_better
 
 
 def metric_label(metric: str) -> str:
@@ -98,13 +112,13 @@ def metric_label(metric: str) -> str:
 
 
 def _level_rank(levels: pd.Series) -> pd.Series:
-    order = {lv: i for i, lv in enumerate(LEVEL_ORDER)}
+    order = {lv: i for i, lv in enumerate(level_order())}
     return levels.map(lambda lv: order.get(lv, len(order)))
 
 
 def ordered_levels(levels: Sequence[str]) -> list[str]:
     """Levels in registry order (word, morphemes, subword, character, jamo, given)."""
-    order = {lv: i for i, lv in enumerate(LEVEL_ORDER)}
+    order = {lv: i for i, lv in enumerate(level_order())}
     return sorted(dict.fromkeys(levels), key=lambda lv: order.get(lv, len(order)))
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from korean_eval.inputs.spans.weights import parse_weights
 from korean_eval.inputs.text_files import InputError
-from korean_eval.levels.registry import ALL_LEVELS, LEVEL_NAMES, check_all_alone
+from korean_eval.levels.registry import ALL_LEVELS, check_all_alone, level_names
 
 SEED_MAX = 2**32 - 1
 """The largest seed numpy's legacy ``RandomState`` accepts (seeds are 0 … 2**32−1)."""
@@ -141,7 +141,7 @@ def check_names(option: str, names: Sequence[str], known: Sequence[str], what: s
 def check_level_names(option: str | None) -> None:
     """``--levels``: known level names, each once, or ``all`` alone (InputError naming the option)."""
     names = [t.strip() for t in (option or "").split(",") if t.strip()]
-    check_names("--levels", names, (*LEVEL_NAMES, ALL_LEVELS), "token level")
+    check_names("--levels", names, (*level_names(), ALL_LEVELS), "token level")
     try:
         check_all_alone(names)
     except ValueError as err:

@@ -56,7 +56,7 @@ from korean_eval.engine.stopping import EvaluationStopped, check_stop
 from korean_eval.inputs.text_files import read_input_file
 from korean_eval.levels.registry import choose_levels, level_table
 from korean_eval.metaeval.tables.degenerate import degenerate_notes
-from korean_eval.metrics import METRIC_NAMES, validate_options
+from korean_eval.metrics import error_rate_labels, metric_names, validate_options
 from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
 from korean_eval.model.config import EvalConfig, RankingSettings
 from korean_eval.model.defaults import AR_TRIALS, LEVELS, RESAMPLES, SEED
@@ -118,7 +118,8 @@ def summary_text(results: Results, statistic: str = "pearson") -> str:
             table = table[list(dict.fromkeys(corr["granularity"]))]  # undefined values kept, shown as n/a
             name = "PDP (segment level: grouping item)" if statistic == "pdp" else statistic.title()
             lines += [
-                f"{name} correlation with humans (error rates TER, CharacTER, EED: negative = agreement):",
+                f"{name} correlation with humans"
+                + (f" (error rates {rates}: negative = agreement):" if (rates := ", ".join(error_rate_labels(results.system_scores["metric"]))) else ":"),
                 table.round(3).to_string(na_rep="n/a"),
                 "",
             ]
@@ -166,7 +167,7 @@ def check_run_args(args: argparse.Namespace) -> None:
     check_run_numbers(args)
     check_mqm_weights(args)
     check_level_names(args.levels)
-    check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
+    check_names("--metrics", split_names(args.metrics), metric_names(), "metric")
     check_input_files(args)
     check_export_args(args)
 
@@ -355,7 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     cfg = run.add_argument_group("levels and metrics")
     cfg.add_argument("--levels", help=f"comma-separated token levels (default: {','.join(LEVELS)}; all: the study's "
                      "grid, every level but khaiii; a level of either that cannot run here is left out with a note)")
-    cfg.add_argument("--metrics", help=f"comma-separated metrics (default: {','.join(SACREBLEU_METRIC_NAMES)}); all: {','.join(METRIC_NAMES)}")
+    cfg.add_argument("--metrics", help=f"comma-separated metrics (default: {','.join(SACREBLEU_METRIC_NAMES)}); all: {','.join(metric_names())}")
     cfg.add_argument("--override", action="append", metavar="LEVEL:METRIC:OPTION=N", help="per-level option, e.g. char:bleu:max_ngram_order=6 (LEVEL * = all)")
     cfg.add_argument("--ter-cap", action="store_true", help="cap segment TER at 100 before correlating")
     cfg.add_argument("--ter-impl", choices=("fast", "sacrebleu"), default="fast", help="TER statistics implementation (identical results)")

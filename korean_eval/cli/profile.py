@@ -45,7 +45,7 @@ from korean_eval.lens.perturb import KINDS
 from korean_eval.lens.pos_categories import CATEGORIES
 from korean_eval.lens.profile import ALL
 from korean_eval.levels.registry import choose_levels
-from korean_eval.metrics import METRIC_NAMES
+from korean_eval.metrics import metric_names
 from korean_eval.metrics.sacre import SACREBLEU_METRIC_NAMES
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.defaults import LEVELS, RESAMPLES, SEED
@@ -67,7 +67,7 @@ def check_profile_args(args: argparse.Namespace) -> None:
             if getattr(args, dest):
                 raise InputError(f"--{dest}", "cannot be combined with --no-probe (it would be ignored)")
     check_level_names(args.levels)
-    check_names("--metrics", split_names(args.metrics), METRIC_NAMES, "metric")
+    check_names("--metrics", split_names(args.metrics), metric_names(), "metric")
     check_names("--kinds", split_names(args.kinds), tuple(KINDS), "perturbation kind")
     check_input_files(args)
 

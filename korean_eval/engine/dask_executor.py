@@ -106,11 +106,13 @@ class DaskExecutor:
         return DaskFuture(self.client.submit(fn, *args, pure=False), self._lost, self.address)
 
     def for_role(self, role: str) -> DaskExecutor | PinnedExecutor:
-        """The executor of a task role: Kiwi's tasks (:data:`korean_eval.engine.workers.KIWI_ROLE`) prefer one
-        worker (the first by address), so that one worker loads Kiwi's model; every other role, the whole cluster."""
-        from korean_eval.engine.workers import KIWI_ROLE
+        """The executor of a task role: the tasks of a level's process of its own
+        (:attr:`~korean_eval.levels.base.TokenLevel.pool_role`, Kiwi's :data:`korean_eval.engine.workers.KIWI_ROLE`)
+        prefer one worker (the first by address), so that one worker loads its model; every other role, the whole
+        cluster."""
+        from korean_eval.levels.registry import LEVEL_CLASSES
 
-        if role != KIWI_ROLE:
+        if role not in {cls.pool_role for cls in LEVEL_CLASSES.values() if cls.pool_role}:
             return self
         addresses = sorted(self.client.scheduler_info()["workers"])
         return PinnedExecutor(self, addresses[:1]) if addresses else self

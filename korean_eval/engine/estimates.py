@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.planning import lookup_tokens
-from korean_eval.levels.costs import KONLPY_LEVELS, tokenize_seconds
-from korean_eval.levels.registry import get_level
+from korean_eval.levels.costs import tokenize_seconds
+from korean_eval.levels.registry import get_level, level_class
 from korean_eval.metrics.costs import score_seconds
 from korean_eval.model.evalset import EvalSet
 
@@ -53,15 +53,17 @@ def level_estimates(evalset: EvalSet, levels: Sequence[str], cache: NullCache | 
     started = set(started)
     out: dict[str, LevelEstimate] = {}
     for name in levels:
-        missing = texts if name == "spm" or not cache.enabled else lookup_tokens(get_level(name), texts, cache).missing
+        cls = level_class(name)
+        missing = (texts if cls.trained_on_references or not cache.enabled
+                   else lookup_tokens(get_level(name), texts, cache).missing)
         chars = sum(len(t) for t in missing)
         if not missing:
             out[name] = LevelEstimate(name, 0.0, 0.0, 0, 0)
             continue
         start = tokenize_seconds([name], 0, ref_chars, started)[name]
         seconds = tokenize_seconds([name], chars, ref_chars, started)[name]
-        if name in KONLPY_LEVELS:
-            started.add("jvm")
+        if cls.shared_runtime:
+            started.add(cls.shared_runtime)
         out[name] = LevelEstimate(name, seconds, start, len(missing), chars)
     return out
 

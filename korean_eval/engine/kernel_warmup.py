@@ -69,7 +69,7 @@ def kernels_needed(
     ranking: bool = True,
 ) -> tuple[str, ...]:
     """The modules whose numba kernels an evaluation with ``metrics`` calls: those the metrics declare
-    (:attr:`~korean_eval.metrics.declaration.MetricDeclaration.kernels`; TER's only with its fast implementation),
+    (:meth:`~korean_eval.metrics.declaration.MetricDeclaration.kernels_for` the run's implementation),
     with ``statistics`` (human scores to correlate with) :data:`STATISTICS_KERNELS`, and with ``resampling`` too
     (bootstrap resamples) :data:`RESAMPLING_KERNELS`; with ``resampling`` and ``ranking`` (two systems or more: the
     ranking check) :data:`RANKING_KERNELS`. Nothing else is compiled: numba compiles a kernel when it is
@@ -78,9 +78,8 @@ def kernels_needed(
 
     modules: list[str] = []
     for name in metrics:
-        if name == "ter" and ter_implementation != "fast":
-            continue
-        modules += declaration(name).kernels
+        declared = declaration(name)
+        modules += declared.kernels_for(declared.run_arguments(ter_implementation, None))
     if statistics:
         modules += STATISTICS_KERNELS
         if resampling:
@@ -159,13 +158,13 @@ def compile_kernels(progress: Callable[[float, str], None] | None = None) -> Com
     from korean_eval.engine.cache import NullCache, configure_numba_cache
     from korean_eval.engine.pipeline import evaluate
     from korean_eval.engine.statistics import StatisticsSettings, statistics_tables
-    from korean_eval.metrics import METRIC_NAMES
+    from korean_eval.metrics import metric_names
     from korean_eval.model.config import EvalConfig
     from korean_eval.model.vocabulary import STATISTICS
 
     start = time.perf_counter()
     directory = configure_numba_cache()
-    config = EvalConfig(levels=WARMUP_LEVELS, metrics=METRIC_NAMES, jobs=1, spa_permutations=WARMUP_RESAMPLES)
+    config = EvalConfig(levels=WARMUP_LEVELS, metrics=metric_names(), jobs=1, spa_permutations=WARMUP_RESAMPLES)
     results = evaluate(warmup_evalset(), config, progress=progress, cache=NullCache())
     for statistic in STATISTICS:
         if progress is not None:

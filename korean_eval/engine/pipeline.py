@@ -76,6 +76,7 @@ from korean_eval.engine.workers import (
 )
 from korean_eval.metaeval.tables import tidy
 from korean_eval.metaeval.tables.human_ceiling import run_ceiling
+from korean_eval.metrics import declaration, metric_names
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import GIVEN_LEVEL, Results, higher_is_better
@@ -303,7 +304,8 @@ def meta_evaluate_cell(cell: Cell, systems: list[str], humans: HumanScores, conf
     level, name, sys_scores, hib = cell.level, cell.metric, cell.system_scores, cell.higher_is_better
     human, human_sys = humans.matrix, humans.system_means
     seg_mat = cell.segment_scores
-    corr_mat = np.minimum(seg_mat, 100.0) if (config.ter_cap and name == "ter") else seg_mat
+    cap = declaration(name).correlation_cap if config.ter_cap and name in metric_names() else None
+    corr_mat = np.minimum(seg_mat, cap) if cap is not None else seg_mat
     correlations = tidy.correlation_rows(
         level, name, corr_mat, human, sys_scores, config.statistics, config.groupings, config.replace_nans_with_zeros,
         human_sys,

@@ -20,7 +20,7 @@ import numpy as np
 
 from korean_eval.engine.cache import NullCache, pair_key, text_key
 from korean_eval.levels.registry import LEVEL_CLASSES, TokenLevel
-from korean_eval.metrics import Metric, make_metric
+from korean_eval.metrics import Metric, declaration, make_metric
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
 
@@ -235,7 +235,7 @@ def plan_metric(
     cache: NullCache,
 ) -> MetricPlan:
     """Instantiate the metric with the level's options and look its rows up in the statistics cache."""
-    runtime = {"implementation": config.ter_implementation, "n_jobs": config.jobs} if metric_name == "ter" else {}
+    runtime = declaration(metric_name).run_arguments(config.ter_implementation, config.jobs)
     metric = make_metric(metric_name, config.options_for(level_name, metric_name), **runtime)
     corpus_key = metric.prepare(corpus)
     metric_key = f"{level.options_key()}|{metric_name}|{metric.options_key()}" + (f"|{corpus_key}" if corpus_key else "")

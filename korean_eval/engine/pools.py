@@ -109,7 +109,7 @@ class _Idle:
 
 
 _IDLE = _Idle(idle_seconds_setting(os.environ.get(POOL_IDLE_ENV)))
-#: Whether the analyzers that load a large model (:data:`korean_eval.engine.workers.WORKER_ANALYZER_LEVELS`) always run in the worker
+#: Whether the analyzers that load a large model (:func:`korean_eval.engine.workers.holds_large_model`) always run in the worker
 #: processes, however small the run (:func:`set_analyzers_in_workers`); the dashboard turns it on.
 _ANALYZERS_IN_WORKERS = [flag_setting(ANALYZERS_IN_WORKERS_ENV, os.environ.get(ANALYZERS_IN_WORKERS_ENV))]
 
@@ -179,7 +179,7 @@ def set_idle_release(seconds: float | None) -> None:
 
 
 def set_analyzers_in_workers(on: bool) -> None:
-    """Run the analyzers of :data:`korean_eval.engine.workers.WORKER_ANALYZER_LEVELS` in the worker processes even in a run too small for the
+    """Run the analyzers of :func:`korean_eval.engine.workers.holds_large_model` in the worker processes even in a run too small for the
     pool, so that their models are loaded only there and go with the pools' idle release (a long-lived process such
     as the dashboard); off by default (``$KOREAN_EVAL_ANALYZERS_IN_WORKERS``)."""
     _ANALYZERS_IN_WORKERS[0] = bool(on)

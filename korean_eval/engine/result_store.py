@@ -32,7 +32,7 @@ import pandas as pd
 from korean_eval import __version__
 from korean_eval.engine.cache import NullCache
 from korean_eval.engine.packed_texts import PackedTexts
-from korean_eval.levels.registry import get_level, package_version
+from korean_eval.levels.registry import level_class, package_version
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
 from korean_eval.model.results import Results
@@ -64,13 +64,7 @@ def result_key(evalset: EvalSet, config: EvalConfig) -> str:
     """Key of a stored result: data content hash, the systems in their order (every table lists them in that order,
     and :meth:`~korean_eval.model.evalset.EvalSet.content_hash` does not see it), settings, level and library versions,
     package source digest."""
-    levels = {}
-    for name in config.levels:
-        if name == "spm":
-            model = config.spm_model_id or "trained-on-references"
-            levels[name] = f"spm-{package_version('sentencepiece')}-v{config.spm_vocab}-{model}"
-        else:
-            levels[name] = get_level(name).options_key()
+    levels = {name: level_class(name).evaluation_key(config) for name in config.levels}
     return digest(
         {
             "version": [RESULT_CACHE_VERSION, __version__],

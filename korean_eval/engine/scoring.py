@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import cast
 
 import numpy as np
 
@@ -38,8 +39,8 @@ from korean_eval.engine.workers import (
     task_chrf,
     task_generic,
 )
-from korean_eval.metrics import Metric
-from korean_eval.metrics.sacre import BleuMetric, ChrfMetric, TerMetric
+from korean_eval.metrics import Metric, declaration
+from korean_eval.metrics.sacre import BleuMetric, ChrfMetric
 from korean_eval.model.config import EvalConfig
 
 
@@ -61,7 +62,8 @@ def dispatch_level(
     """Start computing the level's missing statistics; per metric plan (in order) its source, None if nothing is
     missing."""
     pool = sched.pool(max((len(p.todo) for p in plan.metrics), default=0))
-    split = [k for k, p in enumerate(plan.metrics) if p.todo and _shares_chrf_blocks(p.metric, n_refs)]
+    work = [p.metric.work(n_refs) for p in plan.metrics]
+    split = [k for k, p in enumerate(plan.metrics) if p.todo and work[k] == "char-blocks"]
     chrf = _dispatch_chrf(plan, [plan.metrics[k] for k in split], sched, pool)
     chrf_sources = dict(zip(split, chrf, strict=True))
     sources: list[StatisticsSource | None] = []
@@ -70,19 +72,14 @@ def dispatch_level(
             sources.append(None)
         elif k in chrf_sources:
             sources.append(chrf_sources[k])
-        elif isinstance(p.metric, BleuMetric):
+        elif work[k] == "reference-chunks":
             sources.append(_dispatch_bleu(plan, p, config, sched, pool))
-        elif isinstance(p.metric, TerMetric) and p.metric.implementation == "fast":
+        elif work[k] == "pairs":
             here = StatisticsSource(partial(_compute_here, p, plan.hyps, plan.refs, sched, (plan.name, p.name)))
-            sources.append(_dispatch_ter_chunks(plan, p, config, sched, pool) if pool is not None else here)
+            sources.append(_dispatch_pair_chunks(plan, p, config, sched, pool) if pool is not None else here)
         else:
             sources.append(_dispatch_generic(plan, p, config, sched, pool))
     return sources
-
-
-def _shares_chrf_blocks(metric: Metric, n_refs: int) -> bool:
-    """A chrF-family metric whose statistic blocks are independent (one reference, whitespace not counted)."""
-    return isinstance(metric, ChrfMetric) and n_refs == 1 and not metric._chrf.whitespace
 
 
 def _chrf_spec(metric: ChrfMetric, char_order: int, word_order: int) -> tuple:
@@ -98,27 +95,39 @@ def _dispatch_bleu(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Sc
         args = (options, [plan.hyps[i] for i in chunk], ref_index, chunk_refs)
         job = sched.submit(task_bleu, args, (plan.name, p.name), pool)
         rows.add(job, [int(i) for i in chunk])
-    assert isinstance(p.metric, BleuMetric)
-    return StatisticsSource(partial(rows.gather, p.todo, 2 + 2 * p.metric.max_ngram_order), rows.jobs)
+    width = 2 + 2 * cast(BleuMetric, p.metric).max_ngram_order
+    return StatisticsSource(partial(rows.gather, p.todo, width), rows.jobs)
 
 
-def _dispatch_ter_chunks(plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Scheduler, pool) -> StatisticsSource:
-    """The fast TER's statistics (per pair, two columns) in chunks of pairs (``task_generic``, one thread each),
-    spread over the workers."""
+def _dispatch_pair_chunks(
+    plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Scheduler, pool
+) -> StatisticsSource:
+    """Statistics in chunks of pairs (``task_generic``, one thread each; the fast TER), spread over the workers."""
     rows = Rows()
     options = tuple(sorted(config.options_for(plan.name, p.name).items()))
-    runtime = (("implementation", config.ter_implementation), ("n_jobs", 1))
+    runtime = _task_runtime(p.name, config)
     for chunk in chunks(p.todo, plan.ref_ids, pool is not None):
         args = (p.name, options, runtime, [plan.hyps[i] for i in chunk], [[s[i] for i in chunk] for s in plan.refs])
         rows.add(sched.submit(task_generic, args, (plan.name, p.name), pool), [int(i) for i in chunk])
-    return StatisticsSource(partial(rows.gather, p.todo, 2), rows.jobs)
+    return StatisticsSource(partial(_gather_any_width, rows, p.todo), rows.jobs)
+
+
+def _gather_any_width(rows: Rows, keys: Sequence[int]) -> np.ndarray:
+    """The rows of ``keys`` in order, as wide as the first task's statistics."""
+    width = rows.jobs[0].result().shape[1] if rows.jobs else 0
+    return rows.gather(keys, width)
+
+
+def _task_runtime(metric: str, config: EvalConfig) -> tuple[tuple[str, object], ...]:
+    """The runtime settings a task passes to ``metric``: those the run sets (one thread per task)."""
+    return tuple(declaration(metric).run_arguments(config.ter_implementation, 1).items())
 
 
 def _dispatch_generic(
     plan: LevelPlan, p: MetricPlan, config: EvalConfig, sched: Scheduler, pool
 ) -> StatisticsSource:
     options = tuple(sorted(config.options_for(plan.name, p.name).items()))
-    runtime = (("implementation", config.ter_implementation), ("n_jobs", 1)) if p.name == "ter" else ()
+    runtime = _task_runtime(p.name, config)
     args = (
         p.name, options, runtime, [plan.hyps[i] for i in p.todo], [[s[i] for i in p.todo] for s in plan.refs],
         plan.corpus if p.corpus_key else None,
@@ -180,8 +189,8 @@ def _dispatch_char_blocks(
     sched: Scheduler, pool,
 ) -> list[tuple]:
     """Submit the character blocks no level has asked for yet; return the block key of each ``todo`` pair."""
-    assert isinstance(p.metric, ChrfMetric)
-    spec = _chrf_spec(p.metric, p.metric.char_order, 0)
+    metric = cast(ChrfMetric, p.metric)
+    spec = _chrf_spec(metric, metric.char_order, 0)
     keys = [(spec, stripped[i], s_unique[s_refs[i]][0]) for i in p.todo]
     key_of = dict(zip(p.todo, keys, strict=True))
     new = []

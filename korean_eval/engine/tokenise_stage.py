@@ -31,49 +31,33 @@ from korean_eval.engine.planning import (
 )
 from korean_eval.engine.pools import MAIN_ROLE, analyzer_processes, analyzers_in_workers
 from korean_eval.engine.progress import Ticker
-from korean_eval.engine.result_store import digest
 from korean_eval.engine.workers import (
-    WORKER_ANALYZER_LEVELS,
     Job,
     Scheduler,
+    holds_large_model,
     level_role,
     task_tokenize,
     text_chunks,
     tokenised_in_workers,
 )
-from korean_eval.levels.costs import TOKENIZE_COSTS, UNKNOWN, started_levels, tokenize_seconds
-from korean_eval.levels.registry import SpmLevel, TokenLevel, get_level, level_availability, package_version
+from korean_eval.levels.costs import level_cost, started_levels, tokenize_seconds
+from korean_eval.levels.registry import TokenLevel, get_level, level_availability, level_class
 from korean_eval.model.config import EvalConfig
 from korean_eval.model.evalset import EvalSet
 
 
 def prepare_level(name: str, evalset: EvalSet, config: EvalConfig, cache: NullCache | None = None) -> TokenLevel:
-    """Instantiate a level; SentencePiece is trained on the evaluation's references (or loads the given model).
-
-    With a ``cache``, a SentencePiece model trained here is stored (keyed by the library version, the vocabulary
-    size and the distinct references, which determine the model: training is single-threaded) and loaded next time.
-    """
+    """The level as this evaluation uses it (:meth:`~korean_eval.levels.base.TokenLevel.for_evaluation`: SentencePiece
+    trained on the evaluation's references, or the given model); ``cache``: where a level keeps what it built (a
+    trained model, loaded next time)."""
     ok, reason = level_availability(name)
     if not ok:
         raise ValueError(f"token level {name!r} is unavailable: {reason}")
-    if name == "spm":
-        references = [r for stream in evalset.refs for r in stream]
-        if config.spm_model is not None or cache is None or not cache.enabled:
-            return SpmLevel(config.spm_vocab, config.spm_model).fit(references)
-        key = "spm-model:" + digest([package_version("sentencepiece"), config.spm_vocab, list(dict.fromkeys(references))])
-        model = cache.get_blob(key)
-        if model is not None:
-            try:
-                return SpmLevel(config.spm_vocab, model, trained=True)
-            except ValueError:
-                pass  # a damaged entry: train again
-        level = SpmLevel(config.spm_vocab).fit(references)
-        cache.put_blob(key, level._model_bytes, "spm")
-        return level
-    return get_level(name)
+    references = [r for stream in evalset.refs for r in stream]
+    return level_class(name).for_evaluation(references, config, cache)
 
 
-#: Seconds of an analyzer's measured work (:data:`korean_eval.levels.costs.TOKENIZE_COSTS`) per chunk of texts: the
+#: Seconds of an analyzer's measured work (:func:`korean_eval.levels.costs.level_cost`) per chunk of texts: the
 #: progress of a level moves about this often once its analyzer has started.
 CHUNK_SECONDS = 5.0
 
@@ -83,7 +67,7 @@ def chunk_chars(name: str, most: int | None = None) -> int:
     at most ``most`` (default :data:`korean_eval.engine.workers.TOKENISE_CHUNK_CHARS`). Depends on the level only,
     so chunk boundaries still depend on the texts only, never on the workers."""
     most = workers.TOKENISE_CHUNK_CHARS if most is None else most
-    per_char = TOKENIZE_COSTS.get(name, UNKNOWN)[1]
+    per_char = level_cost(name)[1]
     return max(1, min(most, int(CHUNK_SECONDS * 1e6 / per_char)))
 
 
@@ -96,7 +80,7 @@ def starting_note(name: str, started: set[str] | None = None) -> str:
     ``"starting its analyzer, about 34 s the first time"``; empty for a level that starts at once or, with
     ``started`` (:func:`korean_eval.levels.costs.started_levels`, when it runs in this process), has started."""
     seconds = tokenize_seconds([name], 0, started=started or ())[name]
-    if name == "spm" or seconds < ANNOUNCED_START_SECONDS:
+    if level_class(name).trained_on_references or seconds < ANNOUNCED_START_SECONDS:
         return ""
     return f"starting its analyzer, about {seconds:.0f} s" + ("" if started is not None else " the first time")
 
@@ -159,7 +143,7 @@ def _start_worker_tokenising(run: RunPlan, cache: NullCache, sched: Scheduler, n
     large = sched.pool(n_pairs) is not None
     for name in run.work_order:
         if not tokenised_in_workers(name) or not (
-                large or name in WORKER_ANALYZER_LEVELS and analyzers_in_workers()):
+                large or holds_large_model(name) and analyzers_in_workers()):
             continue
         start = time.perf_counter()
         level = get_level(name)

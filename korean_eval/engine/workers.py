@@ -37,7 +37,7 @@ from korean_eval.engine.pools import (
 from korean_eval.engine.stopping import wait_watching
 from korean_eval.levels.registry import get_level
 from korean_eval.metrics import make_metric
-from korean_eval.metrics.sacre import BleuMetric
+from korean_eval.metrics.sacre import BLEU_DECLARATION, BleuMetric
 
 PARALLEL_MIN_PAIRS_ENV = "KOREAN_EVAL_PARALLEL_MIN_PAIRS"
 CHUNK_PAIRS = 1024  # pairs per task handed to a worker process
@@ -56,13 +56,10 @@ def _parallel_min_pairs(default: int = 2000) -> int:
 PARALLEL_MIN_PAIRS = _parallel_min_pairs()  # a level with fewer pairs to compute runs in the calling process
 
 
-#: The role of Kiwi's tasks: one worker process (one Dask worker on a cluster) loads Kiwi's model (≈ 0.45 GB) once
-#: and analyses on Kiwi's own native threads, so that the model's memory does not grow with the worker count.
+#: The role of Kiwi's tasks (:attr:`KiwiLevel.pool_role <korean_eval.levels.base.TokenLevel.pool_role>`): one worker
+#: process (one Dask worker on a cluster) loads Kiwi's model (≈ 0.45 GB) once and analyses on Kiwi's own native
+#: threads, so that the model's memory does not grow with the worker count.
 KIWI_ROLE = "kiwi"
-#: The analyzers that load a model of hundreds of MB into the process that runs them (Kiwi's model ≈ 0.5 GB, a JVM
-#: for KoNLPy's ≈ 0.45 GB): with :func:`~korean_eval.engine.pools.set_analyzers_in_workers` they run in the worker processes whatever the run's
-#: size, so their memory is returned when the pools end.
-WORKER_ANALYZER_LEVELS = ("kiwi", "okt", "komoran", "kkma", "hannanum")
 #: The role of the Korean lens run as one task (:func:`korean_eval.engine.worker_call.run_in_worker`): one process of
 #: its own.
 LENS_ROLE = "lens"
@@ -72,18 +69,32 @@ TOKENISE_CHUNK_CHARS = 50_000  # characters per tokenising task, at most (unless
 def tokenised_in_workers(name: str) -> bool:
     """Whether level ``name`` is tokenised by the worker processes in a large run (its declared
     :attr:`~korean_eval.levels.base.TokenLevel.in_workers`; Kiwi in a worker of its own, :data:`KIWI_ROLE`)."""
-    from korean_eval.levels.registry import LEVEL_CLASSES
+    from korean_eval.levels.registry import level_class
 
-    return LEVEL_CLASSES[name].in_workers
+    return level_class(name).in_workers
+
+
+def holds_large_model(name: str) -> bool:
+    """Whether level ``name``'s analyzer loads a model of hundreds of MB into the process that runs it (its declared
+    :attr:`~korean_eval.levels.base.TokenLevel.large_model`: Kiwi's model ≈ 0.5 GB, KoNLPy's JVM ≈ 0.45 GB): with
+    :func:`~korean_eval.engine.pools.set_analyzers_in_workers` it runs in the worker processes whatever the run's
+    size, so that its memory is returned when the pools end."""
+    from korean_eval.levels.registry import level_class
+
+    return level_class(name).large_model
 
 
 def level_role(name: str) -> str:
-    """The pool role whose workers tokenise level ``name``: Kiwi's own process; with a bound on the analyzer
-    processes (:func:`korean_eval.engine.pools.set_analyzer_processes`), a process of its own for each KoNLPy
-    analyzer, which ends when another analyzer needs the room; else the main pool."""
-    if name == "kiwi":
-        return KIWI_ROLE
-    if name in WORKER_ANALYZER_LEVELS and analyzer_processes() is not None:
+    """The pool role whose workers tokenise level ``name``: the process of its own the level declares
+    (:attr:`~korean_eval.levels.base.TokenLevel.pool_role`, Kiwi's :data:`KIWI_ROLE`); with a bound on the analyzer
+    processes (:func:`korean_eval.engine.pools.set_analyzer_processes`), a process of its own for each other
+    analyzer with a large model (KoNLPy's), which ends when another analyzer needs the room; else the main pool."""
+    from korean_eval.levels.registry import level_class
+
+    cls = level_class(name)
+    if cls.pool_role:
+        return cls.pool_role
+    if cls.large_model and analyzer_processes() is not None:
         return name
     return MAIN_ROLE
 
@@ -120,8 +131,7 @@ def task_bleu(options: tuple, hyps: list[str], ref_index: list[int], unique_refs
     from korean_eval.metrics.ngram_statistics import bleu_statistics  # numba: imported when needed
 
     start = time.process_time()
-    metric = make_metric("bleu", dict(options))
-    assert isinstance(metric, BleuMetric)
+    metric = BleuMetric(**BLEU_DECLARATION.validate_options(dict(options)))
     out = bleu_statistics(metric._corpus, hyps, ref_index, unique_refs)
     return out, time.process_time() - start
 
@@ -265,7 +275,7 @@ class Scheduler:
         """The local pool that tokenises ``level`` in a run too small for :meth:`pool`: that of its role when the
         level's analyzer loads a large model and :func:`~korean_eval.engine.pools.analyzers_in_workers` is on; else
         None (this process)."""
-        if self.executor is not None or level not in WORKER_ANALYZER_LEVELS or not analyzers_in_workers():
+        if self.executor is not None or not holds_large_model(level) or not analyzers_in_workers():
             return None
         role = level_role(level)
         return pools.pool_for(self.workers if role == MAIN_ROLE else 1, role, wait or self.watch, block)
@@ -326,22 +336,30 @@ def make_scheduler(config) -> Scheduler:
     return Scheduler(executor.workers, executor=executor)
 
 
-def warm_up_kiwi() -> bool:
-    """Start Kiwi's worker process and load its model there, in the background, when Kiwi analyses only in workers
-    (:func:`analyzers_in_workers`) and that worker is not running: the dashboard calls it while a user is still
-    choosing data, so that the first evaluation does not wait for the process and the model (seconds). Whether it
-    started one. The worker is released with the other pools when idle."""
+def warm_up(levels: Sequence[str]) -> bool:
+    """Start the worker process of its own of each of ``levels`` that declares one
+    (:attr:`~korean_eval.levels.base.TokenLevel.pool_role`: Kiwi's) and load its model there, in the background,
+    when such analyzers run only in workers (:func:`analyzers_in_workers`) and that worker is not running: the
+    dashboard calls it while a user is still choosing data, so that the first evaluation does not wait for the
+    process and the model (seconds). Whether it started one. The worker is released with the other pools when idle."""
+    from korean_eval.levels.registry import level_class, level_names
+
     if not analyzers_in_workers():
         return False
-    if KIWI_ROLE in pools.pool_state()["roles"]:
-        return False
-    pool = pools.pool_for(1, KIWI_ROLE, block=False)
-    if pool is None:
-        return False
-    try:
-        pools.submit(pool, task_tokenize, "kiwi", ["한국어"])
-    except (BrokenProcessPool, RuntimeError):
-        return False
-    return True
+    started = False
+    for name in (n for n in levels if n in level_names() and level_class(n).pool_role):
+        role = level_class(name).pool_role
+        if role in pools.pool_state()["roles"]:
+            continue
+        pool = pools.pool_for(1, role, block=False)
+        if pool is None:
+            continue
+        try:
+            pools.submit(pool, task_tokenize, name, ["한국어"])
+        except (BrokenProcessPool, RuntimeError):
+            continue
+        started = True
+    return started
+
 
 

@@ -33,6 +33,7 @@ from korean_eval.exports.tables import (
     correlation_grid,
     format_rank,
     metric_label,
+    run_error_rates,
     run_levels,
     run_metrics,
     system_score_table,
@@ -121,7 +122,7 @@ def _top_rows(corr: pd.DataFrame, statistic: str, grouping: str, top: TopCluster
 SHOWN_GRID_COLUMNS = ["level", "metric", "value", "ci_low", "ci_high", "shown", "n", "higher_is_better", "top"]
 
 
-def _correlation_caption(statistic: str, has_ci: bool, as_grid: bool, top: TopClusters) -> str:
+def _correlation_caption(statistic: str, has_ci: bool, as_grid: bool, top: TopClusters, rates: str = "") -> str:
     """What the correlation charts show, promising only what they draw."""
     if not has_ci:
         intervals = "No intervals were computed (the run's bootstrap was off)."
@@ -130,7 +131,8 @@ def _correlation_caption(statistic: str, has_ci: bool, as_grid: bool, top: TopCl
     else:
         intervals = "Error bars: 95 % bootstrap intervals (segments resampled with all their systems)."
     return (f"<p>{html.escape(STATISTIC_NAMES.get(statistic, statistic))} with the human scores per token level × "
-            "metric, drawn as <b>agreement</b>: an error rate (TER, CharacTER, EED: lower is better) agrees with the "
+            f"metric, drawn as <b>agreement</b>: an error rate ({html.escape(rates + ': ' if rates else '')}lower is "
+            "better) agrees with the "
             "humans when it correlates negatively, so its correlation is negated and labelled with a minus (−TER); "
             "taller bars and darker cells always mean closer agreement. The tables give each value as computed. "
             f"{intervals} {_marked_text(top)}</p>")
@@ -155,7 +157,7 @@ def _correlation_section(results: Results, statistic: str, grouping: str, top: T
     has_ci = any(bool(np.isfinite(grid["ci_low"].to_numpy(float)).any()) for grid in grids.values())
     as_grid = any(len(grid) > BAR_LIMIT for grid in grids.values())
     out = ["<h2 id='correlations'>Correlation with the human scores</h2>",
-           _correlation_caption(statistic, has_ci, as_grid, top)]
+           _correlation_caption(statistic, has_ci, as_grid, top, run_error_rates(results))]
     value_header = {"value": STATISTIC_NAMES.get(statistic, statistic) + " (as computed)"}
     for granularity, grid in grids.items():
         if grid.empty:

@@ -28,6 +28,7 @@ from korean_eval.exports.tables import (
     correlation_grid,
     format_rank,
     metric_label,
+    run_error_rates,
     run_levels,
     run_metrics,
     signature_groups,
@@ -133,6 +134,7 @@ def correlation_table(results: Results, granularity: str, statistic: str, groupi
     header = ["Level", *(latex_escape(metric_label(m)) for m in metrics)]
     lines = _tabular("l" + "r" * len(metrics), header, body)
     symbol = STATISTIC_SYMBOLS.get(statistic, statistic)
+    rates = run_error_rates(results)
     n = int(grid["n"].max()) if len(grid) and grid["n"].notna().any() else 0
     unit = "system-segment pairs" if granularity == "segment" else "systems"
     grouped = f", grouping {grouping_used(granularity, grouping)}" if granularity == "segment" else ""
@@ -140,8 +142,9 @@ def correlation_table(results: Results, granularity: str, statistic: str, groupi
     marked = (f"No cell is bold: {_with_math(limit)} ({method})." if limit
               else f"Bold: the top significance cluster ({method}).")
     caption = (f"{statistic.title()} correlation ({latex_escape(symbol)}) with human scores at the {granularity} "
-               f"level{grouped} (n = {n} {unit}). {marked} "
-               "Error rates (TER, CharacTER, EED) agree with humans when they correlate negatively."
+               f"level{grouped} (n = {n} {unit}). {marked}"
+               + (f" Error rates ({latex_escape(rates)}) agree with humans when they correlate negatively." if rates
+                  else "")
                + (" Second line: 95\\% bootstrap confidence interval." if with_ci and grid["ci_low"].notna().any() else ""))
     return _table(f"correlations_{granularity}.tex", lines, caption, f"tab:korean-eval-correlations-{granularity}",
                   signature_note(results, metrics))

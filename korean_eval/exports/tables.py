@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from korean_eval.metaeval.tables.agreement import agreement_columns
-from korean_eval.metrics import METRIC_NAMES, metric_info
+from korean_eval.metrics import error_rate_labels, metric_info, metric_names
 from korean_eval.model.defaults import ALPHA, RESAMPLES, SEED
 from korean_eval.model.results import Results
 from korean_eval.model.vocabulary import GRANULARITIES, grouping_used
@@ -127,7 +127,7 @@ def find_top_clusters(results: Results, statistic: str, grouping: str = "none", 
 
 def metric_label(metric: str) -> str:
     """The metric's display label (``chrF++``); a bring-your-own metric's own name."""
-    return metric_info(metric).label if metric in METRIC_NAMES else metric
+    return metric_info(metric).label if metric in metric_names() else metric
 
 
 def run_levels(results: Results) -> list[str]:
@@ -138,6 +138,11 @@ def run_levels(results: Results) -> list[str]:
 def run_metrics(results: Results) -> list[str]:
     """The metrics in the run's order."""
     return list(dict.fromkeys(results.system_scores["metric"]))
+
+
+def run_error_rates(results: Results) -> str:
+    """The labels of the run's error-rate metrics (declared lower-is-better), comma-separated: ``"TER, EED"``."""
+    return ", ".join(error_rate_labels(run_metrics(results)))
 
 
 def correlation_grid(results: Results, granularity: str, statistic: str, grouping: str = "none",

@@ -13,6 +13,7 @@ import importlib.metadata
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @functools.cache
@@ -67,6 +68,36 @@ class TokenLevel:
     #: Tokenised and scored before the other levels: its token sequences are the longest (characters, jamo), so
     #: its statistics take longest and the workers should start on them first. Lower goes first; 0 = in order.
     work_priority: int = 0
+    #: Its tokens depend on the evaluation's references (a model trained on them, SentencePiece): built per evaluation
+    #: by :meth:`for_evaluation`, its tokens never looked up in the token cache before it is built.
+    trained_on_references: bool = False
+    #: The pool role of a process of its own that tokenises it in the workers (Kiwi's ``"kiwi"``: its model loaded
+    #: once, analysing on its native threads); empty: the main pool.
+    pool_role: str = ""
+    #: It loads a model of hundreds of MB into the process that runs it (Kiwi, KoNLPy's JVM): the server may keep it
+    #: in the worker processes, and with a bound on analyzer processes it gets a process of its own.
+    large_model: bool = False
+    #: Part of the study's grid (``--levels all``); False for a level that can never run (listed, unavailable).
+    in_study: bool = True
+    #: The measured cost of tokenising: (start seconds, microseconds per character of distinct text); None: unknown
+    #: (estimated as the slowest known level).
+    tokenize_cost: tuple[float, float] | None = None
+    #: Microseconds per reference character of the work done before tokenising (training on the references).
+    train_cost_per_ref_char: float = 0.0
+    #: A runtime the level's analyzer starts once per process before its first use, shared with other levels
+    #: (KoNLPy's ``"jvm"``); empty: none.
+    shared_runtime: str = ""
+
+    @classmethod
+    def for_evaluation(cls, references: Sequence[str], config: Any, store: Any = None) -> TokenLevel:
+        """The level as an evaluation with ``config`` (an ``EvalConfig``) uses it, with the evaluation's
+        ``references``; ``store``: the token cache, where a level may keep what it built (None: nothing kept)."""
+        return cls()
+
+    @classmethod
+    def evaluation_key(cls, config: Any) -> str:
+        """What decides this level's tokens in an evaluation with ``config``: part of a stored result's key."""
+        return cls().options_key()
 
     def availability(self) -> tuple[bool, str]:
         """(available?, human-readable reason when not). Cheap enough to list every level: a level whose analyzer

@@ -35,6 +35,7 @@ class KonlpyLevel(TokenLevel):
     """A KoNLPy analyzer (``.morphs``); needs a JVM."""
 
     family, library = "morpheme", "konlpy"
+    large_model, shared_runtime = True, "jvm"  # a JVM of ≈ 0.45 GB, started once per process for all four
     analyzer: str = ""
 
     def availability(self) -> tuple[bool, str]:
@@ -78,22 +79,24 @@ def _konlpy_tagger(analyzer: str):
     return getattr(konlpy.tag, analyzer)()
 
 
-def _konlpy_level(level: str, analyzer: str, text: str) -> type[KonlpyLevel]:
+def _konlpy_level(level: str, analyzer: str, text: str, cost: tuple[float, float]) -> type[KonlpyLevel]:
     return type(
         f"{analyzer}Level",
         (KonlpyLevel,),
-        {"name": level, "label": f"{analyzer} (KoNLPy)", "analyzer": analyzer, "description": text},
+        {"name": level, "label": f"{analyzer} (KoNLPy)", "analyzer": analyzer, "description": text,
+         "tokenize_cost": cost},
     )
 
 
-OktLevel = _konlpy_level("okt", "Okt", "KoNLPy Okt (Open Korean Text) .morphs")
-KomoranLevel = _konlpy_level("komoran", "Komoran", "KoNLPy Komoran .morphs")
-KkmaLevel = _konlpy_level("kkma", "Kkma", "KoNLPy Kkma .morphs (slow analyzer)")
-HannanumLevel = _konlpy_level("hannanum", "Hannanum", "KoNLPy Hannanum .morphs")
+OktLevel = _konlpy_level("okt", "Okt", "KoNLPy Okt (Open Korean Text) .morphs", (8.67, 235.86))
+KomoranLevel = _konlpy_level("komoran", "Komoran", "KoNLPy Komoran .morphs", (15.11, 149.46))
+KkmaLevel = _konlpy_level("kkma", "Kkma", "KoNLPy Kkma .morphs (slow analyzer)", (32.75, 2093.63))
+HannanumLevel = _konlpy_level("hannanum", "Hannanum", "KoNLPy Hannanum .morphs", (1.65, 347.96))
 
 
 class KhaiiiLevel(TokenLevel):
     name, family, label = "khaiii", "morpheme", "Khaiii"
+    in_study = False  # not installable from the package registries: listed, never run
     description = "Kakao's Khaiii morphological analyzer"
 
     def availability(self) -> tuple[bool, str]:

@@ -44,6 +44,7 @@ FAMILIES: tuple[str, ...] = ("word", "morpheme", "subword", "character", "jamo")
 
 class WordLevel(TokenLevel):
     name, family, label, library = "word", "word", "Word (13a)", "sacrebleu"
+    tokenize_cost = (0.0, 0.82)
     description = "sacrebleu's 13a tokenization: eojeol (whitespace words) with punctuation split off"
 
     def version(self) -> str:
@@ -64,6 +65,7 @@ def _tokenizer_13a():
 class CharLevel(TokenLevel):
     work_priority = -1
     name, family, label = "char", "character", "Character"
+    tokenize_cost = (0.0, 0.43)
     description = "every non-whitespace character (syllable blocks for Hangul)"
 
     def version(self) -> str:
@@ -78,6 +80,7 @@ class CharLevel(TokenLevel):
 
 class JamoLevel(TokenLevel):
     work_priority = -2
+    tokenize_cost = (0.19, 1.26)
     """``jamo.j2hcj(jamo.h2j(text))`` without whitespace, one token per character.
 
     Both functions of the ``jamo`` package map a string character by character, so their composition is a
@@ -143,6 +146,7 @@ def jamo_letters(text: str) -> str:
 
 class MecabLevel(TokenLevel):
     name, family, label, library = "mecab", "morpheme", "MeCab-ko", "python-mecab-ko"
+    tokenize_cost = (0.0, 4.16)
     description = "python-mecab-ko MeCab().morphs (mecab-ko-dic)"
 
     def version(self) -> str:
@@ -183,6 +187,8 @@ def mecab_morphs(text: str) -> list[str]:
 
 class KiwiLevel(TokenLevel):
     name, family, label, library = "kiwi", "morpheme", "Kiwi", "kiwipiepy"
+    pool_role, large_model = "kiwi", True  # its ≈ 0.45 GB model loaded once, in a process of its own
+    tokenize_cost = (5.81, 18.77)
     description = "kiwipiepy Kiwi().tokenize (batch mode) → token.form: morphemes, lemmatised (했 → 하 + 었)"
 
     def version(self) -> str:
@@ -256,28 +262,71 @@ def kiwi_analyzer():
     return exit_safe(Kiwi)  # loading the model takes seconds in native code too
 
 
-LEVEL_CLASSES: dict[str, Callable[[], TokenLevel]] = {
-    "word": WordLevel,
-    "mecab": MecabLevel,
-    "kiwi": KiwiLevel,
-    "okt": OktLevel,
-    "komoran": KomoranLevel,
-    "kkma": KkmaLevel,
-    "hannanum": HannanumLevel,
-    "khaiii": KhaiiiLevel,
-    "spm": SpmLevel,
-    "char": CharLevel,
-    "jamo": JamoLevel,
-}
-LEVEL_NAMES: tuple[str, ...] = tuple(LEVEL_CLASSES)
+#: Registry name → level class, built from the classes' declared names (:func:`register_level` adds one); its order
+#: is the order of the tables, the sidebar and ``korean-eval levels``.
+LEVEL_CLASSES: dict[str, type[TokenLevel]] = {cls.name: cls for cls in (
+    WordLevel, MecabLevel, KiwiLevel, OktLevel, KomoranLevel, KkmaLevel, HannanumLevel, KhaiiiLevel, SpmLevel,
+    CharLevel, JamoLevel,
+)}
+_BUILT_IN: frozenset[str] = frozenset(LEVEL_CLASSES)
+
+
+
+
+def level_names() -> tuple[str, ...]:
+    """Every registered level's name, in registry order (the built-ins, then those registered at run time)."""
+    return tuple(LEVEL_CLASSES)
+
+
+def study_levels() -> tuple[str, ...]:
+    """The study's full grid: every registered level declared :attr:`~TokenLevel.in_study` (not khaiii, listed but
+    never installable from the package registries)."""
+    return tuple(n for n, cls in LEVEL_CLASSES.items() if cls.in_study)
+
+
+def register_level(cls: type[TokenLevel]) -> type[TokenLevel]:
+    """Register the level ``cls`` under its declared :attr:`~TokenLevel.name`, after the others, so that the CLI,
+    the API, the exports and the dashboard offer it; returns ``cls`` (usable as a class decorator). ``ValueError``
+    for a name that is empty, not lower-case or registered already, or a family not in :data:`FAMILIES`."""
+    if not cls.name or cls.name != cls.name.lower():
+        raise ValueError(f"level name {cls.name!r} must be non-empty and lower-case")
+    if cls.name in LEVEL_CLASSES or cls.name == ALL_LEVELS:
+        raise ValueError(f"level {cls.name!r} is registered already")
+    if cls.family not in FAMILIES:
+        raise ValueError(f"level {cls.name}: family {cls.family!r} is not one of {', '.join(FAMILIES)}")
+    LEVEL_CLASSES[cls.name] = cls
+    level_availability.cache_clear()
+    return cls
+
+
+def unregister_level(name: str) -> None:
+    """Remove the level ``name`` registered with :func:`register_level` (``ValueError`` for a built-in)."""
+    if name in _BUILT_IN:
+        raise ValueError(f"level {name!r} is built in")
+    LEVEL_CLASSES.pop(name, None)
+    level_availability.cache_clear()
+
+
+def __getattr__(name: str) -> object:
+    """``LEVEL_NAMES``: :func:`level_names` now; ``STUDY_LEVELS``: :func:`study_levels` now."""
+    if name == "LEVEL_NAMES":
+        return level_names()
+    if name == "STUDY_LEVELS":
+        return study_levels()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def level_class(name: str) -> type[TokenLevel]:
+    """The class of the registered level ``name`` (its declarations; ValueError naming the valid levels)."""
+    try:
+        return LEVEL_CLASSES[name]
+    except KeyError:
+        raise ValueError(f"unknown token level {name!r}; levels are {', '.join(level_names())}") from None
 
 
 def get_level(name: str) -> TokenLevel:
     """A fresh instance of the named level (raises ValueError naming the valid levels)."""
-    try:
-        return LEVEL_CLASSES[name]()
-    except KeyError:
-        raise ValueError(f"unknown token level {name!r}; levels are {', '.join(LEVEL_NAMES)}") from None
+    return level_class(name)()
 
 
 @functools.cache
@@ -287,13 +336,11 @@ def level_availability(name: str) -> tuple[bool, str]:
 
 
 def available_levels() -> list[str]:
-    return [n for n in LEVEL_NAMES if level_availability(n)[0]]
+    return [n for n in level_names() if level_availability(n)[0]]
 
 
 #: The choice of every level of the study's grid (``--levels all``, the dashboard's "all" button).
 ALL_LEVELS = "all"
-#: The study's full grid: every level but khaiii (listed, never installable from the package registries).
-STUDY_LEVELS: tuple[str, ...] = tuple(n for n in LEVEL_NAMES if n != "khaiii")
 
 
 @dataclass(frozen=True)
@@ -319,7 +366,7 @@ def check_all_alone(names: Sequence[str]) -> None:
 
 def choose_levels(names: Sequence[str]) -> LevelChoice:
     """The levels of ``names``: none named → :data:`korean_eval.model.defaults.LEVELS`; ``["all"]`` →
-    :data:`STUDY_LEVELS`; otherwise the names as given.
+    :func:`study_levels`; otherwise the names as given.
 
     A default or ``all`` leaves out each level unavailable here, with a note naming it and the reason (the run goes on
     with the others, as the dashboard's unticked unavailable levels do); a level named explicitly is kept, so that an
@@ -328,7 +375,7 @@ def choose_levels(names: Sequence[str]) -> LevelChoice:
     names = list(names)
     check_all_alone(names)
     if ALL_LEVELS in names:
-        wanted, which = STUDY_LEVELS, "--levels all"
+        wanted, which = study_levels(), "--levels all"
     elif not names:
         wanted, which = LEVELS, "the default levels"
     else:
@@ -347,7 +394,7 @@ def choose_levels(names: Sequence[str]) -> LevelChoice:
 def level_table() -> list[dict[str, str]]:
     """One row per level: name, family, label, version, available, reason, description."""
     rows = []
-    for n in LEVEL_NAMES:
+    for n in level_names():
         lvl = get_level(n)
         ok, reason = level_availability(n)
         rows.append(

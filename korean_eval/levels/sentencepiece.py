@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from collections.abc import Sequence
+from typing import Any
 
 from korean_eval.levels.base import TokenLevel, package_version
 
 
 class SpmLevel(TokenLevel):
-    in_workers = False  # its model is trained on the evaluation's references in the calling process
     """SentencePiece unigram pieces, ``▁`` stripped, empty pieces dropped.
 
     The model is trained on the evaluation's references (:meth:`fit`) with ``vocab_size`` as an upper bound
@@ -22,6 +23,40 @@ class SpmLevel(TokenLevel):
     name, family, label, library = "spm", "subword", "SentencePiece (unigram)", "sentencepiece"
     description = "SentencePiece unigram pieces (model trained on the references, or supplied), ▁ stripped"
     DEFAULT_VOCAB = 4000
+    in_workers = False  # its model is trained on the evaluation's references in the calling process
+    trained_on_references = True
+    tokenize_cost = (0.0, 1.29)
+    train_cost_per_ref_char = 10.6
+
+    @classmethod
+    def for_evaluation(cls, references: Sequence[str], config: Any, store: Any = None) -> SpmLevel:
+        """Trained on the evaluation's ``references`` with ``config.spm_vocab`` pieces at most, or the user's
+        ``config.spm_model``. With a ``store`` (the token cache), a model trained here is kept (keyed by the library
+        version, the vocabulary size and the distinct references, which determine the model: training is
+        single-threaded) and loaded next time."""
+        if config.spm_model is not None or store is None or not store.enabled:
+            return cls(config.spm_vocab, config.spm_model).fit(references)
+        payload = [package_version("sentencepiece"), config.spm_vocab, list(dict.fromkeys(references))]
+        key = "spm-model:" + hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
+        model = store.get_blob(key)
+        if model is not None:
+            try:
+                return cls(config.spm_vocab, model, trained=True)
+            except ValueError:
+                pass  # a damaged entry: train again
+        level = cls(config.spm_vocab).fit(references)
+        store.put_blob(key, level.model_bytes(), "spm")
+        return level
+
+    @classmethod
+    def evaluation_key(cls, config: Any) -> str:
+        """The library version, the vocabulary size and the user's model (its id) or ``trained-on-references``."""
+        model = config.spm_model_id or "trained-on-references"
+        return f"spm-{package_version('sentencepiece')}-v{config.spm_vocab}-{model}"
+
+    def model_bytes(self) -> bytes | None:
+        """The model's serialized protobuf (None before :meth:`fit`)."""
+        return self._model_bytes
 
     def __init__(self, vocab_size: int = DEFAULT_VOCAB, model: bytes | None = None, *, trained: bool = False):
         """``model``: a user-supplied ``.model`` (or, with ``trained=True``, one this level trained on the same

@@ -1,6 +1,8 @@
 """The metric registry, built from the metrics' own declarations (``docs/design.md §3``).
 
-Registry names are lower-case and used by the CLI and the dashboard: ``bleu``, ``chrf``, ``chrf+``, ``chrf++``,
+The registry holds the built-in metrics by location (:data:`_LOCATIONS`: a metric's module is imported when the
+metric is first used) and any metric class registered at run time with :func:`register_metric` (a package's own
+metric, by its declarations alone). Registry names are lower-case and used by the CLI and the dashboard: ``bleu``, ``chrf``, ``chrf+``, ``chrf++``,
 ``ter`` (group "sacrebleu") and ``nltk-bleu``, ``gleu``, ``nist``, ``ribes``, ``character``, ``eed`` (group
 "extended"). Each name is a :class:`~korean_eval.metrics.declaration.MetricDeclaration` listed by its class
 (:data:`METRIC_CLASSES`; a metric's module is imported when the metric is first used, so nltk and numba load only
@@ -12,7 +14,7 @@ and are the dashboard's widgets.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from korean_eval.metrics.base import Metric, MetricInfo
 from korean_eval.metrics.declaration import MetricDeclaration
@@ -24,10 +26,14 @@ __all__ = [
     "MetricDeclaration",
     "MetricInfo",
     "declaration",
+    "error_rate_labels",
     "make_metric",
     "metric_class",
     "metric_group",
     "metric_info",
+    "metric_names",
+    "register_metric",
+    "unregister_metric",
     "validate_options",
 ]
 
@@ -48,21 +54,53 @@ _LOCATIONS: dict[str, tuple[str, str]] = {
     "character": ("character", "CharacTER"),
     "eed": ("eed", "EED"),
 }
-METRIC_NAMES: tuple[str, ...] = tuple(_LOCATIONS)
+# Registry name → a metric class registered at run time (:func:`register_metric`), after the built-ins.
+_REGISTERED: dict[str, type[Metric]] = {}
+
+
+def metric_names() -> tuple[str, ...]:
+    """Every registered metric's name: the built-ins in registry order, then those registered at run time."""
+    return (*_LOCATIONS, *_REGISTERED)
+
+
+def register_metric(cls: type[Metric]) -> type[Metric]:
+    """Register every metric ``cls`` declares (:attr:`Metric.declarations`) under its declared name, so that the
+    CLI, the API, the exports and the dashboard offer it; returns ``cls`` (usable as a class decorator).
+    ``ValueError`` when it declares nothing or a name that is registered already."""
+    if not cls.declarations:
+        raise ValueError(f"{cls.__name__} declares no metric (its `declarations` is empty)")
+    taken = [d.name for d in cls.declarations if d.name in _LOCATIONS or d.name in _REGISTERED]
+    if taken:
+        raise ValueError(f"metric {', '.join(taken)} is registered already")
+    for declared in cls.declarations:
+        _REGISTERED[declared.name] = cls
+    return cls
+
+
+def unregister_metric(name: str) -> None:
+    """Remove the metric ``name`` registered with :func:`register_metric` (``ValueError`` for a built-in)."""
+    if name in _LOCATIONS:
+        raise ValueError(f"metric {name!r} is built in")
+    _REGISTERED.pop(name, None)
 
 
 def metric_class(name: str) -> type[Metric]:
     """The class of the registered metric ``name``, its module imported now (``ValueError`` for an unknown name)."""
+    if name in _REGISTERED:
+        return _REGISTERED[name]
     if name not in _LOCATIONS:
-        raise ValueError(f"unknown metric {name!r}; metrics are {', '.join(METRIC_NAMES)}")
+        raise ValueError(f"unknown metric {name!r}; metrics are {', '.join(metric_names())}")
     module, cls = _LOCATIONS[name]
     return getattr(importlib.import_module(f"korean_eval.metrics.{module}"), cls)
 
 
 def __getattr__(name: str) -> object:
-    """``METRIC_CLASSES``: every registered class, in registry order (importing every metric module)."""
+    """``METRIC_NAMES``: :func:`metric_names` now; ``METRIC_CLASSES``: every registered class, in registry order
+    (importing every metric module)."""
+    if name == "METRIC_NAMES":
+        return metric_names()
     if name == "METRIC_CLASSES":
-        return tuple(dict.fromkeys(metric_class(n) for n in METRIC_NAMES))
+        return tuple(dict.fromkeys(metric_class(n) for n in metric_names()))
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -88,6 +126,12 @@ def metric_info(name: str) -> MetricInfo:
     """The info of the metric ``name`` with its default options (read from the declaration, nothing constructed)."""
     declared = declaration(name)
     return MetricInfo.declared(declared, declared.defaults)
+
+
+def error_rate_labels(names: Iterable[str]) -> tuple[str, ...]:
+    """The labels of the error rates (lower is better) among the registered metrics of ``names``, in order."""
+    registered = set(metric_names())
+    return tuple(declaration(n).label for n in dict.fromkeys(names) if n in registered and declaration(n).error_rate)
 
 
 def metric_group(name: str) -> str:

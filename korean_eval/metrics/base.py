@@ -128,6 +128,14 @@ def segment_references(hyps: Sequence[str], refs: Sequence[Sequence[str | None]]
     return out
 
 
+#: How a metric's statistics are cut into tasks (:meth:`Metric.work`): ``"whole"`` all its pairs in one task (with
+#: the reference corpus when the metric needs it); ``"pairs"`` chunks of pairs, one thread each (or this process's
+#: threads in a small run); ``"reference-chunks"`` chunks ordered by reference, each distinct reference prepared
+#: once (BLEU); ``"char-blocks"`` character blocks shared by every level with the same characters and word blocks
+#: once per level (the chrF family with one reference).
+WORK_KINDS: tuple[str, ...] = ("whole", "pairs", "reference-chunks", "char-blocks")
+
+
 class Metric(ABC):
     """Base class of all metrics. Subclasses are cheap to construct and stateless after construction.
 
@@ -149,6 +157,10 @@ class Metric(ABC):
     @property
     def name(self) -> str:
         return self.info.name
+
+    def work(self, n_refs: int) -> str:
+        """How its statistics are cut into tasks with ``n_refs`` references: one of :data:`WORK_KINDS`."""
+        return "whole"
 
     @abstractmethod
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:

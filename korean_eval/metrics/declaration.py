@@ -89,6 +89,13 @@ class MetricDeclaration:
         runtime: the runtime settings the constructor accepts.
         kernels: the modules of the numba kernels its statistics call (compiled on first use, then loaded from numba's
             cache; :mod:`korean_eval.engine.kernel_warmup` tells a run which of them it will compile).
+        kernels_only_with: ``(runtime setting, value)`` when the kernels are called only with that value of the
+            setting (TER's ``("implementation", "fast")``); None: always.
+        run_runtime: whether a run passes its runtime settings to the metric (:data:`RUN_RUNTIME`: the run's
+            implementation choice as ``implementation``, the threads a task may use as ``n_jobs``); False: the
+            metric keeps its declared runtime defaults.
+        correlation_cap: the value its segment scores are capped at before correlations when the run asks for the
+            cap (``EvalConfig.ter_cap``; TER's 100); None: never capped.
     """
 
     name: str
@@ -99,6 +106,9 @@ class MetricDeclaration:
     arguments: tuple[IntOption | Parameter, ...] = ()
     runtime: tuple[RuntimeSetting, ...] = ()
     kernels: tuple[str, ...] = ()
+    kernels_only_with: tuple[str, object] | None = None
+    run_runtime: bool = False
+    correlation_cap: float | None = None
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.lower():
@@ -109,6 +119,20 @@ class MetricDeclaration:
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise ValueError(f"metric {self.name} declares {', '.join(repeated)} more than once")
+
+    @property
+    def error_rate(self) -> bool:
+        """An error rate: lower is better, so its correlations with human scores are negative when it agrees."""
+        return not self.higher_is_better
+
+    def kernels_for(self, runtime: Mapping[str, object]) -> tuple[str, ...]:
+        """The kernel modules its statistics call with the runtime settings ``runtime`` (the undeclared ones at
+        their defaults)."""
+        if self.kernels_only_with is not None:
+            setting, value = self.kernels_only_with
+            if runtime.get(setting, self.default(setting)) != value:
+                return ()
+        return self.kernels
 
     def default(self, name: str) -> object:
         """The declared default of the option, parameter or runtime setting ``name`` (``KeyError`` if undeclared)."""
@@ -154,3 +178,10 @@ class MetricDeclaration:
         settings can be passed to every metric."""
         declared = {setting.name for setting in self.runtime}
         return {key: value for key, value in runtime.items() if key in declared}
+
+    def run_arguments(self, implementation: str, threads: int | None) -> dict[str, object]:
+        """The runtime settings a run passes to this metric: with :attr:`run_runtime`, ``implementation`` and
+        ``threads`` as ``n_jobs`` (those it declares); else none."""
+        if not self.run_runtime:
+            return {}
+        return self.runtime_arguments({"implementation": implementation, "n_jobs": threads})

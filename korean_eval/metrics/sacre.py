@@ -78,7 +78,10 @@ TER_DECLARATION = MetricDeclaration(
         RuntimeSetting("n_jobs", None, "worker threads of the fast implementation (None = all usable cores)"),
     ),
     kernels=("korean_eval.metrics.kernels.ter_shift", "korean_eval.metrics.kernels.ter_band",
-             "korean_eval.metrics.kernels.levenshtein"),  # the fast implementation's
+             "korean_eval.metrics.kernels.levenshtein"),
+    kernels_only_with=("implementation", "fast"),
+    run_runtime=True,
+    correlation_cap=100.0,
 )
 
 # The registry names of the metrics above: the "sacrebleu" group, the command line's default metrics.
@@ -100,6 +103,10 @@ class BleuMetric(Metric):
         self.info = MetricInfo.declared(BLEU_DECLARATION, {"max_ngram_order": self.max_ngram_order})
         self._corpus = BLEU(tokenize="none", force=True, max_ngram_order=self.max_ngram_order)
         self._sentence = BLEU(tokenize="none", force=True, effective_order=True, max_ngram_order=self.max_ngram_order)
+
+    def work(self, n_refs: int) -> str:
+        """Chunks ordered by reference, each distinct reference prepared once."""
+        return "reference-chunks"
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         from korean_eval.metrics.ngram_statistics import bleu_statistics, per_segment_references
@@ -149,6 +156,10 @@ class ChrfMetric(Metric):
         self._chrf = CHRF(char_order=self.char_order, word_order=self.word_order, beta=self.beta)
         self._k = 3 * (self.char_order + self.word_order)
 
+    def work(self, n_refs: int) -> str:
+        """Character blocks with one reference and whitespace not counted (the blocks are then independent)."""
+        return "char-blocks" if n_refs == 1 and not self._chrf.whitespace else "whole"
+
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         from korean_eval.metrics.ngram_statistics import chrf_statistics, per_segment_references
 
@@ -190,6 +201,10 @@ class TerMetric(Metric):
         self.n_jobs = n_jobs
         self.info = MetricInfo.declared(TER_DECLARATION, {})
         self._ter = TER()
+
+    def work(self, n_refs: int) -> str:
+        """Chunks of pairs with the fast implementation (numba, releasing the GIL)."""
+        return "pairs" if self.implementation == "fast" else "whole"
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> np.ndarray:
         if self.implementation == "sacrebleu":

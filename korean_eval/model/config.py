@@ -6,8 +6,8 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from korean_eval.levels.registry import LEVEL_NAMES, SpmLevel
-from korean_eval.metrics import METRIC_NAMES, make_metric
+from korean_eval.levels.registry import SpmLevel, level_names
+from korean_eval.metrics import make_metric, metric_names
 from korean_eval.model import defaults
 from korean_eval.model.defaults import ALPHA, AR_TRIALS, RESAMPLES, SEED
 from korean_eval.model.vocabulary import GROUPINGS, STATISTICS, check_choice
@@ -55,17 +55,17 @@ class EvalConfig:
 
     def __post_init__(self) -> None:
         for level in self.levels:
-            if level not in LEVEL_NAMES:
-                raise ValueError(f"unknown token level {level!r}; levels are {', '.join(LEVEL_NAMES)}")
+            if level not in level_names():
+                raise ValueError(f"unknown token level {level!r}; levels are {', '.join(level_names())}")
         for metric in self.metrics:
-            if metric not in METRIC_NAMES:
-                raise ValueError(f"unknown metric {metric!r}; metrics are {', '.join(METRIC_NAMES)}")
+            if metric not in metric_names():
+                raise ValueError(f"unknown metric {metric!r}; metrics are {', '.join(metric_names())}")
         for s in self.statistics:
             check_choice("correlation statistic", s, STATISTICS)
         for g in self.groupings:
             check_choice("grouping", g, GROUPINGS)
         for level, per_metric in self.overrides.items():
-            if level not in LEVEL_NAMES:
+            if level not in level_names():
                 raise ValueError(f"override for unknown level {level!r}")
             for metric, options in per_metric.items():
                 make_metric(metric, options)  # validates

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from korean_eval.metrics import METRIC_NAMES, Metric, metric_info
+from korean_eval.metrics import Metric, metric_info, metric_names
 
 if TYPE_CHECKING:
     from korean_eval.model.evalset import EvalSet
@@ -122,9 +122,9 @@ class Results:
 def higher_is_better(metric: str, level: str | None, given_lower_is_better: Collection[str] = ()) -> bool:
     """Direction of a metric: the registry's for computed metrics; for the user's own scores (level ``given``, or
     an unregistered name when ``level`` is None) False exactly when listed in ``given_lower_is_better``."""
-    if level == GIVEN_LEVEL or (level is None and metric not in METRIC_NAMES):
+    if level == GIVEN_LEVEL or (level is None and metric not in metric_names()):
         return metric not in given_lower_is_better
-    return metric_info(metric).higher_is_better if metric in METRIC_NAMES else True
+    return metric_info(metric).higher_is_better if metric in metric_names() else True
 
 
 def has_human_scores(results: Results) -> bool:
