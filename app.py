@@ -20,7 +20,9 @@ def main() -> None:
     import streamlit as st
 
     st.set_page_config(page_title="korean-eval", page_icon=":material/translate:", layout="wide")
-    annotate = st.Page("pages/annotate.py", title="Annotate", icon=":material/rate_review:", url_path="annotate")
+    # reached by its URL (an annotator's link, or /annotate): not in the menu, whose links must fit beside the sidebar
+    annotate = st.Page("pages/annotate.py", title="Annotate", icon=":material/rate_review:", url_path="annotate",
+                       visibility="hidden")
     if st.query_params.get("token"):
         # an annotator's link: their queue and nothing else — no other page, no sidebar, no evaluation data loaded
         from ui.navigation import TARGET_KEY, app_run

@@ -21,7 +21,7 @@ from tests.support.app_server import (
 
 pytestmark = pytest.mark.browser
 
-TITLES = ["Correlations", "Scores & rankings", "Segments", "Tokens", "Korean lens", "Data", "Downloads", "Annotate"]
+TITLES = ["Correlations", "Scores & rankings", "Segments", "Tokens", "Korean lens", "Data", "Downloads"]
 
 
 def test_a_fresh_server_shows_the_real_navigation_from_the_first_paint(tmp_path):
