@@ -247,6 +247,21 @@ def _bump_label(name: str, color: str, left: bool) -> str:
     return f"{name} {dot}" if left else f"{dot} {name}"
 
 
+def line_end_labels(name: str, color: str, xs: Sequence[object], ys: pd.Series) -> list[dict]:
+    """The annotations naming a line (an escaped system ``name``) at its first and last point, in dark
+    :data:`LABEL_TEXT` with a dot of the line's ``color`` on the side towards the line; none at an undefined end."""
+    font = dict(color=LABEL_TEXT, size=MIN_TEXT + 1)
+    notes = []
+    first, last = ys.iloc[0], ys.iloc[-1]
+    if np.isfinite(first):
+        notes.append(dict(x=xs[0], y=first, text=_bump_label(name, color, left=True), xanchor="right",
+                          xshift=-14, showarrow=False, font=font))
+    if np.isfinite(last) and len(xs) > 1:
+        notes.append(dict(x=xs[-1], y=last, text=_bump_label(name, color, left=False), xanchor="left",
+                          xshift=14, showarrow=False, font=font))
+    return notes
+
+
 def _bump_line(sub: pd.DataFrame, stages: list[str], name: str, color: str) -> dict:
     """The line of one system of :func:`bump_chart` (``sub``: its rows indexed by stage)."""
     differs = sub["differs"].astype("boolean").fillna(False).astype(bool)
@@ -278,18 +293,11 @@ def bump_chart(paths: pd.DataFrame, metric_label: str) -> go.Figure:
     systems = list(dict.fromkeys(paths["system"]))
     n = max(len(systems), 1)
     data, notes = [], []
-    font = dict(color=LABEL_TEXT, size=MIN_TEXT + 1)
     for system, color in zip(systems, system_colors(len(systems)), strict=True):
         sub = paths[paths["system"] == system].set_index("stage").reindex(stages)
         name = esc(system)
         data.append(_bump_line(sub, stages, name, color))
-        first, last = sub["rank"].iloc[0], sub["rank"].iloc[-1]
-        if np.isfinite(first):
-            notes.append(dict(x=stages[0], y=first, text=_bump_label(name, color, left=True), xanchor="right",
-                              xshift=-14, showarrow=False, font=font))
-        if np.isfinite(last) and len(stages) > 1:
-            notes.append(dict(x=stages[-1], y=last, text=_bump_label(name, color, left=False), xanchor="left",
-                              xshift=14, showarrow=False, font=font))
+        notes += line_end_labels(name, color, stages, sub["rank"])
     side = int(24 + CHAR_PX * (max((len(str(s)) for s in systems), default=0) + 2))  # 14 px shift + 10 px
     layout = dict(
         annotations=notes,

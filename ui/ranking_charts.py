@@ -7,13 +7,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from korean_eval.model.palette import system_colors
-from ui.charts import CHAR_PX, LABEL_TEXT, MIN_TEXT, base_layout, esc, labelled_axis
+from ui.charts import CHAR_PX, base_layout, esc, labelled_axis, line_end_labels
 from ui.figures import figure, merge
-
-
-def _label(name: str, color: str, left: bool) -> str:
-    dot = f"<span style='color:{color}'>●</span>"
-    return f"{name} {dot}" if left else f"{dot} {name}"
 
 
 def rank_movement_chart(paths: pd.DataFrame, title: str) -> go.Figure:
@@ -29,7 +24,6 @@ def rank_movement_chart(paths: pd.DataFrame, title: str) -> go.Figure:
     systems = list(dict.fromkeys(paths.sort_values("position", kind="stable")["system"])) if len(paths) else []
     n = max(len(systems), 1)
     data, notes = [], []
-    font = dict(color=LABEL_TEXT, size=MIN_TEXT + 1)
     for system, color in zip(systems, system_colors(len(systems)), strict=True):
         sub = paths[paths["system"] == system].set_index("config").reindex(configs)
         name = esc(system)
@@ -46,13 +40,7 @@ def rank_movement_chart(paths: pd.DataFrame, title: str) -> go.Figure:
                            "(%{customdata[5]})<br>score %{customdata[0]:.2f} "
                            "[%{customdata[1]:.2f}, %{customdata[2]:.2f}]<extra></extra>"),
         ))
-        first, last = sub["position"].iloc[0], sub["position"].iloc[-1]
-        if np.isfinite(first):
-            notes.append(dict(x=labels[0], y=first, text=_label(name, color, True), xanchor="right", xshift=-14,
-                              showarrow=False, font=font))
-        if np.isfinite(last) and len(labels) > 1:
-            notes.append(dict(x=labels[-1], y=last, text=_label(name, color, False), xanchor="left", xshift=14,
-                              showarrow=False, font=font))
+        notes += line_end_labels(name, color, labels, sub["position"])
     side = int(24 + CHAR_PX * (max((len(str(s)) for s in systems), default=0) + 2))
     angle = -40 if len(labels) > 6 else None
     layout = dict(
