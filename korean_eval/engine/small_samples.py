@@ -20,6 +20,7 @@ from collections.abc import MutableMapping
 import numpy as np
 import pandas as pd
 
+from korean_eval.metaeval.tables.resolution import with_notes
 from korean_eval.model.results import Results
 
 __all__ = ["FEW", "annotate_small_samples", "small_sample_notes"]
@@ -28,7 +29,6 @@ __all__ = ["FEW", "annotate_small_samples", "small_sample_notes"]
 FEW = 3
 #: The statistics of the ``correlations`` table that correlate (the others: acc_eq, pairwise accuracy, SPA).
 CORRELATIONS = ("pearson", "spearman", "kendall", "pdp")
-NOTE = "note"
 
 
 def _coverage(results: Results) -> tuple[int, int]:
@@ -100,17 +100,7 @@ def _correlation_notes(corr: pd.DataFrame, n_systems: int, n_segments: int) -> p
         _undefined_reason(row, n_systems, n_segments) if pd.isna(row["value"]) else _few_note(row)
         for _, row in corr.iterrows()
     ]
-    return _with_notes(corr, notes)
-
-
-def _with_notes(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
-    """``frame`` with :data:`NOTE` holding ``notes`` (kept where a note is there already)."""
-    out = frame.copy()
-    if NOTE in out:
-        old = out[NOTE].fillna("").astype(str).tolist()
-        notes = [o or n for o, n in zip(old, notes, strict=True)]
-    out[NOTE] = notes
-    return out
+    return with_notes(corr, notes)
 
 
 def _significance_notes(table: pd.DataFrame) -> pd.DataFrame:
@@ -122,13 +112,13 @@ def _significance_notes(table: pd.DataFrame) -> pd.DataFrame:
             notes.append(f"on {int(row['n'])} points only: few permutations, so the p-value cannot be small")
         else:
             notes.append("")
-    return _with_notes(table, notes)
+    return with_notes(table, notes)
 
 
 def _cluster_notes(table: pd.DataFrame) -> pd.DataFrame:
     notes = ["n/a: the correlation is undefined (see the correlations' note), so its cluster number means nothing"
              if pd.isna(v) else "" for v in table["value"]]
-    return _with_notes(table, notes)
+    return with_notes(table, notes)
 
 
 def _system_pair_notes(table: pd.DataFrame, results: Results) -> pd.DataFrame:
@@ -150,7 +140,7 @@ def _system_pair_notes(table: pd.DataFrame, results: Results) -> pd.DataFrame:
             notes.append(f"on {shared} shared segments only: the p-values and intervals overstate certainty")
         else:
             notes.append("")
-    return _with_notes(out, notes)
+    return with_notes(out, notes)
 
 
 def annotate_small_samples(results: Results, extra: MutableMapping[str, pd.DataFrame]) -> None:

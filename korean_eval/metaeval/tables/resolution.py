@@ -124,7 +124,12 @@ def with_resolution_notes(table: pd.DataFrame, alpha: float = ALPHA, n_permutati
         statistic, granularity, test = str(row.statistic), str(row.granularity), str(row.test)
         notes.append(cannot_reach_sentence(design, swapped_unit(statistic, granularity, test),
                                            _min_units(statistic, granularity), n_permutations))
-    out = table.copy()
+    return with_notes(table, notes)
+
+
+def with_notes(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """``frame`` with :data:`NOTE` holding ``notes`` (kept where a row has a note already)."""
+    out = frame.copy()
     if NOTE in out:
         old = out[NOTE].fillna("").astype(str).tolist()
         notes = [o or n for o, n in zip(old, notes, strict=True)]
